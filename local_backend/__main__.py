@@ -1,0 +1,168 @@
+"""The command line: ``python -m local_backend`` or ``insightlab``.
+
+Commands (the contract other tools rely on):
+
+* ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601]``
+* ``create-project --db PATH --name NAME [--timezone TZ]`` prints ``{"id", "name", "api_token"}``
+* ``create-key --db PATH --email EMAIL --scopes "insight:read,plugin:write" [--projects 1,2] [--label L]``
+  prints only the personal API key
+* ``demo --db PATH`` seeds the demo data (if missing) and prints how to connect
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
+from .errors import APIError
+
+__all__ = ["main", "build_parser"]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def _clock(now: str | None) -> Clock:
+    return FrozenStartClock(parse_instant(now)) if now else SystemClock()
+
+
+def _open(db: Path) -> sqlite3.Connection:
+    from .store.db import connect
+    from .store.migrations import migrate
+
+    migrate(db)
+    return connect(db)
+
+
+def _instant(text: str) -> str:
+    try:
+        parse_instant(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date-time: {text!r}") from None
+    return text
+
+
+def _project_ids(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of project ids: {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="insightlab", description="insightlab's local analytics backend")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="start the HTTP server")
+    serve.add_argument("--db", type=Path, required=True, help="SQLite file (created and migrated if missing)")
+    serve.add_argument("--host", default=DEFAULT_HOST)
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--now", type=_instant, help="start the server clock at this instant (ISO 8601)")
+
+    project = commands.add_parser("create-project", help="create a project and print it as JSON")
+    project.add_argument("--db", type=Path, required=True)
+    project.add_argument("--name", required=True)
+    project.add_argument("--timezone", default="UTC")
+
+    key = commands.add_parser("create-key", help="create a personal API key and print it")
+    key.add_argument("--db", type=Path, required=True)
+    key.add_argument("--email", required=True)
+    key.add_argument("--scopes", required=True, help='comma-separated, e.g. "insight:read,plugin:write"; * is all')
+    key.add_argument("--projects", type=_project_ids, help="restrict the key to these project ids")
+    key.add_argument("--label", default="cli")
+
+    demo = commands.add_parser("demo", help="seed the demo data and print how to connect")
+    demo.add_argument("--db", type=Path, required=True)
+    demo.add_argument("--host", default=DEFAULT_HOST, help="host to show in the connection details")
+    demo.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to show in the connection details")
+    demo.add_argument("--now", type=_instant, help="seed as if the clock read this instant")
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+    from .config import Settings
+
+    app = create_app(Settings(db_path=args.db, clock=_clock(args.now)))
+    print(f"insightlab backend serving {args.db} on http://{args.host}:{args.port}", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _create_project(args: argparse.Namespace) -> int:
+    from .routes.projects import validate_timezone
+    from .store.projects import create_project
+
+    validate_timezone(args.timezone)
+    conn = _open(args.db)
+    project = create_project(conn, name=args.name, timezone=args.timezone, now=format_instant(SystemClock().now()))
+    print(json.dumps({"id": project["id"], "name": project["name"], "api_token": project["api_token"]}))
+    return 0
+
+
+def _create_key(args: argparse.Namespace) -> int:
+    from .auth import validate_scopes
+    from .store.accounts import create_personal_api_key, get_or_create_user
+    from .store.projects import get_project
+
+    scopes = validate_scopes(args.scopes.split(","))
+    conn = _open(args.db)
+    for project_id in args.projects or []:
+        if get_project(conn, project_id) is None:
+            raise APIError(f"Project {project_id} does not exist.", attr="projects")
+    now = format_instant(SystemClock().now())
+    first_project = (args.projects or [None])[0]
+    user = get_or_create_user(conn, email=args.email, now=now, current_project_id=first_project)
+    print(
+        create_personal_api_key(
+            conn, user_id=user["id"], scopes=scopes, scoped_projects=args.projects, label=args.label, now=now
+        )
+    )
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import seed_demo
+
+    conn = _open(args.db)
+    access = seed_demo(conn, _clock(args.now))
+    url = f"http://{args.host}:{args.port}"
+    project_id = access.project["id"]
+    state = "seeded" if access.seeded_now else "already seeded"
+    print(
+        f"Demo database {args.db} ({state}).\n"
+        f"  URL:          {url}\n"
+        f"  API docs:     {url}/api/schema/swagger-ui/\n"
+        f"  Project id:   {project_id}\n"
+        f"  Project token (for capture): {access.project['api_token']}\n"
+        f"  Personal API key (all scopes): {access.api_key}\n"
+        f"Try:\n"
+        f'  curl -H "Authorization: Bearer {access.api_key}" {url}/api/projects/{project_id}/insights/\n'
+        f"From Python:\n"
+        f"  export POSTHOG_HOST={url} POSTHOG_PERSONAL_API_KEY={access.api_key} POSTHOG_PROJECT_ID={project_id}",
+        flush=True,
+    )
+    return 0
+
+
+COMMANDS = {"serve": _serve, "create-project": _create_project, "create-key": _create_key, "demo": _demo}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except APIError as error:
+        print(f"error: {error.detail}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

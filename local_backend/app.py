@@ -1,0 +1,96 @@
+"""The app factory: settings in, ASGI app out, with the route table and the one error renderer."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from . import __version__
+from .config import Settings
+from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ServerError, ValidationError, error_body
+from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware
+from .models.common import ErrorResponse
+from .routes import ROUTERS
+from .store.migrations import migrate
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("local_backend")
+
+API_DESCRIPTION = """
+A local, PostHog-compatible analytics API over SQLite: projects, plugin configs, insights, sharing and activity.
+
+Authenticate with a personal API key: `Authorization: Bearer phx_...`. Every error has the body
+`{"type", "code", "detail", "attr"}`.
+"""
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Build the backend for ``settings``; the database is created and migrated here."""
+    migrate(settings.db_path)
+    app = FastAPI(
+        title="insightlab local backend",
+        version=__version__,
+        description=API_DESCRIPTION,
+        openapi_url="/api/schema",
+        docs_url="/api/schema/swagger-ui",
+        redoc_url="/api/schema/redoc",
+        redirect_slashes=False,
+        responses={400: {"model": ErrorResponse}, 401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+    )
+    app.state.settings = settings
+    _install_error_handlers(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(TrailingSlashMiddleware)
+    return app
+
+
+def render_error(error: APIError) -> JSONResponse:
+    """The only function that turns an error into a response."""
+    return JSONResponse(error_body(error), status_code=error.status_code, headers=error.headers or None)
+
+
+def _validation_error(exc: RequestValidationError) -> APIError:
+    """The first problem pydantic found, as the envelope names it: attr is the field path joined by '__'."""
+    first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
+    kind = first.get("type", "")
+    location = [str(part) for part in first.get("loc", ())]
+    if kind == "json_invalid":
+        return ParseError(f"JSON parse error - {first.get('ctx', {}).get('error', 'invalid JSON')}")
+    attr = "__".join(location[1:]) or None
+    if kind == "missing":
+        return ValidationError("This field is required.", attr=attr, code="required")
+    if kind in ("model_attributes_type", "dict_type") and attr is None:
+        return ValidationError("Invalid data. Expected a dictionary.", code="invalid_input")
+    message = str(first.get("msg", "Invalid input."))
+    return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(APIError)
+    async def api_error(request: Request, exc: APIError) -> JSONResponse:
+        return render_error(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def request_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return render_error(_validation_error(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return render_error(NotFound("Endpoint not found."))
+        if exc.status_code == 405:
+            return render_error(MethodNotAllowed(request.method))
+        return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return render_error(ServerError())

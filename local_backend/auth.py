@@ -1,0 +1,182 @@
+"""Personal API keys, scopes and project access.
+
+A request names its key in the ``Authorization: Bearer`` header, the body field ``personal_api_key`` or the
+query parameter of that name; only the first one present is tried. Routes declare what they need with
+:func:`project_access` (project-scoped routes) or :func:`key_access` (the rest); the checks run in this order:
+key present and valid, project exists, key allowed on the project, key has the scope.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Depends, Request
+
+from .errors import AuthenticationFailed, NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from .storage import get_conn
+from .store.accounts import find_personal_api_key, get_user
+from .store.projects import get_project
+
+__all__ = [
+    "SCOPE_OBJECTS",
+    "Caller",
+    "ProjectAccess",
+    "validate_scopes",
+    "key_access",
+    "project_access",
+    "CURRENT_PROJECT",
+]
+
+# The scope objects PostHog knows; keys made for PostHog carry these, so all are accepted.
+SCOPE_OBJECTS = frozenset(
+    {
+        "action", "activity_log", "annotation", "batch_export", "cohort", "dashboard", "dashboard_template",
+        "early_access_feature", "event_definition", "experiment", "export", "feature_flag", "group", "insight",
+        "query", "notebook", "organization", "organization_member", "person", "plugin", "project",
+        "property_definition", "session_recording", "session_recording_playlist", "sharing_configuration",
+        "subscription", "survey", "user", "webhook",
+    }
+)  # fmt: skip
+CURRENT_PROJECT = "@current"
+_BEARER = re.compile(r"^Bearer\s+(\S.+)$")
+
+
+def validate_scopes(scopes: list[str]) -> list[str]:
+    """Check a key's scopes: ``*`` or ``<object>:read|write``. Raises ValidationError naming the bad one."""
+    cleaned = [scope.strip() for scope in scopes if scope.strip()]
+    if not cleaned:
+        raise ValidationError("A key needs at least one scope.", attr="scopes")
+    for scope in cleaned:
+        if scope == "*":
+            continue
+        obj, _, action = scope.partition(":")
+        if obj not in SCOPE_OBJECTS or action not in ("read", "write"):
+            raise ValidationError(f"Invalid scope: {scope}", attr="scopes")
+    return cleaned
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The user behind a valid personal API key, with what the key allows."""
+
+    user: dict[str, Any]
+    key_id: int
+    scopes: frozenset[str]
+    scoped_projects: tuple[int, ...] | None
+
+    def has_scope(self, scope: str) -> bool:
+        if "*" in self.scopes or scope in self.scopes:
+            return True
+        obj, _, action = scope.partition(":")
+        return action == "read" and f"{obj}:write" in self.scopes
+
+    def require_scope(self, scope: str) -> None:
+        if not self.has_scope(scope):
+            raise PermissionDenied(f"API key missing required scope '{scope}'")
+
+    def may_use_project(self, project_id: int) -> bool:
+        return self.scoped_projects is None or project_id in self.scoped_projects
+
+
+@dataclass(frozen=True)
+class ProjectAccess:
+    caller: Caller
+    project: dict[str, Any]
+
+    @property
+    def project_id(self) -> int:
+        return int(self.project["id"])
+
+    @property
+    def user_id(self) -> int:
+        return int(self.caller.user["id"])
+
+
+async def _find_raw_key(request: Request) -> tuple[str, str] | None:
+    """(key, where it was found) for the first place that carries one."""
+    header = request.headers.get("authorization")
+    if header:
+        match = _BEARER.match(header.strip())
+        if match and not match.group(1).startswith("pha_"):
+            return match.group(1).strip(), "Authorization header"
+    if request.method in ("POST", "PUT", "PATCH") and "json" in request.headers.get("content-type", ""):
+        try:
+            body = json.loads(await request.body() or b"null")
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("personal_api_key"), str):
+            return body["personal_api_key"], "body"
+    query_key = request.query_params.get("personal_api_key")
+    if query_key:
+        return query_key, "query string"
+    return None
+
+
+def _authenticate(conn: sqlite3.Connection, found: tuple[str, str] | None, missing_status: int) -> Caller:
+    if found is None:
+        raise NotAuthenticated(status=missing_status)
+    raw, source = found
+    key = find_personal_api_key(conn, raw)
+    user = get_user(conn, key["user_id"]) if key else None
+    if key is None or user is None:
+        raise AuthenticationFailed(f"Personal API key found in request {source} is invalid.", status=missing_status)
+    return Caller(
+        user=user,
+        key_id=key["id"],
+        scopes=frozenset(key["scopes"]),
+        scoped_projects=tuple(key["scoped_projects"]) if key["scoped_projects"] else None,
+    )
+
+
+def _resolve_project(conn: sqlite3.Connection, caller: Caller, project_id: str) -> dict[str, Any]:
+    if project_id == CURRENT_PROJECT:
+        wanted = caller.user.get("current_project_id")
+        if wanted is None and caller.scoped_projects:
+            wanted = caller.scoped_projects[0]
+        if wanted is None:
+            row = conn.execute("SELECT min(id) FROM projects").fetchone()
+            wanted = row[0]
+    else:
+        try:
+            wanted = int(project_id)
+        except ValueError:
+            raise NotFound("Project not found.") from None
+    project = get_project(conn, int(wanted)) if wanted is not None and abs(int(wanted)) < 2**63 else None
+    if project is None:
+        raise NotFound("Project not found.")
+    if not caller.may_use_project(project["id"]):
+        raise PermissionDenied(f"API key does not have access to the requested project: ID {project['id']}.")
+    return project
+
+
+def key_access(scope: str, *, missing_status: int = 401) -> Callable[..., Awaitable[Caller]]:
+    """Dependency for routes outside a project: a valid key with ``scope``."""
+
+    async def dependency(request: Request, conn: sqlite3.Connection = Depends(get_conn)) -> Caller:
+        caller = _authenticate(conn, await _find_raw_key(request), missing_status)
+        caller.require_scope(scope)
+        return caller
+
+    dependency.__doc__ = f"Requires a personal API key with scope `{scope}`."
+    return dependency
+
+
+def project_access(scope: str, *, missing_status: int = 401) -> Callable[..., Awaitable[ProjectAccess]]:
+    """Dependency for routes under ``/api/projects/{project_id}/``: a valid key, allowed on the project,
+    with ``scope``."""
+
+    async def dependency(
+        request: Request, project_id: str, conn: sqlite3.Connection = Depends(get_conn)
+    ) -> ProjectAccess:
+        caller = _authenticate(conn, await _find_raw_key(request), missing_status)
+        project = _resolve_project(conn, caller, project_id)
+        caller.require_scope(scope)
+        return ProjectAccess(caller=caller, project=project)
+
+    dependency.__doc__ = f"Requires a personal API key with scope `{scope}` on the project."
+    return dependency

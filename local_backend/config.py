@@ -1,0 +1,31 @@
+"""Settings for one backend instance. Nothing here reads the environment at import time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .clock import Clock, SystemClock
+
+__all__ = [
+    "Settings",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "MAX_REQUEST_BYTES",
+]
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 10_000
+MAX_REQUEST_BYTES = 20 * 1024 * 1024
+DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Everything an app instance needs to know, passed to :func:`local_backend.app.create_app`."""
+
+    db_path: Path
+    clock: Clock = field(default_factory=SystemClock)
+    default_page_size: int = DEFAULT_PAGE_SIZE
+    max_page_size: int = MAX_PAGE_SIZE
+    max_request_bytes: int = MAX_REQUEST_BYTES

@@ -1,0 +1,134 @@
+"""The backend's error tree and the one place that renders an error body.
+
+Every error a client sees has the body ``{"type", "code", "detail", "attr"}``, the envelope PostHog's API uses::
+
+    APIError                      (400 validation_error / invalid_input)
+    ├── ValidationError           400 validation_error   (code: invalid_input, required, does_not_exist, ...)
+    ├── ParseError                400 invalid_request    parse_error
+    ├── NotAuthenticated          401 authentication_error not_authenticated   (403 on some resources)
+    ├── AuthenticationFailed      401 authentication_error authentication_failed (403 on some resources)
+    ├── PermissionDenied          403 authentication_error permission_denied
+    ├── NotFound                  404 invalid_request    not_found
+    ├── MethodNotAllowed          405 invalid_request    method_not_allowed
+    ├── PayloadTooLarge           413 invalid_request    payload_too_large
+    ├── UnsupportedMediaType      415 invalid_request    unsupported_media_type
+    └── ServerError               500 server_error       error
+
+Routes raise these; they never build error JSON themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "APIError",
+    "ValidationError",
+    "ParseError",
+    "NotAuthenticated",
+    "AuthenticationFailed",
+    "PermissionDenied",
+    "NotFound",
+    "MethodNotAllowed",
+    "PayloadTooLarge",
+    "UnsupportedMediaType",
+    "ServerError",
+    "error_body",
+]
+
+
+class APIError(Exception):
+    status: ClassVar[int] = 400
+    type: ClassVar[str] = "validation_error"
+    default_code: ClassVar[str] = "invalid_input"
+    default_detail: ClassVar[str] = "Invalid input."
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        attr: str | None = None,
+        code: str | None = None,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.detail = detail if detail is not None else self.default_detail
+        self.attr = attr
+        self.code = code or self.default_code
+        self.status_code = status or self.status
+        self.headers = headers or {}
+        super().__init__(self.detail)
+
+
+class ValidationError(APIError):
+    pass
+
+
+class ParseError(APIError):
+    status = 400
+    type = "invalid_request"
+    default_code = "parse_error"
+    default_detail = "Malformed request."
+
+
+class NotAuthenticated(APIError):
+    status = 401
+    type = "authentication_error"
+    default_code = "not_authenticated"
+    default_detail = "Authentication credentials were not provided."
+
+
+class AuthenticationFailed(APIError):
+    status = 401
+    type = "authentication_error"
+    default_code = "authentication_failed"
+    default_detail = "Incorrect authentication credentials."
+
+
+class PermissionDenied(APIError):
+    status = 403
+    type = "authentication_error"
+    default_code = "permission_denied"
+    default_detail = "You do not have permission to perform this action."
+
+
+class NotFound(APIError):
+    status = 404
+    type = "invalid_request"
+    default_code = "not_found"
+    default_detail = "Not found."
+
+
+class MethodNotAllowed(APIError):
+    status = 405
+    type = "invalid_request"
+    default_code = "method_not_allowed"
+
+    def __init__(self, method: str, **kwargs: Any) -> None:
+        super().__init__(f'Method "{method}" not allowed.', **kwargs)
+
+
+class PayloadTooLarge(APIError):
+    status = 413
+    type = "invalid_request"
+    default_code = "payload_too_large"
+    default_detail = "Request body is too large."
+
+
+class UnsupportedMediaType(APIError):
+    status = 415
+    type = "invalid_request"
+    default_code = "unsupported_media_type"
+    default_detail = "Unsupported media type in request."
+
+
+class ServerError(APIError):
+    status = 500
+    type = "server_error"
+    default_code = "error"
+    default_detail = "A server error occurred."
+
+
+def error_body(error: APIError) -> dict[str, Any]:
+    """The JSON body of an error response: the only place this shape is built."""
+    return {"type": error.type, "code": error.code, "detail": error.detail, "attr": error.attr}

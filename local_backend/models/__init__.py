@@ -1,0 +1,1 @@
+"""Request and response shapes, declared once and shared by routes, the OpenAPI schema and tests."""

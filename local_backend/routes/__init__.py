@@ -1,0 +1,14 @@
+"""One module per URL resource; ``ROUTERS`` is the route table the app mounts, in this order."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from . import health, projects
+
+__all__ = ["ROUTERS"]
+
+ROUTERS: list[APIRouter] = [
+    health.router,
+    projects.router,
+]

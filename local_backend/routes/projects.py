@@ -1,0 +1,78 @@
+"""``/api/projects/``: list, retrieve (``@current`` too) and update projects."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from fastapi import APIRouter, Depends, Request
+
+from ..auth import Caller, ProjectAccess, key_access, project_access
+from ..errors import ValidationError
+from ..models.common import Paginated
+from ..models.projects import Project, ProjectBasic, ProjectUpdate, project_basic, project_detail
+from ..pagination import Page, page_params, paginated
+from ..storage import get_conn, now_iso
+from ..store.projects import count_projects, get_project, list_projects, update_project
+
+__all__ = ["router", "validate_timezone"]
+
+router = APIRouter(tags=["projects"])
+
+
+def validate_timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f'"{name}" is not a valid choice.', attr="timezone", code="invalid_choice") from None
+    return name
+
+
+def _has_events(conn: sqlite3.Connection, project_id: int) -> bool:
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
+    if not exists:
+        return False
+    return conn.execute("SELECT 1 FROM events WHERE project_id = ? LIMIT 1", (project_id,)).fetchone() is not None
+
+
+@router.get("/api/projects", response_model=Paginated[ProjectBasic], summary="List projects")
+def list_projects_route(
+    request: Request,
+    caller: Caller = Depends(key_access("project:read")),
+    page: Page = Depends(page_params),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    visible = list(caller.scoped_projects) if caller.scoped_projects is not None else None
+    rows = list_projects(conn, visible, limit=page.limit, offset=page.offset)
+    results = [project_basic(row, ingested_event=_has_events(conn, row["id"])) for row in rows]
+    return paginated(request, page, count_projects(conn, visible), results)
+
+
+@router.get("/api/projects/{project_id}", response_model=Project, summary="Retrieve a project (or @current)")
+def retrieve_project(
+    access: ProjectAccess = Depends(project_access("project:read")),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    return project_detail(access.project, ingested_event=_has_events(conn, access.project_id))
+
+
+@router.patch("/api/projects/{project_id}", response_model=Project, summary="Update project settings")
+def update_project_route(
+    request: Request,
+    body: ProjectUpdate,
+    access: ProjectAccess = Depends(project_access("project:write")),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    changes = body.model_dump(exclude_unset=True)
+    for field in ("name", "timezone"):
+        if field in changes and changes[field] is None:
+            raise ValidationError("This field may not be null.", attr=field, code="null")
+    if changes.get("timezone") is not None:
+        validate_timezone(changes["timezone"])
+    if "test_account_filters" in changes and changes["test_account_filters"] is None:
+        changes["test_account_filters"] = []
+    update_project(conn, access.project_id, changes, now_iso(request))
+    project = get_project(conn, access.project_id)
+    assert project is not None
+    return project_detail(project, ingested_event=_has_events(conn, access.project_id))

@@ -1,0 +1,1 @@
+"""SQLite storage: the connection, the named migrations, and one module per group of tables."""

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import pytest
+
+
+def test_list_projects_is_paginated_with_absolute_links(client, world):
+    response = client.get("/api/projects/?limit=1", headers=world.headers())
+    assert response.status_code == 200
+    page = response.json()
+    assert page["count"] == 2
+    assert [p["name"] for p in page["results"]] == ["Main"]
+    assert page["previous"] is None
+    assert page["next"] == "http://testserver/api/projects/?limit=1&offset=1"
+    second = client.get(page["next"], headers=world.headers()).json()
+    assert [p["name"] for p in second["results"]] == ["Other"]
+    assert second["next"] is None
+    assert second["previous"] == "http://testserver/api/projects/?limit=1"
+
+
+def test_project_basic_fields(client, world):
+    project = client.get("/api/projects/", headers=world.headers()).json()["results"][0]
+    assert set(project) == {
+        "id", "uuid", "organization", "project_id", "api_token", "name", "completed_snippet_onboarding",
+        "has_completed_onboarding_for", "ingested_event", "is_demo", "timezone", "access_control",
+    }  # fmt: skip
+    assert project["api_token"] == world.project_token
+    assert project["api_token"].startswith("phc_")
+
+
+def test_retrieve_project_has_settings(client, world):
+    project = client.get(f"/api/projects/{world.other_project_id}", headers=world.headers()).json()
+    assert project["timezone"] == "Europe/Berlin"
+    assert project["test_account_filters"] == []
+    assert project["created_at"] == "2026-01-15T12:00:00.000000Z"
+
+
+def test_patch_test_account_filters_and_timezone(client, world):
+    filters = [{"key": "email", "value": "@example.com", "operator": "not_icontains", "type": "person"}]
+    response = client.patch(
+        f"/api/projects/{world.project_id}/",
+        json={"test_account_filters": filters, "timezone": "America/New_York", "week_start_day": 1},
+        headers=world.headers(),
+    )
+    assert response.status_code == 200
+    again = client.get(f"/api/projects/{world.project_id}/", headers=world.headers()).json()
+    assert again["test_account_filters"] == filters
+    assert again["timezone"] == "America/New_York"
+    assert again["week_start_day"] == 1
+
+
+@pytest.mark.parametrize(
+    "body, attr",
+    [
+        ({"timezone": "Mars/Olympus"}, "timezone"),
+        ({"week_start_day": 3}, "week_start_day"),
+        ({"name": ""}, "name"),
+        ({"name": None}, "name"),
+        ({"test_account_filters": "nope"}, "test_account_filters"),
+    ],
+)
+def test_patch_bad_input_is_400_and_changes_nothing(client, world, body, attr):
+    before = client.get(f"/api/projects/{world.project_id}/", headers=world.headers()).json()
+    response = client.patch(f"/api/projects/{world.project_id}/", json=body, headers=world.headers())
+    assert response.status_code == 400
+    assert response.json()["type"] == "validation_error"
+    assert response.json()["attr"] == attr
+    assert client.get(f"/api/projects/{world.project_id}/", headers=world.headers()).json() == before
+
+
+@pytest.mark.parametrize(
+    "query, attr",
+    [("limit=-1", "limit"), ("limit=abc", "limit"), ("limit=0", "limit"), ("offset=-5", "offset"),
+     ("limit=100000000", "limit"), ("offset=1e9", "offset")],
+)  # fmt: skip
+def test_bad_paging_values_are_400(client, world, query, attr):
+    response = client.get(f"/api/projects/?{query}", headers=world.headers())
+    assert response.status_code == 400
+    assert response.json()["attr"] == attr

@@ -1,0 +1,88 @@
+"""Fixtures shared by every test: a fresh database per test, a fixed clock, and keys of any scope."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import matplotlib
+import pytest
+from fastapi.testclient import TestClient
+
+from local_backend.app import create_app
+from local_backend.clock import FixedClock, format_instant
+from local_backend.config import Settings
+from local_backend.store.accounts import create_personal_api_key, get_or_create_user
+from local_backend.store.db import connect
+from local_backend.store.migrations import migrate
+from local_backend.store.projects import create_project
+
+matplotlib.use("Agg")
+
+NOW = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(NOW)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    path = tmp_path / "test.db"
+    migrate(path)
+    return path
+
+
+@pytest.fixture
+def conn(db_path: Path) -> Iterator:
+    connection = connect(db_path)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def client(db_path: Path, clock: FixedClock) -> Iterator[TestClient]:
+    app = create_app(Settings(db_path=db_path, clock=clock))
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@dataclass
+class World:
+    """Two projects, one analyst, and a way to mint keys with any scopes."""
+
+    project_id: int
+    other_project_id: int
+    user_id: int
+    project_token: str
+    make_key: Callable[..., str]
+    key: str  # all scopes, any project
+
+    def headers(self, key: str | None = None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key or self.key}"}
+
+
+@pytest.fixture
+def world(conn, clock: FixedClock) -> World:
+    now = format_instant(clock.now())
+    project = create_project(conn, name="Main", timezone="UTC", now=now)
+    other = create_project(conn, name="Other", timezone="Europe/Berlin", now=now)
+    user = get_or_create_user(conn, email="analyst@example.com", now=now, current_project_id=project["id"])
+
+    def make_key(*scopes: str, projects: list[int] | None = None, email: str | None = None) -> str:
+        owner = user if email is None else get_or_create_user(conn, email=email, now=now)
+        return create_personal_api_key(
+            conn, user_id=owner["id"], scopes=list(scopes), scoped_projects=projects, label="test", now=now
+        )
+
+    return World(
+        project_id=project["id"],
+        other_project_id=other["id"],
+        user_id=user["id"],
+        project_token=project["api_token"],
+        make_key=make_key,
+        key=make_key("*"),
+    )
