@@ -201,3 +201,12 @@ def test_demo_project_has_running_plugin_configs_and_one_to_migrate(conn, clock)
         "SELECT plugin_id FROM plugin_configs WHERE project_id = ? AND enabled = 0", (access.project["id"],)
     ).fetchall()
     assert [r[0] for r in disabled] == [2]
+
+
+def test_openapi_documents_json_and_multipart_create(client):
+    schema = client.get("/api/schema/").json()
+    create = schema["paths"]["/api/projects/{project_id}/plugin_configs"]["post"]
+    assert set(create["requestBody"]["content"]) == {"application/json", "multipart/form-data"}
+    assert create["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["config"]["type"] == "string"
+    assert "PluginConfig" in schema["components"]["schemas"]
+    assert "/api/projects/{project_id}/plugin_configs/rearrange" in schema["paths"]
