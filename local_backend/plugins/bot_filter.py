@@ -6,7 +6,8 @@ The user agent is read from ``$raw_user_agent`` or ``$user_agent``. Patterns are
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .base import Event, Plugin
@@ -30,7 +31,8 @@ BOT_PATTERNS: tuple[str, ...] = (
 USER_AGENT_PROPERTIES = ("$raw_user_agent", "$user_agent")
 
 
-def is_bot(user_agent: str, extra_patterns: Sequence[str] = ()) -> bool:
+@lru_cache(maxsize=8192)  # traffic repeats a modest number of distinct user agents
+def is_bot(user_agent: str, extra_patterns: tuple[str, ...] = ()) -> bool:
     agent = user_agent.lower()
     return any(pattern in agent for pattern in BOT_PATTERNS) or any(
         pattern.lower() in agent for pattern in extra_patterns

@@ -7,6 +7,7 @@ wrote person properties as ``$set.email`` / ``$set_once.email`` in the same list
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .base import Event, Plugin
@@ -18,14 +19,19 @@ __all__ = ["PLUGIN", "process_event", "split_names", "migrate_v1_to_v2"]
 PERSON_PROPERTY_BAGS = ("$set", "$set_once")
 
 
-def split_names(text: Any) -> list[str]:
+def split_names(text: Any) -> tuple[str, ...]:
     """The names of a comma-separated list, trimmed, empty entries left out."""
-    return [name.strip() for name in str(text or "").split(",") if name.strip()]
+    return _split(str(text or ""))
+
+
+@lru_cache(maxsize=256)  # the same few config strings are split for every event
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def process_event(event: Event, config: Mapping[str, Any]) -> Event:
-    drop_event = set(split_names(config.get("event_properties")))
-    drop_person = set(split_names(config.get("person_properties")))
+    drop_event = split_names(config.get("event_properties"))
+    drop_person = split_names(config.get("person_properties"))
     properties = {key: value for key, value in event.get("properties", {}).items() if key not in drop_event}
     for bag in PERSON_PROPERTY_BAGS:
         if drop_person and isinstance(properties.get(bag), dict):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .base import Event, Plugin
@@ -24,6 +25,7 @@ def split_words(name: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(name)]
 
 
+@lru_cache(maxsize=4096)  # a project has few distinct event names
 def convert_name(name: str, convention: str) -> str:
     words = split_words(name)
     if not words:
