@@ -17,7 +17,7 @@ from ..store.ids import new_uuid
 from ..store.plugin_configs import insert_plugin_config, list_enabled_plugin_configs, update_plugin_config
 from .base import Plugin
 from .catalog import get_plugin
-from .jobs import JOB_OPERATIONS, reprocess_events, validate_job_payload
+from .jobs import JOB_OPERATIONS, run_plugin_job, validate_job_payload
 from .schema import config_changes, merge_secrets, validate_config
 
 __all__ = [
@@ -57,7 +57,9 @@ def clean_config(plugin: Plugin, submitted: Mapping[str, Any] | None) -> dict[st
     return config
 
 
-def _log(conn: sqlite3.Connection, row: Mapping[str, Any], activity: str, user_id: int | None, now: str, **detail: Any):
+def _log(
+    conn: sqlite3.Connection, row: Mapping[str, Any], activity: str, user_id: int | None, now: str, **detail: Any
+) -> None:
     plugin = get_plugin(int(row["plugin_id"]))
     log_activity(
         conn,
@@ -227,9 +229,14 @@ def run_job(conn: sqlite3.Connection, *, row: Mapping[str, Any], user_id: int, j
     config = plugin.upgrade_config(row["config"], int(row["config_schema_version"]))
     job_id = new_uuid()
     with transaction(conn):
-        counts = reprocess_events(
-            conn, project_id=int(row["project_id"]), process_event=plugin.process_event, config=config, payload=payload
+        result = run_plugin_job(
+            conn,
+            job_name=job_type,
+            project_id=int(row["project_id"]),
+            process_event=plugin.process_event,
+            config=config,
+            payload=payload,
         )
-        trigger = {"job_type": job_type, "job_id": job_id, "payload": payload, "result": counts.as_dict()}
+        trigger = {"job_type": job_type, "job_id": job_id, "payload": payload, "result": result}
         _log(conn, row, "job_triggered", user_id, now, trigger=trigger)
-    return {"job_id": job_id, "type": job_type, "operation": operation, "payload": payload, "result": counts.as_dict()}
+    return {"job_id": job_id, "type": job_type, "operation": operation, "payload": payload, "result": result}

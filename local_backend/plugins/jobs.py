@@ -20,7 +20,14 @@ from ..store.db import transaction
 from ..store.events import from_micros, to_micros
 from .base import Event, Job, ProcessEvent
 
-__all__ = ["REPROCESS_JOB", "JOB_OPERATIONS", "ReprocessCounts", "validate_job_payload", "reprocess_events"]
+__all__ = [
+    "REPROCESS_JOB",
+    "JOB_OPERATIONS",
+    "ReprocessCounts",
+    "validate_job_payload",
+    "reprocess_events",
+    "run_plugin_job",
+]
 
 REPROCESS_JOB = Job(
     name="reprocess_events",
@@ -150,3 +157,21 @@ def reprocess_events(
             [(project_id, name, seen, seen) for name, seen in new_names.items()],
         )
     return ReprocessCounts(**counts)
+
+
+def run_plugin_job(
+    conn: sqlite3.Connection,
+    *,
+    job_name: str,
+    project_id: int,
+    process_event: ProcessEvent,
+    config: Mapping[str, Any],
+    payload: Mapping[str, Any],
+) -> dict[str, int]:
+    """Run the named job (already validated against the plugin's jobs); returns its counts."""
+    if job_name == REPROCESS_JOB.name:
+        counts = reprocess_events(
+            conn, project_id=project_id, process_event=process_event, config=config, payload=payload
+        )
+        return counts.as_dict()
+    raise ValueError(f"no runner for job {job_name!r}")

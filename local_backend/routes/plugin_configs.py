@@ -51,7 +51,10 @@ def load_config(conn: sqlite3.Connection, access: ProjectAccess, config_id: str)
     return row
 
 
-def config_response(request: Request, conn: sqlite3.Connection, row: dict[str, Any], *, with_info: bool = True):
+def config_response(
+    request: Request, conn: sqlite3.Connection, row: dict[str, Any], *, with_info: bool = True
+) -> dict[str, Any]:
+    """The response body of one config, with its delivery rate."""
     rate = delivery_rates(conn, [row["id"]], get_settings(request).clock.now())[row["id"]]
     return plugin_config_body(row, delivery_rate=rate, with_info=with_info)
 
