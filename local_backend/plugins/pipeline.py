@@ -140,5 +140,13 @@ def record_pipeline_outcomes(conn: sqlite3.Connection, results: Iterable[Pipelin
     if not counts:
         return
     with transaction(conn):
+        # Outcomes of configs that are not stored (plugins built in code, say) have nowhere to go.
+        ids = list(counts)
+        known = {
+            row[0]
+            for row in conn.execute(f"SELECT id FROM plugin_configs WHERE id IN ({','.join('?' for _ in ids)})", ids)
+        }
+        counts = {key: value for key, value in counts.items() if key in known}
+        errors = {key: value for key, value in errors.items() if key in known}
         add_outcomes(conn, hour_number(instant), {key: (ok, failed) for key, (ok, failed) in counts.items()})
         set_config_errors(conn, errors)

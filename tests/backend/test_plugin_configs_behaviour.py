@@ -210,3 +210,21 @@ def test_openapi_documents_json_and_multipart_create(client):
     assert create["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["config"]["type"] == "string"
     assert "PluginConfig" in schema["components"]["schemas"]
     assert "/api/projects/{project_id}/plugin_configs/rearrange" in schema["paths"]
+
+
+def test_multipart_update_and_current_project_path(client, world, conn):
+    config_id = add_config(conn, world.project_id, 2)
+    response = client.patch(
+        f"/api/projects/@current/plugin_configs/{config_id}/",
+        data={"enabled": "false"},
+        files={"config": (None, '{"defaultNamingConvention": "spaces"}')},
+        headers=world.headers(),
+    )
+    assert response.status_code == 200, response.text
+    assert (response.json()["enabled"], response.json()["config"]) == (False, {"defaultNamingConvention": "spaces"})
+
+
+def test_a_text_body_is_415_and_stores_nothing(client, world):
+    response = client.post(url(world), content=b"plugin=2", headers={**world.headers(), "Content-Type": "text/plain"})
+    assert (response.status_code, response.json()["code"]) == (415, "unsupported_media_type")
+    assert client.get(url(world), headers=world.headers()).json()["count"] == 0

@@ -137,3 +137,13 @@ def test_outcomes_give_delivery_rate_over_the_last_24_hours(conn, world, clock):
     # 23 hours on, the 12:00 hour is still inside the window; 24 hours on it is not
     assert delivery_rates(conn, [flaky], clock.now() + timedelta(hours=23))[flaky] == 0.25
     assert delivery_rates(conn, [flaky], clock.now() + timedelta(hours=24))[flaky] is None
+
+
+def test_outcomes_of_configs_that_are_not_stored_are_ignored(conn, world, clock):
+    stored = _add_config(conn, world.project_id, 2, order=1)
+    plugins = [
+        ConfiguredPlugin(config_id=stored, plugin=TAXONOMY, config={"defaultNamingConvention": "camelCase"}),
+        ConfiguredPlugin(config_id=4242, plugin=EXPLODING, config={}),
+    ]
+    record_pipeline_outcomes(conn, [run_pipeline(event(), plugins)], clock.now())
+    assert delivery_rates(conn, [stored, 4242], clock.now()) == {stored: 1.0, 4242: None}
