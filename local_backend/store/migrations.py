@@ -373,10 +373,25 @@ def _query_results(db: sqlite_utils.Database) -> None:
     )
 
 
+def _plugin_metrics(db: sqlite_utils.Database) -> None:
+    """How many events each plugin config processed and failed on, per UTC hour (hours since the epoch)."""
+    db.conn.execute(
+        """
+        CREATE TABLE plugin_config_metrics (
+            plugin_config_id INTEGER NOT NULL REFERENCES plugin_configs(id),
+            hour INTEGER NOT NULL,
+            successes INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (plugin_config_id, hour)
+        ) WITHOUT ROWID"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("0001_foundation", _foundation),
     ("0002_events", _events),
     ("0003_actions_cohorts", _actions_and_cohorts),
+    ("0004_plugin_metrics", _plugin_metrics),
     ("0010_query_results", _query_results),
 ]
 
