@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -15,6 +17,7 @@ from .config import Settings
 from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ServerError, ValidationError, error_body
 from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware
 from .models.common import ErrorResponse
+from .results.runner import QueryRunner
 from .routes import ROUTERS
 from .store.migrations import migrate
 
@@ -33,7 +36,15 @@ Authenticate with a personal API key: `Authorization: Bearer phx_...`. Every err
 def create_app(settings: Settings) -> FastAPI:
     """Build the backend for ``settings``; the database is created and migrated here."""
     migrate(settings.db_path)
+    runner = QueryRunner(db_path=settings.db_path, clock=settings.clock)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        runner.shutdown()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="insightlab local backend",
         version=__version__,
         description=API_DESCRIPTION,
@@ -44,6 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
         responses={400: {"model": ErrorResponse}, 401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
     )
     app.state.settings = settings
+    app.state.query_runner = runner
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import health, plugin_config_actions, plugin_configs, plugins, projects
+from . import (
+    dashboards,
+    health,
+    insight_actions,
+    insights,
+    plugin_config_actions,
+    plugin_configs,
+    plugins,
+    projects,
+    sharing,
+)
 
 __all__ = ["ROUTERS"]
 
@@ -14,4 +24,9 @@ ROUTERS: list[APIRouter] = [
     plugins.router,
     plugin_configs.router,
     plugin_config_actions.router,
+    dashboards.router,
+    # the fixed insight paths (my_last_viewed, activity, cancel) before /insights/{insight_id}
+    insight_actions.router,
+    insights.router,
+    sharing.router,
 ]

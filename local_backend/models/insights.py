@@ -1,0 +1,211 @@
+"""Insight, sharing and dashboard shapes (spec 2.3-2.5)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..store.accounts import get_user
+from ..store.insights import insight_dashboard_ids, insight_tiles
+from .common import UserBasic, user_basic
+
+__all__ = [
+    "InsightWrite",
+    "Insight",
+    "InsightBasic",
+    "DashboardTile",
+    "SharingConfiguration",
+    "SharingUpdate",
+    "CancelRequest",
+    "DashboardWrite",
+    "Dashboard",
+    "insight_body",
+    "insight_basic_body",
+    "filters_hash",
+]
+
+
+class InsightWrite(BaseModel):
+    """Every field is optional on create and update; unknown and read-only fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str | None = Field(None, max_length=400)
+    derived_name: str | None = Field(None, max_length=400)
+    description: str | None = Field(None, max_length=400)
+    filters: dict[str, Any] | None = None
+    query: dict[str, Any] | None = None
+    order: int | None = Field(None, ge=-(2**31), le=2**31 - 1)
+    deleted: bool | None = None
+    dashboards: list[int] | None = Field(None, description="Deprecated: the dashboards the insight is shown on")
+    tags: list[str] | None = None
+    favorited: bool | None = None
+    saved: bool | None = None
+
+
+class DashboardTile(BaseModel):
+    id: int
+    dashboard_id: int
+    deleted: bool | None
+
+
+class InsightBasic(BaseModel):
+    id: int
+    short_id: str
+    name: str | None
+    derived_name: str | None
+    favorited: bool
+    filters: dict[str, Any]
+    query: dict[str, Any] | None
+    dashboards: list[int]
+    dashboard_tiles: list[DashboardTile]
+    description: str | None
+    last_refresh: str | None
+    refreshing: bool
+    saved: bool
+    updated_at: str
+    created_by: UserBasic | None
+    created_at: str
+    last_modified_at: str
+    tags: list[str]
+
+
+class Insight(BaseModel):
+    id: int
+    short_id: str
+    name: str | None
+    derived_name: str | None
+    filters: dict[str, Any]
+    query: dict[str, Any] | None
+    order: int | None
+    deleted: bool
+    dashboards: list[int]
+    dashboard_tiles: list[DashboardTile]
+    last_refresh: str | None
+    cache_target_age: str | None
+    next_allowed_client_refresh: str | None
+    result: Any
+    hasMore: Any
+    columns: Any
+    created_at: str
+    created_by: UserBasic | None
+    description: str | None
+    updated_at: str
+    tags: list[str]
+    favorited: bool
+    saved: bool
+    last_modified_at: str
+    last_modified_by: UserBasic | None
+    is_sample: bool
+    effective_restriction_level: int
+    effective_privilege_level: int
+    timezone: str | None
+    is_cached: Any
+    query_status: Any
+    hogql: Any
+    types: Any
+    filters_hash: str
+
+
+class SharingConfiguration(BaseModel):
+    created_at: str | None
+    enabled: bool
+    access_token: str
+
+
+class SharingUpdate(BaseModel):
+    enabled: bool
+
+
+class CancelRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    client_query_id: str = Field(min_length=1)
+
+
+class DashboardWrite(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field("", max_length=400)
+    description: str = Field("", max_length=4000)
+    filters: dict[str, Any] = Field(default_factory=dict, description="date_from, date_to, properties")
+
+
+class Dashboard(BaseModel):
+    id: int
+    name: str
+    description: str
+    filters: dict[str, Any]
+    created_at: str
+    created_by: UserBasic | None
+    deleted: bool
+
+
+# PostHog's restriction and privilege levels: everyone in the project can edit; the caller can edit.
+EVERYONE_CAN_EDIT = 21
+CAN_EDIT = 37
+
+
+def filters_hash(project_id: int, filters: dict[str, Any]) -> str:
+    canonical = json.dumps([project_id, filters], sort_keys=True, separators=(",", ":"))
+    return "cache_" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def _effective_filters(insight: dict[str, Any]) -> dict[str, Any]:
+    filters = dict(insight["filters"] or {})
+    if "insight" not in filters and insight["query"] is None:
+        filters["insight"] = "TRENDS"
+    return filters
+
+
+def insight_body(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
+    """The full insight representation, in the reference's field order; nothing is computed here."""
+    filters = _effective_filters(insight)
+    return {
+        "id": insight["id"],
+        "short_id": insight["short_id"],
+        "name": insight["name"],
+        "derived_name": insight["derived_name"],
+        "filters": filters,
+        "query": insight["query"],
+        "order": insight["order"],
+        "deleted": insight["deleted"],
+        "dashboards": insight_dashboard_ids(conn, insight["id"]),
+        "dashboard_tiles": insight_tiles(conn, insight["id"]),
+        "last_refresh": None,
+        "cache_target_age": None,
+        "next_allowed_client_refresh": None,
+        "result": None,
+        "hasMore": None,
+        "columns": None,
+        "created_at": insight["created_at"],
+        "created_by": user_basic(get_user(conn, insight["created_by_id"])) if insight["created_by_id"] else None,
+        "description": insight["description"],
+        "updated_at": insight["updated_at"],
+        "tags": insight["tags"] or [],
+        "favorited": insight["favorited"],
+        "saved": insight["saved"],
+        "last_modified_at": insight["last_modified_at"],
+        "last_modified_by": (
+            user_basic(get_user(conn, insight["last_modified_by_id"])) if insight["last_modified_by_id"] else None
+        ),
+        "is_sample": insight["is_sample"],
+        "effective_restriction_level": EVERYONE_CAN_EDIT,
+        "effective_privilege_level": CAN_EDIT,
+        "timezone": None,
+        "is_cached": False,
+        "query_status": None,
+        "hogql": None,
+        "types": None,
+        "filters_hash": filters_hash(insight["project_id"], filters),
+    }
+
+
+def insight_basic_body(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
+    full = insight_body(conn, insight)
+    keys = InsightBasic.model_fields.keys()
+    return {key: full.get(key, False) for key in keys} | {"refreshing": False}

@@ -1,0 +1,84 @@
+"""Insight actions: viewed, my_last_viewed, cancel, and the activity of one or all insights."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from ..auth import ProjectAccess, project_access
+from ..models.common import ActivityPage
+from ..models.insights import CancelRequest, InsightBasic, insight_basic_body
+from ..storage import get_conn, now_iso
+from ..store.insights import last_viewed_insights, record_view
+from .activity import activity_page
+from .insights import INSIGHT_SCOPE_NAME, load_insight
+
+__all__ = ["router", "LAST_VIEWED_COUNT"]
+
+router = APIRouter(tags=["insights"])
+READ = project_access("insight:read", missing_status=403)
+ACTIVITY = project_access("activity_log:read", missing_status=403)
+LAST_VIEWED_COUNT = 5
+
+
+@router.get(
+    "/api/projects/{project_id}/insights/my_last_viewed",
+    response_model=list[InsightBasic],
+    summary="The caller's last 5 viewed insights, most recent first",
+)
+def my_last_viewed(access: ProjectAccess = Depends(READ), conn: sqlite3.Connection = Depends(get_conn)) -> Any:
+    rows = last_viewed_insights(conn, project_id=access.project_id, user_id=access.user_id, limit=LAST_VIEWED_COUNT)
+    return [insight_basic_body(conn, row) for row in rows]
+
+
+@router.get(
+    "/api/projects/{project_id}/insights/activity", response_model=ActivityPage, summary="Activity of all insights"
+)
+def all_insights_activity(
+    request: Request, access: ProjectAccess = Depends(ACTIVITY), conn: sqlite3.Connection = Depends(get_conn)
+) -> Any:
+    return activity_page(request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=None)
+
+
+@router.post("/api/projects/{project_id}/insights/cancel", summary="Cancel a running calculation by client_query_id")
+def cancel_calculation(
+    request: Request,
+    body: CancelRequest,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> Response:
+    request.app.state.query_runner.cancel(conn, project_id=access.project_id, query_id=body.client_query_id)
+    return Response(status_code=200)
+
+
+@router.post("/api/projects/{project_id}/insights/{insight_id}/viewed", summary="Record that the caller viewed it")
+def mark_viewed(
+    request: Request,
+    insight_id: str,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> Response:
+    insight = load_insight(conn, access, insight_id)
+    record_view(
+        conn, project_id=access.project_id, user_id=access.user_id, insight_id=insight["id"], now=now_iso(request)
+    )
+    return Response(status_code=200)
+
+
+@router.get(
+    "/api/projects/{project_id}/insights/{insight_id}/activity",
+    response_model=ActivityPage,
+    summary="Activity of one insight",
+)
+def insight_activity(
+    request: Request,
+    insight_id: str,
+    access: ProjectAccess = Depends(ACTIVITY),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> Any:
+    insight = load_insight(conn, access, insight_id, include_deleted=True)
+    return activity_page(
+        request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=insight["id"]
+    )

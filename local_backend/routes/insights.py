@@ -1,0 +1,239 @@
+"""``/api/projects/:id/insights/``: list, create, retrieve, update (soft delete included); DELETE is refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+
+from ..auth import ProjectAccess, project_access
+from ..csv_render import csv_response
+from ..errors import NotFound, ValidationError
+from ..models.common import Paginated
+from ..models.insights import Insight, InsightWrite, insight_body
+from ..pagination import Page, page_params, paginated
+from ..storage import get_conn, now_iso
+from ..store.activity import log_activity
+from ..store.insights import (
+    ORDERABLE,
+    create_insight,
+    existing_dashboard_ids,
+    get_insight,
+    insight_dashboard_ids,
+    list_insights,
+    set_insight_dashboards,
+    update_insight,
+)
+
+__all__ = ["router", "parse_insight_id", "load_insight", "INSIGHT_SCOPE_NAME"]
+
+router = APIRouter(tags=["insights"])
+INSIGHT_SCOPE_NAME = "Insight"
+READ = project_access("insight:read", missing_status=403)
+WRITE = project_access("insight:write", missing_status=403)
+# Changes to these move last_modified_at/by; favouriting or saving does not.
+MATERIAL_FIELDS = ("name", "description", "filters", "query")
+# Fields whose changes the activity log records.
+LOGGED_FIELDS = (
+    "name",
+    "derived_name",
+    "description",
+    "filters",
+    "query",
+    "deleted",
+    "favorited",
+    "tags",
+    "dashboards",
+)
+_TRUE = {"true", "1", "yes", "on"}
+
+
+def parse_insight_id(value: str) -> int:
+    try:
+        insight_id = int(value)
+    except ValueError:
+        raise NotFound() from None
+    if not 0 < insight_id < 2**63:
+        raise NotFound()
+    return insight_id
+
+
+def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str, **kwargs: Any) -> dict[str, Any]:
+    insight = get_insight(conn, access.project_id, parse_insight_id(value), **kwargs)
+    if insight is None:
+        raise NotFound()
+    return insight
+
+
+def _wants_csv(format: str | None) -> bool:
+    if format not in (None, "json", "csv"):
+        raise ValidationError("format must be 'json' or 'csv'.", attr="format")
+    return format == "csv"
+
+
+def _check_dashboards(conn: sqlite3.Connection, access: ProjectAccess, ids: list[int] | None) -> None:
+    if ids:
+        missing = sorted(set(ids) - existing_dashboard_ids(conn, access.project_id, ids))
+        if missing:
+            raise ValidationError(f'Invalid pk "{missing[0]}" - object does not exist.', attr="dashboards")
+
+
+def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str, list[Any]]]:
+    params = request.query_params
+    where: list[tuple[str, list[Any]]] = []
+    if "short_id" in params:
+        where.append(("short_id = ?", [params["short_id"]]))
+    if "created_by" in params:
+        try:
+            where.append(("created_by_id = ?", [int(params["created_by"])]))
+        except ValueError:
+            raise ValidationError("created_by must be a user id.", attr="created_by") from None
+    if "user" in params:
+        where.append(("created_by_id = ?", [access.user_id]))
+    if "favorited" in params:
+        where.append(("favorited = 1", []))
+    if "saved" in params:
+        if params["saved"].strip().lower() in _TRUE:
+            where.append(
+                ("(saved = 1 OR EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id"
+                 " AND t.deleted = 0))", [])
+            )  # fmt: skip
+        else:
+            where.append(("saved = 0", []))
+    if params.get("search"):
+        pattern = "%" + params["search"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        where.append(
+            ("(name LIKE ? ESCAPE '\\' OR derived_name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'"
+             " OR tags LIKE ? ESCAPE '\\')", [pattern] * 4)
+        )  # fmt: skip
+    return where
+
+
+@router.get("/api/projects/{project_id}/insights", response_model=Paginated[Insight], summary="List insights")
+def list_insights_route(
+    request: Request,
+    access: ProjectAccess = Depends(READ),
+    page: Page = Depends(page_params),
+    conn: sqlite3.Connection = Depends(get_conn),
+    order: str = Query("order", description=f"One of {', '.join(ORDERABLE)}, '-' first for descending"),
+    format: str | None = Query(None, description="json (default) or csv"),
+) -> Any:
+    as_csv = _wants_csv(format)
+    if order.lstrip("-") not in ORDERABLE:
+        raise ValidationError(f"Cannot order by '{order}'.", attr="order")
+    rows, total = list_insights(
+        conn,
+        access.project_id,
+        where=_list_conditions(request, access),
+        order=order,
+        limit=page.limit,
+        offset=page.offset,
+    )
+    body = paginated(request, page, total, [insight_body(conn, row) for row in rows])
+    return csv_response(body) if as_csv else body
+
+
+def _log(conn: sqlite3.Connection, access: ProjectAccess, insight: dict, activity: str, changes: list | None, now: str):
+    log_activity(
+        conn,
+        project_id=access.project_id,
+        scope=INSIGHT_SCOPE_NAME,
+        item_id=insight["id"],
+        activity=activity,
+        user_id=access.user_id,
+        detail={
+            "changes": changes,
+            "trigger": None,
+            "type": None,
+            "name": insight["name"] or insight["derived_name"],
+            "short_id": insight["short_id"],
+        },
+        now=now,
+    )
+
+
+@router.post(
+    "/api/projects/{project_id}/insights", response_model=Insight, status_code=201, summary="Create an insight"
+)
+def create_insight_route(
+    request: Request,
+    body: InsightWrite,
+    access: ProjectAccess = Depends(WRITE),
+    conn: sqlite3.Connection = Depends(get_conn),
+    format: str | None = Query(None),
+) -> Any:
+    as_csv = _wants_csv(format)
+    values = body.model_dump(exclude_unset=True)
+    dashboards = values.pop("dashboards", None)
+    _check_dashboards(conn, access, dashboards)
+    for field in ("filters", "tags", "deleted", "favorited", "saved"):
+        if field in values and values[field] is None:
+            values.pop(field)
+    now = now_iso(request)
+    insight_id = create_insight(conn, project_id=access.project_id, user_id=access.user_id, values=values, now=now)
+    if dashboards:
+        set_insight_dashboards(conn, insight_id, dashboards)
+    insight = get_insight(conn, access.project_id, insight_id, include_deleted=True) or {}
+    _log(conn, access, insight, "created", None, now)
+    result = insight_body(conn, insight)
+    return csv_response(result) if as_csv else result
+
+
+@router.get("/api/projects/{project_id}/insights/{insight_id}", response_model=Insight, summary="Retrieve an insight")
+def retrieve_insight(
+    insight_id: str,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+    format: str | None = Query(None),
+) -> Any:
+    as_csv = _wants_csv(format)
+    body = insight_body(conn, load_insight(conn, access, insight_id))
+    return csv_response(body) if as_csv else body
+
+
+@router.patch("/api/projects/{project_id}/insights/{insight_id}", response_model=Insight, summary="Update an insight")
+def update_insight_route(
+    request: Request,
+    insight_id: str,
+    body: InsightWrite,
+    access: ProjectAccess = Depends(WRITE),
+    conn: sqlite3.Connection = Depends(get_conn),
+    format: str | None = Query(None),
+) -> Any:
+    as_csv = _wants_csv(format)
+    changes = body.model_dump(exclude_unset=True)
+    # Only an explicit undelete may reach a soft-deleted insight.
+    insight = load_insight(conn, access, insight_id, include_deleted=changes.get("deleted") is False)
+    for field in ("filters", "tags", "deleted", "favorited", "saved"):
+        if field in changes and changes[field] is None:
+            raise ValidationError("This field may not be null.", attr=field, code="null")
+    dashboards = changes.pop("dashboards", None)
+    _check_dashboards(conn, access, dashboards)
+    before = {**insight, "dashboards": insight_dashboard_ids(conn, insight["id"])}
+    now = now_iso(request)
+    material = any(field in changes and changes[field] != insight[field] for field in MATERIAL_FIELDS)
+    update_insight(conn, insight["id"], changes, user_id=access.user_id, now=now, material=material)
+    if dashboards is not None:
+        set_insight_dashboards(conn, insight["id"], dashboards)
+    after_row = get_insight(conn, access.project_id, insight["id"], include_deleted=True) or {}
+    after = {**after_row, "dashboards": insight_dashboard_ids(conn, insight["id"])}
+    diff = [
+        {"type": "Insight", "action": "changed", "field": field, "before": before[field], "after": after[field]}
+        for field in LOGGED_FIELDS
+        if before[field] != after[field]
+    ]
+    if diff:
+        deleted_now = changes.get("deleted") is True and not insight["deleted"]
+        _log(conn, access, after_row, "deleted" if deleted_now else "updated", diff, now)
+    result = insight_body(conn, after_row)
+    return csv_response(result) if as_csv else result
+
+
+@router.delete(
+    "/api/projects/{project_id}/insights/{insight_id}",
+    status_code=405,
+    summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
+)
+def delete_insight(insight_id: str, access: ProjectAccess = Depends(WRITE)) -> Response:
+    return Response(status_code=405)
