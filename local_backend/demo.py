@@ -64,3 +64,43 @@ def _seed_plugin_configs(conn: sqlite3.Connection, project: dict[str, Any], user
 
 
 DEMO_SEEDERS.append(_seed_plugin_configs)
+
+
+def _seed_insights(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:
+    """A dashboard holding three saved insights an analyst would start from."""
+    import json
+
+    from .store.insights import create_insight, set_insight_dashboards
+
+    cursor = conn.execute(
+        "INSERT INTO dashboards (project_id, name, description, filters, deleted, created_by_id, created_at,"
+        " updated_at) VALUES (?, 'Product health', 'Traffic, engagement and conversion', ?, 0, ?, ?, ?)",
+        (project["id"], json.dumps({"date_from": "-30d"}), user["id"], now, now),
+    )
+    dashboard_id = int(cursor.lastrowid or 0)
+    insights = [
+        {
+            "name": "Pageviews per day",
+            "filters": {"insight": "TRENDS", "events": [{"id": "$pageview", "math": "total"}], "interval": "day",
+                        "date_from": "-30d"},
+        },
+        {
+            "name": "Daily active users",
+            "filters": {"insight": "TRENDS", "events": [{"id": "$pageview", "math": "dau"}], "interval": "day",
+                        "date_from": "-30d", "filter_test_accounts": True},
+        },
+        {
+            "name": "Signup to purchase",
+            "filters": {"insight": "FUNNELS",
+                        "events": [{"id": "signed_up", "order": 0}, {"id": "purchase", "order": 1}],
+                        "funnel_window_interval": 14, "funnel_window_interval_type": "DAY", "date_from": "-30d"},
+        },
+    ]  # fmt: skip
+    for values in insights:
+        insight_id = create_insight(
+            conn, project_id=project["id"], user_id=user["id"], values={**values, "saved": True}, now=now
+        )
+        set_insight_dashboards(conn, insight_id, [dashboard_id])
+
+
+DEMO_SEEDERS.append(_seed_insights)

@@ -286,3 +286,23 @@ def test_csv_format_flattens_the_page(client, world, insight):
     assert rows[0]["results.0.created_by.email"] == "analyst@example.com"
     header = response.text.splitlines()[0].split(",")
     assert header == sorted(header)
+
+
+def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
+    from local_backend.demo import seed_demo
+    from local_backend.store.db import connect
+    from local_backend.store.migrations import migrate
+
+    path = tmp_path / "demo.db"
+    migrate(path)
+    conn = connect(path)
+    access = seed_demo(conn, clock)
+    names = [
+        r[0]
+        for r in conn.execute("SELECT name FROM insights WHERE project_id = ? ORDER BY id", (access.project["id"],))
+    ]
+    assert names == ["Pageviews per day", "Daily active users", "Signup to purchase"]
+    on_dashboard = conn.execute("SELECT count(*) FROM dashboard_tiles WHERE deleted = 0").fetchone()[0]
+    assert on_dashboard == 3
+    seed_demo(conn, clock)  # seeding again adds nothing
+    assert conn.execute("SELECT count(*) FROM insights").fetchone()[0] == 3
