@@ -125,7 +125,13 @@ class CaptureMixin(Transport):
     """The capture functions of `toolkit.Client`."""
 
     def project_token(self) -> str:
-        """The project API token (``phc_...``) that the capture API authenticates with."""
+        """The project API token (``phc_...``) that the capture API authenticates with (read once, then kept).
+
+        Examples
+        --------
+        >>> client.project_token()  # doctest: +SKIP
+        'phc_...'
+        """
         cached = self.__dict__.get("_project_token")
         if cached is None:
             cached = self.request("GET", self.project_path())["api_token"]

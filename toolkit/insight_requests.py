@@ -112,7 +112,10 @@ def _node(entity: dict[str, Any], *, with_math: bool = True) -> dict[str, Any]:
         node["math_property"] = entity.get("math_property")
         node["math_group_type_index"] = entity.get("math_group_type_index")
     node["properties"] = entity.get("properties")
-    return _drop_none(node)
+    kept = _drop_none(node)
+    if node["kind"] == "EventsNode":
+        kept["event"] = entity["id"]  # null is meaningful: all events
+    return kept
 
 
 def _date_range(date_from: str | None, date_to: str | None, explicit: bool | None) -> dict[str, Any] | None:

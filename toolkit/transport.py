@@ -131,7 +131,13 @@ class Transport:
         return f"{type(self).__name__}(base_url={self.base_url!r}, project_id={self.project_id!r})"
 
     def project_path(self, path: str = "") -> str:
-        """The path of a project-scoped endpoint, e.g. ``project_path("insights/")``."""
+        """The path of a project-scoped endpoint.
+
+        Examples
+        --------
+        >>> Transport(api_key="phx_x", project_id=3).project_path("insights/")
+        '/api/projects/3/insights/'
+        """
         return f"/api/projects/{self.project_id}/{path.lstrip('/')}"
 
     def url(self, path: str) -> str:
@@ -139,6 +145,11 @@ class Transport:
 
         Pagination links carry the host the server believes it has, which behind a proxy can differ from
         the one the client reached; re-basing keeps the key going only to the configured host.
+
+        Examples
+        --------
+        >>> Transport(base_url="https://eu.posthog.com", api_key="phx_x").url("http://10.0.0.5/api/projects/?offset=100")
+        'https://eu.posthog.com/api/projects/?offset=100'
         """
         if path.startswith(("http://", "https://")):
             parts = urlsplit(path)
