@@ -11,7 +11,16 @@ from ._columns import typed_frame
 from .frames import events_frame, persons_frame, projects_frame
 from .transport import Transport
 
-__all__ = ["DEFINITION_COLUMNS", "DataMixin"]
+__all__ = ["ACTION_COLUMNS", "DEFINITION_COLUMNS", "DataMixin"]
+
+ACTION_COLUMNS: dict[str, str] = {
+    "id": "int",
+    "name": "string",
+    "description": "string",
+    "steps": "object",
+    "deleted": "bool",
+    "created_at": "datetime",
+}
 
 DEFINITION_COLUMNS: dict[str, str] = {
     "id": "string",
@@ -153,3 +162,18 @@ class DataMixin(Transport):
         return typed_frame(
             self.paginate(self.project_path("property_definitions/"), params, limit=limit), DEFINITION_COLUMNS
         )
+
+    def actions(self, *, limit: int | None = None) -> pd.DataFrame:
+        """The project's actions (named groups of events, usable as series and steps by id).
+
+        Returns
+        -------
+        pandas.DataFrame
+            `ACTION_COLUMNS`: ``id`` (Int64), ``name``, ``description`` (string), ``steps`` (object),
+            ``deleted`` (boolean), ``created_at`` (datetime64[ns, UTC]).
+
+        Examples
+        --------
+        >>> client.actions()[["id", "name"]]  # doctest: +SKIP
+        """
+        return typed_frame(self.paginate(self.project_path("actions/"), limit=limit), ACTION_COLUMNS)

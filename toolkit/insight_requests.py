@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = [
@@ -137,6 +137,33 @@ def _breakdown_filter(request: Any) -> dict[str, Any] | None:
 class _Serializable:
     def to_dict(self) -> dict[str, Any]:  # pragma: no cover - each request defines it
         raise NotImplementedError
+
+    @classmethod
+    def from_filters(cls, filters: dict[str, Any]) -> Any:
+        """Rebuild a request from a legacy body or a saved insight's ``filters``; unknown keys go to ``extra``.
+
+        Examples
+        --------
+        >>> TrendRequest.from_filters({"insight": "TRENDS", "events": [{"id": "a", "order": 0}], "interval": "week"})
+        TrendRequest(events=[{'id': 'a', 'order': 0}], date_from=None, date_to=None, interval='week', ...)
+        """
+        names = {item.name for item in fields(cls)} - {"extra"}
+        values: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        entities = sorted(
+            [*filters.get("events", []), *filters.get("actions", [])], key=lambda entity: entity.get("order") or 0
+        )
+        for key, value in filters.items():
+            if key in ("insight", "events", "actions", "funnel_window_interval_type"):
+                continue
+            (values if key in names else extra)[key] = value
+        if "steps" in names:
+            values["steps"] = entities
+        elif "events" in names:
+            values["events"] = entities
+        if "funnel_window_interval_unit" in names and "funnel_window_interval_type" in filters:
+            values.setdefault("funnel_window_interval_unit", str(filters["funnel_window_interval_type"]).lower())
+        return cls(**values, extra=extra)
 
     def to_json(self) -> str:
         """The request body as JSON text, exactly as sent to the legacy endpoint."""

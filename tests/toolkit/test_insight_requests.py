@@ -186,3 +186,18 @@ def test_extra_fields_pass_through():
     assert (
         TrendRequest(events=["a"], extra={"breakdown_normalize_url": True}).to_dict()["breakdown_normalize_url"] is True
     )
+
+
+def test_saved_filters_round_trip_into_a_request():
+    original = FunnelRequest(
+        steps=["signup", action(4)],
+        funnel_window_interval=3,
+        funnel_window_interval_unit="day",
+        date_from="-30d",
+        extra={"layout": "horizontal"},
+    )
+    rebuilt = FunnelRequest.from_filters(json.loads(original.to_json()))
+    assert rebuilt.to_dict() == original.to_dict()
+    assert rebuilt.extra == {"layout": "horizontal"}
+    trend = TrendRequest(events=[action(2), "$pageview"], breakdown="$browser", compare=True)
+    assert TrendRequest.from_filters(trend.to_dict()).to_dict() == trend.to_dict()

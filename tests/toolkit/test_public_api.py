@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -81,3 +82,9 @@ def test_docstring_examples_run(name):
     for test in finder.find(module, name, globs=globs):
         runner.run(test)
     assert runner.failures == 0, f"{runner.failures} docstring example(s) failed in {name}"
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _public_methods()])
+def test_every_client_method_is_documented(name):
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "toolkit.md").read_text()
+    assert re.search(rf"[`.]{name}[(`]", docs), f"docs/toolkit.md does not mention Client.{name}"

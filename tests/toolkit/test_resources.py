@@ -146,3 +146,23 @@ def test_persons_events_and_definitions(client, fake):
     assert fake.calls[-1].params == {"event": "signup", "limit": "5"}
     definitions = client.event_definitions()
     assert definitions["name"].tolist() == ["signup"] and str(definitions["volume_30_day"].dtype) == "Int64"
+
+
+def test_actions_frame(client, fake):
+    steps = [{"event": "$pageview", "url": "/signup", "url_matching": "contains"}]
+    fake.routes[("GET", "/api/projects/1/actions/")] = page(
+        [
+            {
+                "id": 4,
+                "name": "Signed up",
+                "description": "",
+                "steps": steps,
+                "deleted": False,
+                "created_at": "2026-01-02T00:00:00Z",
+                "tags": [],
+            }
+        ]
+    )
+    frame = client.actions()
+    assert frame.columns.tolist() == ["id", "name", "description", "steps", "deleted", "created_at"]
+    assert frame.loc[0, "steps"] == steps and frame.loc[0, "id"] == 4
