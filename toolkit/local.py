@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import json
 import os
 import re
@@ -34,7 +33,6 @@ __all__ = ["DEFAULT_DB", "LocalClient", "START_TIMEOUT", "start"]
 DEFAULT_DB = "analytics.db"
 START_TIMEOUT = 60.0
 LOCAL_EMAIL = "notebook@localhost"
-_PR_SET_PDEATHSIG = 1
 
 
 def _free_port(host: str) -> int:
@@ -43,11 +41,21 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+# Runs first in the server's process: ask Linux to SIGTERM it when the kernel that started it dies (even
+# by SIGKILL, when no exit handler runs), then become the server. Doing this in the child, instead of in a
+# preexec_fn, keeps fork safe in a multi-threaded kernel.
+_LAUNCHER = """
+import ctypes, os, signal, sys
+parent = int(sys.argv[1])
+if sys.platform.startswith("linux"):
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+if os.getppid() != parent:  # the parent died before the request took effect
+    sys.exit(0)
+os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+"""
 
 
 def _cli(*args: str) -> str:
@@ -194,7 +202,8 @@ def start(
         ).strip()
     port = port or _free_port(host)
     log = Path(tempfile.mkstemp(prefix="insightlab-backend-", suffix=".log")[1])
-    command = [sys.executable, "-m", "local_backend", "serve", "--db", str(path), "--host", host, "--port", str(port)]
+    command = [sys.executable, "-c", _LAUNCHER, str(os.getpid())]
+    command += ["-m", "local_backend", "serve", "--db", str(path), "--host", host, "--port", str(port)]
     if now:
         command += ["--now", now]
     with log.open("wb") as output_file:
@@ -203,7 +212,7 @@ def start(
             stdout=output_file,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - a new session and a parent-death signal, nothing else
+            start_new_session=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
     base_url = f"http://{host}:{port}"
