@@ -9,6 +9,7 @@ DB     ?= demo.db
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
+LINTED := $(wildcard local_backend toolkit tests benchmarks docs/*.py)
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL  := $(if $(NOTEBOOKS),--nbval --nbval-sanitize-with notebooks/sanitize.cfg $(NOTEBOOKS))
 
@@ -32,8 +33,8 @@ test: $(STAMP)
 	$(PY) -m pytest tests $(NBVAL)
 
 lint: $(STAMP)
-	$(PY) -m ruff check local_backend toolkit tests benchmarks
-	$(PY) -m ruff format --check local_backend toolkit tests benchmarks
+	$(PY) -m ruff check $(LINTED)
+	$(PY) -m ruff format --check $(LINTED)
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'

@@ -55,3 +55,12 @@ def _seed_content(conn: sqlite3.Connection, project: dict[str, Any], user: dict[
 
 
 DEMO_SEEDERS: list[Any] = []
+
+
+def _seed_plugin_configs(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:
+    from .plugins.demo import seed_plugin_configs
+
+    seed_plugin_configs(conn, project, user, now)
+
+
+DEMO_SEEDERS.append(_seed_plugin_configs)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import health, projects
+from . import health, plugin_config_actions, plugin_configs, plugins, projects
 
 __all__ = ["ROUTERS"]
 
 ROUTERS: list[APIRouter] = [
     health.router,
     projects.router,
+    plugins.router,
+    plugin_configs.router,
+    plugin_config_actions.router,
 ]

@@ -337,10 +337,62 @@ def _actions_and_cohorts(db: sqlite_utils.Database) -> None:
     )
 
 
+def _query_results(db: sqlite_utils.Database) -> None:
+    """Cached calculation results, and the status of background calculations that clients poll."""
+    conn = db.conn
+    conn.execute(
+        """
+        CREATE TABLE query_cache (
+            project_id INTEGER NOT NULL,
+            cache_key TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            last_refresh TEXT NOT NULL,
+            interval TEXT,
+            date_to TEXT,
+            PRIMARY KEY (project_id, cache_key)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute(
+        """
+        CREATE TABLE query_status (
+            id TEXT NOT NULL,
+            project_id INTEGER NOT NULL,
+            user_id INTEGER,
+            cache_key TEXT NOT NULL,
+            insight_id INTEGER,
+            complete INTEGER NOT NULL DEFAULT 0,
+            error INTEGER NOT NULL DEFAULT 0,
+            cancelled INTEGER NOT NULL DEFAULT 0,
+            error_message TEXT,
+            results TEXT,
+            start_time TEXT NOT NULL,
+            end_time TEXT,
+            expiration_time TEXT NOT NULL,
+            PRIMARY KEY (project_id, id)
+        ) WITHOUT ROWID"""
+    )
+
+
+def _plugin_metrics(db: sqlite_utils.Database) -> None:
+    """How many events each plugin config processed and failed on, per UTC hour (hours since the epoch)."""
+    db.conn.execute(
+        """
+        CREATE TABLE plugin_config_metrics (
+            plugin_config_id INTEGER NOT NULL REFERENCES plugin_configs(id),
+            hour INTEGER NOT NULL,
+            successes INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (plugin_config_id, hour)
+        ) WITHOUT ROWID"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("0001_foundation", _foundation),
     ("0002_events", _events),
     ("0003_actions_cohorts", _actions_and_cohorts),
+    ("0004_plugin_metrics", _plugin_metrics),
+    ("0010_query_results", _query_results),
 ]
 
 

@@ -1,0 +1,1 @@
+"""Pure calculation: (connection, typed filter, clock) -> result. No HTTP, no module-level state."""

@@ -1,0 +1,125 @@
+"""Paths: the per-person pass that turns ordered path items into weighted edges.
+
+Given each person's path items in time order (the page, screen or event name of each event), a path is
+built per session as PostHog does:
+
+1. a new session starts after 30 minutes without events;
+2. consecutive repeats of the same item collapse into one (the last of the run keeps its time);
+3. with a start point the path begins at its first occurrence; with an end point it stops at its first
+   occurrence (with both, the end point is looked for after the start point); a session lacking a point
+   it needs is left out;
+4. the path keeps ``step_limit`` items: the first ones, or the last ones when only an end point is set.
+
+Each pair of neighbouring items ``(k, k+1)`` is an edge ``"k_<item>" -> "k+1_<item>"``; its value is how many
+sessions made that transition, its ``average_conversion_time`` the mean time between the two, in ms.
+Edges come ordered by value (descending), then source, then target.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["PathOptions", "PathEdge", "compute_path_edges", "compile_groupings", "group_path_item", "SESSION_GAP_MS"]
+
+SESSION_GAP_MS = 30 * 60 * 1000
+
+
+@dataclass(frozen=True)
+class PathOptions:
+    step_limit: int = 5
+    start_point: str | None = None
+    end_point: str | None = None
+    edge_limit: int | None = 50
+    min_edge_weight: int | None = None
+    max_edge_weight: int | None = None
+
+
+@dataclass(frozen=True)
+class PathEdge:
+    source: str
+    target: str
+    value: int
+    average_conversion_time: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "target": self.target,
+            "value": self.value,
+            "average_conversion_time": self.average_conversion_time,
+        }
+
+
+def compile_groupings(groupings: Iterable[str]) -> list[tuple[str, re.Pattern[str]]]:
+    """Grouping patterns use ``*`` as a wildcard; everything else matches literally."""
+    return [(pattern, re.compile(".*".join(re.escape(part) for part in pattern.split("*")))) for pattern in groupings]
+
+
+def group_path_item(item: str, patterns: list[tuple[str, re.Pattern[str]]]) -> str:
+    """An item matching a grouping pattern is shown as the pattern itself."""
+    for pattern, compiled in patterns:
+        if compiled.fullmatch(item):
+            return pattern
+    return item
+
+
+def _sessions(rows: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+    session: list[tuple[int, str]] = []
+    for at, item in rows:
+        if session and at - session[-1][0] >= SESSION_GAP_MS:
+            yield session
+            session = []
+        session.append((at, item))
+    if session:
+        yield session
+
+
+def _compact(session: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Collapse runs of the same item, keeping the last of each run."""
+    last = len(session) - 1
+    return [entry for index, entry in enumerate(session) if index == last or session[index + 1][1] != entry[1]]
+
+
+def _index(path: list[tuple[int, str]], item: str) -> int:
+    return next((i for i, entry in enumerate(path) if entry[1] == item), -1)
+
+
+def _limit(path: list[tuple[int, str]], options: PathOptions) -> list[tuple[int, str]] | None:
+    if options.start_point is not None:
+        start = _index(path, options.start_point)
+        if start < 0:
+            return None
+        path = path[start:]
+    if options.end_point is not None:
+        end = _index(path, options.end_point)
+        if end < 0:
+            return None
+        path = path[: end + 1]
+        if options.start_point is None:
+            return path[-options.step_limit :]
+    return path[: options.step_limit]
+
+
+def compute_path_edges(persons: Iterable[list[tuple[int, str]]], options: PathOptions) -> list[PathEdge]:
+    """Edges over every person's ``[(timestamp_ms, item), ...]`` list (each sorted by time)."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for rows in persons:
+        for session in _sessions(rows):
+            path = _limit(_compact(session), options)
+            if not path:
+                continue
+            for step in range(1, len(path)):
+                key = (f"{step}_{path[step - 1][1]}", f"{step + 1}_{path[step][1]}")
+                totals = counts.setdefault(key, [0, 0])
+                totals[0] += 1
+                totals[1] += path[step][0] - path[step - 1][0]
+    edges = [
+        PathEdge(source, target, value, total_ms / value)
+        for (source, target), (value, total_ms) in counts.items()
+        if (options.min_edge_weight is None or value >= options.min_edge_weight)
+        and (options.max_edge_weight is None or value <= options.max_edge_weight)
+    ]
+    edges.sort(key=lambda edge: (-edge.value, edge.source, edge.target))
+    return edges[: options.edge_limit] if options.edge_limit else edges
