@@ -15,9 +15,18 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from toolkit import AuthenticationError, Client, LocalBackendError, NotFoundError, PermissionDeniedError, local
+from toolkit import (
+    AuthenticationError,
+    Client,
+    LocalBackendError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+    local,
+)
 
 pytestmark = pytest.mark.live
 
@@ -164,3 +173,50 @@ def test_a_server_that_cannot_start_is_reported_with_its_output(tmp_path):
 def test_cli_json_contract_is_what_start_relies_on(tmp_path):
     printed = json.loads(_cli("create-project", "--db", str(tmp_path / "c.db"), "--name", "X"))
     assert set(printed) == {"id", "name", "api_token"}
+
+
+def test_plugin_catalog_and_demo_configs(demo):
+    plugins = demo.plugins()
+    assert plugins["name"].tolist()[:2] == ["Property Filter", "Taxonomy"]
+    assert "reprocess_events" in plugins.loc[0, "public_jobs"]
+    configs = demo.plugin_configs()
+    assert len(configs) >= 1
+    assert configs["order"].is_monotonic_increasing
+    assert {str(dtype) for dtype in configs.dtypes[["id", "plugin", "order"]]} == {"Int64"}
+    assert str(configs["created_at"].dtype) == "datetime64[ns, UTC]"
+
+
+def test_plugin_config_lifecycle(demo):
+    created = demo.create_plugin_config(4, order=20, enabled=True, config={"extra_patterns": "crawler"}, name="Bots")
+    config_id = int(created.loc[0, "id"])
+    assert created.loc[0, "config"]["extra_patterns"] == "crawler"
+    assert created.attrs["raw"]["plugin_info"]["name"] == "Bot Filter"
+
+    assert demo.update_plugin_config(config_id, name="Crawlers").loc[0, "name"] == "Crawlers"
+    rearranged = demo.rearrange_plugin_configs({config_id: 1})
+    assert rearranged.set_index("id").loc[config_id, "order"] == 1
+
+    run = demo.run_plugin_job(config_id, "reprocess_events", {"date_from": "2026-01-01", "date_to": "2026-01-14"})
+    assert run["type"] == "reprocess_events"
+
+    activity = demo.plugin_config_activity(config_id)
+    assert activity["activity"].tolist()[0] == "job_triggered"
+    assert {"created", "order_changed"} <= set(activity["activity"])
+    assert (activity["created_at"].diff().dropna() <= pd.Timedelta(0)).all()  # newest first
+
+    demo.delete_plugin_config(config_id)
+    assert config_id not in demo.plugin_configs()["id"].tolist()
+    assert bool(demo.plugin_config(config_id).loc[0, "deleted"])
+    assert not bool(demo.update_plugin_config(config_id, deleted=False).loc[0, "deleted"])
+
+
+def test_plugin_errors_come_back_typed(demo):
+    with pytest.raises(ValidationError) as caught:
+        demo.create_plugin_config(99, order=1)
+    assert (caught.value.status, caught.value.attr) == (400, "plugin")
+    config_id = int(demo.plugin_configs().loc[0, "id"])
+    with pytest.raises(ValidationError) as caught:
+        demo.run_plugin_job(config_id, "no_such_job")
+    assert caught.value.attr == "job__type"
+    with pytest.raises(NotFoundError):
+        demo.plugin_config(987654)
