@@ -13,9 +13,22 @@ Examples
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
+
+from .entities import (
+    Entity,
+    RequestBase,
+    action,
+    breakdown_filter_node,
+    date_range_node,
+    drop_none,
+    entity_dict,
+    entity_node,
+    event,
+    ordered_entities,
+    split_entities,
+)
 
 __all__ = [
     "FunnelRequest",
@@ -26,152 +39,9 @@ __all__ = [
     "event",
 ]
 
-Entity = str | int | dict[str, Any]
-
-
-def event(
-    id: str | None,
-    *,
-    math: str | None = None,
-    math_property: str | None = None,
-    custom_name: str | None = None,
-    properties: list[dict[str, Any]] | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """An event series or step, e.g. ``event("$pageview", math="dau")``; ``id=None`` means all events.
-
-    Examples
-    --------
-    >>> event("purchase", math="sum", math_property="amount")
-    {'id': 'purchase', 'type': 'events', 'math': 'sum', 'math_property': 'amount'}
-    """
-    entity: dict[str, Any] = {"id": id, "type": "events"}
-    for key, value in (("math", math), ("math_property", math_property), ("custom_name", custom_name)):
-        if value is not None:
-            entity[key] = value
-    if properties is not None:
-        entity["properties"] = properties
-    return {**entity, **extra}
-
-
-def action(id: int, **options: Any) -> dict[str, Any]:
-    """An action series or step by action id; keyword options as for `event`.
-
-    Examples
-    --------
-    >>> action(3, custom_name="Signed up")
-    {'id': 3, 'type': 'actions', 'custom_name': 'Signed up'}
-    """
-    return {**event(None, **options), "id": id, "type": "actions"}
-
-
-def _entity(value: Entity, default_type: str = "events") -> dict[str, Any]:
-    if isinstance(value, dict):
-        entity = dict(value)
-        entity.setdefault("type", default_type)
-        return entity
-    if isinstance(value, int) and not isinstance(value, bool):
-        return {"id": value, "type": "actions"}
-    return {"id": value, "type": default_type}
-
-
-def _ordered(entities: list[Entity]) -> list[dict[str, Any]]:
-    out = []
-    for index, value in enumerate(entities):
-        entity = _entity(value)
-        entity.setdefault("order", index)
-        out.append(entity)
-    return out
-
-
-def _split(entities: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    body: dict[str, list[dict[str, Any]]] = {}
-    events = [entity for entity in entities if entity["type"] != "actions"]
-    actions = [entity for entity in entities if entity["type"] == "actions"]
-    if events or not actions:
-        body["events"] = events
-    if actions:
-        body["actions"] = actions
-    return body
-
-
-def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if value is not None}
-
-
-def _node(entity: dict[str, Any], *, with_math: bool = True) -> dict[str, Any]:
-    """A legacy entity as a query-API ``EventsNode``/``ActionsNode``."""
-    if entity["type"] == "actions":
-        node: dict[str, Any] = {"kind": "ActionsNode", "id": entity["id"], "name": entity.get("name")}
-    else:
-        name = entity.get("name") or entity["id"] or "All events"
-        node = {"kind": "EventsNode", "event": entity["id"], "name": name}
-    node["custom_name"] = entity.get("custom_name")
-    if with_math:
-        node["math"] = entity.get("math")
-        node["math_property"] = entity.get("math_property")
-        node["math_group_type_index"] = entity.get("math_group_type_index")
-    node["properties"] = entity.get("properties")
-    kept = _drop_none(node)
-    if node["kind"] == "EventsNode":
-        kept["event"] = entity["id"]  # null is meaningful: all events
-    return kept
-
-
-def _date_range(date_from: str | None, date_to: str | None, explicit: bool | None) -> dict[str, Any] | None:
-    date_range = _drop_none({"date_from": date_from, "date_to": date_to, "explicitDate": explicit})
-    return date_range or None
-
-
-def _breakdown_filter(request: Any) -> dict[str, Any] | None:
-    breakdown = _drop_none(
-        {
-            "breakdown": request.breakdown,
-            "breakdown_type": request.breakdown_type,
-            "breakdown_limit": request.breakdown_limit,
-        }
-    )
-    return breakdown or None
-
-
-class _Serializable:
-    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - each request defines it
-        raise NotImplementedError
-
-    @classmethod
-    def from_filters(cls, filters: dict[str, Any]) -> Any:
-        """Rebuild a request from a legacy body or a saved insight's ``filters``; unknown keys go to ``extra``.
-
-        Examples
-        --------
-        >>> TrendRequest.from_filters({"insight": "TRENDS", "events": [{"id": "a", "order": 0}], "interval": "week"})
-        TrendRequest(events=[{'id': 'a', 'order': 0}], date_from=None, date_to=None, interval='week', ...)
-        """
-        names = {item.name for item in fields(cls)} - {"extra"}
-        values: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        entities = sorted(
-            [*filters.get("events", []), *filters.get("actions", [])], key=lambda entity: entity.get("order") or 0
-        )
-        for key, value in filters.items():
-            if key in ("insight", "events", "actions", "funnel_window_interval_type"):
-                continue
-            (values if key in names else extra)[key] = value
-        if "steps" in names:
-            values["steps"] = entities
-        elif "events" in names:
-            values["events"] = entities
-        if "funnel_window_interval_unit" in names and "funnel_window_interval_type" in filters:
-            values.setdefault("funnel_window_interval_unit", str(filters["funnel_window_interval_type"]).lower())
-        return cls(**values, extra=extra)
-
-    def to_json(self) -> str:
-        """The request body as JSON text, exactly as sent to the legacy endpoint."""
-        return json.dumps(self.to_dict())
-
 
 @dataclass
-class TrendRequest(_Serializable):
+class TrendRequest(RequestBase):
     """A trend calculation (``insights/trend/``).
 
     Parameters
@@ -221,9 +91,9 @@ class TrendRequest(_Serializable):
 
     def to_dict(self) -> dict[str, Any]:
         """The legacy request body as a dict."""
-        body: dict[str, Any] = {"insight": "TRENDS", **_split(_ordered(self.events))}
+        body: dict[str, Any] = {"insight": "TRENDS", **split_entities(ordered_entities(self.events))}
         body.update(
-            _drop_none(
+            drop_none(
                 {
                     "date_from": self.date_from,
                     "date_to": self.date_to,
@@ -252,19 +122,19 @@ class TrendRequest(_Serializable):
         >>> TrendRequest(events=["$pageview"], formula="A*2").to_query()["trendsFilter"]
         {'formula': 'A*2'}
         """
-        compare = _drop_none({"compare": self.compare, "compare_to": self.compare_to})
-        trends_filter = _drop_none(
+        compare = drop_none({"compare": self.compare, "compare_to": self.compare_to})
+        trends_filter = drop_none(
             {"display": self.display, "formula": self.formula, "smoothingIntervals": self.smoothing_intervals}
         )
-        return _drop_none(
+        return drop_none(
             {
                 "kind": "TrendsQuery",
-                "series": [_node(entity) for entity in _ordered(self.events)],
-                "dateRange": _date_range(self.date_from, self.date_to, self.explicit_date),
+                "series": [entity_node(entity) for entity in ordered_entities(self.events)],
+                "dateRange": date_range_node(self.date_from, self.date_to, self.explicit_date),
                 "interval": self.interval,
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,
-                "breakdownFilter": _breakdown_filter(self),
+                "breakdownFilter": breakdown_filter_node(self),
                 "compareFilter": compare or None,
                 "trendsFilter": trends_filter or None,
             }
@@ -274,12 +144,12 @@ class TrendRequest(_Serializable):
 def _exclusion(value: dict[str, Any] | tuple[Any, int, int]) -> dict[str, Any]:
     if isinstance(value, tuple):
         name, from_step, to_step = value
-        value = {**_entity(name), "funnel_from_step": from_step, "funnel_to_step": to_step}
-    return _entity(value)
+        value = {**entity_dict(name), "funnel_from_step": from_step, "funnel_to_step": to_step}
+    return entity_dict(value)
 
 
 @dataclass
-class FunnelRequest(_Serializable):
+class FunnelRequest(RequestBase):
     """A funnel calculation (``insights/funnel/``).
 
     Parameters
@@ -341,9 +211,9 @@ class FunnelRequest(_Serializable):
     def to_dict(self) -> dict[str, Any]:
         """The legacy request body as a dict."""
         unit = self.funnel_window_interval_unit
-        body: dict[str, Any] = {"insight": "FUNNELS", **_split(_ordered(self.steps))}
+        body: dict[str, Any] = {"insight": "FUNNELS", **split_entities(ordered_entities(self.steps))}
         body.update(
-            _drop_none(
+            drop_none(
                 {
                     "date_from": self.date_from,
                     "date_to": self.date_to,
@@ -382,14 +252,14 @@ class FunnelRequest(_Serializable):
         if self.exclusions:
             exclusions = [
                 {
-                    **_node(item, with_math=False),
+                    **entity_node(item, with_math=False),
                     "funnelFromStep": item["funnel_from_step"],
                     "funnelToStep": item["funnel_to_step"],
                 }
                 for item in map(_exclusion, self.exclusions)
             ]
         unit = self.funnel_window_interval_unit
-        funnels_filter = _drop_none(
+        funnels_filter = drop_none(
             {
                 "funnelOrderType": self.funnel_order_type,
                 "funnelVizType": self.funnel_viz_type,
@@ -403,15 +273,15 @@ class FunnelRequest(_Serializable):
                 "breakdownAttributionValue": self.breakdown_attribution_value,
             }
         )
-        return _drop_none(
+        return drop_none(
             {
                 "kind": "FunnelsQuery",
-                "series": [_node(entity, with_math=False) for entity in _ordered(self.steps)],
-                "dateRange": _date_range(self.date_from, self.date_to, None),
+                "series": [entity_node(entity, with_math=False) for entity in ordered_entities(self.steps)],
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
                 "interval": self.interval,
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,
-                "breakdownFilter": _breakdown_filter(self),
+                "breakdownFilter": breakdown_filter_node(self),
                 "funnelsFilter": funnels_filter or None,
                 "aggregation_group_type_index": self.aggregation_group_type_index,
             }
@@ -419,7 +289,7 @@ class FunnelRequest(_Serializable):
 
 
 @dataclass
-class RetentionRequest(_Serializable):
+class RetentionRequest(RequestBase):
     """A retention calculation (``insights/retention/``).
 
     Parameters
@@ -454,11 +324,11 @@ class RetentionRequest(_Serializable):
 
     def to_dict(self) -> dict[str, Any]:
         """The legacy request body as a dict."""
-        body = _drop_none(
+        body = drop_none(
             {
                 "insight": "RETENTION",
-                "target_entity": _entity(self.target_entity),
-                "returning_entity": _entity(self.returning_entity) if self.returning_entity is not None else None,
+                "target_entity": entity_dict(self.target_entity),
+                "returning_entity": entity_dict(self.returning_entity) if self.returning_entity is not None else None,
                 "period": self.period,
                 "total_intervals": self.total_intervals,
                 "retention_type": self.retention_type,
@@ -474,10 +344,10 @@ class RetentionRequest(_Serializable):
         """The equivalent ``RetentionQuery`` node of PostHog's query API."""
 
         def target(entity: Entity) -> dict[str, Any]:
-            value = _entity(entity)
-            return _drop_none({"id": value["id"], "type": value["type"], "name": value.get("name") or value["id"]})
+            value = entity_dict(entity)
+            return drop_none({"id": value["id"], "type": value["type"], "name": value.get("name") or value["id"]})
 
-        retention_filter = _drop_none(
+        retention_filter = drop_none(
             {
                 "targetEntity": target(self.target_entity),
                 "returningEntity": target(self.returning_entity) if self.returning_entity is not None else None,
@@ -486,11 +356,11 @@ class RetentionRequest(_Serializable):
                 "retentionType": self.retention_type,
             }
         )
-        return _drop_none(
+        return drop_none(
             {
                 "kind": "RetentionQuery",
                 "retentionFilter": retention_filter,
-                "dateRange": _date_range(self.date_from, self.date_to, None),
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,
             }
@@ -498,7 +368,7 @@ class RetentionRequest(_Serializable):
 
 
 @dataclass
-class PathsRequest(_Serializable):
+class PathsRequest(RequestBase):
     """A paths calculation (``insights/path/``).
 
     Parameters
@@ -531,7 +401,7 @@ class PathsRequest(_Serializable):
 
     def to_dict(self) -> dict[str, Any]:
         """The legacy request body as a dict."""
-        body = _drop_none(
+        body = drop_none(
             {
                 "insight": "PATHS",
                 "include_event_types": self.include_event_types,
@@ -551,7 +421,7 @@ class PathsRequest(_Serializable):
 
     def to_query(self) -> dict[str, Any]:
         """The equivalent ``PathsQuery`` node of PostHog's query API."""
-        paths_filter = _drop_none(
+        paths_filter = drop_none(
             {
                 "includeEventTypes": self.include_event_types,
                 "startPoint": self.start_point,
@@ -562,11 +432,11 @@ class PathsRequest(_Serializable):
                 "edgeLimit": self.edge_limit,
             }
         )
-        return _drop_none(
+        return drop_none(
             {
                 "kind": "PathsQuery",
                 "pathsFilter": paths_filter,
-                "dateRange": _date_range(self.date_from, self.date_to, None),
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,
             }

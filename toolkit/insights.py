@@ -72,7 +72,23 @@ class InsightsMixin(Transport):
         }
         return self.paginate(self.project_path("insights/"), params, limit=limit)
 
-    def insights(self, *, limit: int | None = None, **filters: Any) -> pd.DataFrame:
+    def insights(
+        self,
+        *,
+        limit: int | None = None,
+        short_id: str | None = None,
+        created_by: int | None = None,
+        saved: bool | None = None,
+        favorited: bool | None = None,
+        mine: bool | None = None,
+        search: str | None = None,
+        insight: str | None = None,
+        dashboards: Sequence[int] | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        basic: bool | None = None,
+        refresh: str | None = None,
+    ) -> pd.DataFrame:
         """List the project's saved insights as a frame.
 
         Parameters
@@ -102,7 +118,22 @@ class InsightsMixin(Transport):
         --------
         >>> client.insights(favorited=True, limit=10)[["short_id", "name"]]  # doctest: +SKIP
         """
-        return insights_frame(self.iter_insights(limit=limit, **filters))
+        items = self.iter_insights(
+            limit=limit,
+            short_id=short_id,
+            created_by=created_by,
+            saved=saved,
+            favorited=favorited,
+            mine=mine,
+            search=search,
+            insight=insight,
+            dashboards=dashboards,
+            date_from=date_from,
+            date_to=date_to,
+            basic=basic,
+            refresh=refresh,
+        )
+        return insights_frame(items)
 
     def insight(self, id_or_short_id: int | str, *, refresh: str | None = None) -> pd.DataFrame:
         """One insight, by numeric id or 8-character short id, as a one-row frame.

@@ -24,6 +24,7 @@ MODULES = [
     "toolkit.client",
     "toolkit.config",
     "toolkit.data",
+    "toolkit.entities",
     "toolkit.errors",
     "toolkit.frames",
     "toolkit.insight_requests",
