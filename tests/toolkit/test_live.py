@@ -137,6 +137,7 @@ def test_stop_ends_the_server_and_is_idempotent(tmp_path):
     assert not client.running and _wait_gone(pid)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is a Linux feature")
 def test_server_dies_with_a_killed_kernel(tmp_path):
     script = (
         "import sys, time\n"
