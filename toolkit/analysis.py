@@ -102,7 +102,15 @@ class AnalysisMixin(Transport):
                 response = {"query_status": response}
         return response
 
-    def trend(self, request: TrendRequest | None = None, /, *, wide: bool = False, **fields: Any) -> pd.DataFrame:
+    def trend(
+        self,
+        request: TrendRequest | None = None,
+        /,
+        *,
+        wide: bool = False,
+        all_breakdowns: bool = False,
+        **fields: Any,
+    ) -> pd.DataFrame:
         """Compute a trend.
 
         Parameters
@@ -111,6 +119,9 @@ class AnalysisMixin(Transport):
             A prepared request; or give its fields as keywords (``events=[...]``, ``interval=...``, ...).
         wide : bool
             One column per series with a DatetimeIndex instead of the tidy frame.
+        all_breakdowns : bool
+            Follow the response's ``next`` link to fetch every page of breakdown values (by default only the
+            first ``breakdown_limit`` values come back, and ``attrs["next"]`` says whether there are more).
         **fields
             `TrendRequest` fields.
 
@@ -127,6 +138,15 @@ class AnalysisMixin(Transport):
         """
         request = request if request is not None else TrendRequest(**fields)
         response = self.calculate("trend", request)
+        if all_breakdowns:
+            series = list(response_results(response) or [])
+            next_url = response.get("next")
+            while next_url:
+                page = self.request("GET", next_url) or {}
+                series.extend(response_results(page) or [])
+                next_url = page.get("next")
+            response = {**response, "result": series, "next": None}
+            response.pop("results", None)
         frame = trend_frame(response, wide=wide)
         frame.attrs["request"] = request.to_dict()
         return frame

@@ -198,3 +198,26 @@ def test_funnel_people_through_the_actors_query(client, fake):
 def test_funnel_people_rejects_impossible_steps(client, step, dropped):
     with pytest.raises(ValueError, match="step must be"):
         client.funnel_people(steps=["a", "b"], step=step, dropped=dropped)
+
+
+def test_all_breakdowns_follows_the_next_pages(client, fake):
+    def one(value):
+        return {
+            "action": {"id": "$pageview", "name": "$pageview", "order": 0},
+            "label": value,
+            "breakdown_value": value,
+            "days": ["2026-01-01"],
+            "data": [1.0],
+            "count": 1.0,
+        }
+
+    fake.routes[("POST", LEGACY_TREND)] = (
+        200,
+        {"result": [one("a"), one("b")], "timezone": "UTC", "next": f"{LEGACY_TREND}?breakdown=%24browser&offset=2"},
+    )
+    fake.routes[("GET", LEGACY_TREND)] = (200, {"result": [one("c")], "timezone": "UTC", "next": None})
+    first_page = client.trend(events=["$pageview"], breakdown="$browser", breakdown_limit=2)
+    assert first_page["breakdown_value"].tolist() == ["a", "b"] and first_page.attrs["next"]
+    everything = client.trend(events=["$pageview"], breakdown="$browser", breakdown_limit=2, all_breakdowns=True)
+    assert everything["breakdown_value"].tolist() == ["a", "b", "c"]
+    assert fake.calls[-1].params == {"breakdown": "$browser", "offset": "2"}
