@@ -1,0 +1,91 @@
+"""Typed columns: the one place that turns JSON values into pandas dtypes.
+
+Every frame function declares its columns as ``{name: kind}`` and `typed_frame` builds it, so the dtypes
+are the same whatever the payload held (an empty answer still gives every column with its dtype).
+
+Kinds: ``string`` (pandas ``string``), ``int`` (``Int64``), ``float`` (``float64``), ``bool``
+(``boolean``), ``datetime`` (``datetime64[ns, UTC]``), ``timedelta`` (``timedelta64[ns]`` from seconds),
+``object`` (lists and dicts kept as Python objects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DTYPES", "column", "localize", "typed_frame", "text"]
+
+DTYPES: dict[str, Any] = {
+    "string": pd.StringDtype(),
+    "int": pd.Int64Dtype(),
+    "float": np.dtype("float64"),
+    "bool": pd.BooleanDtype(),
+    "datetime": pd.DatetimeTZDtype("ns", "UTC"),
+    "timedelta": np.dtype("timedelta64[ns]"),
+    "object": np.dtype("object"),
+}
+
+
+def text(value: Any) -> str | None:
+    """A JSON value as display text: lists joined with ``::`` (PostHog's multi-value label), None kept."""
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return "::".join("" if item is None else str(item) for item in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _number(value: Any) -> float:
+    if value is None or isinstance(value, bool):
+        return np.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def column(values: Sequence[Any], kind: str) -> pd.api.extensions.ExtensionArray | np.ndarray:
+    """Convert a list of JSON values to an array of the dtype for ``kind``."""
+    if kind == "string":
+        return pd.array([text(value) for value in values], dtype=DTYPES["string"])
+    if kind == "int":
+        return pd.array([None if value is None else int(value) for value in values], dtype=DTYPES["int"])
+    if kind == "float":
+        return np.array([_number(value) for value in values], dtype="float64")
+    if kind == "bool":
+        return pd.array([None if value is None else bool(value) for value in values], dtype=DTYPES["bool"])
+    if kind == "datetime":
+        parsed = pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")
+        return parsed.astype(DTYPES["datetime"]).array
+    if kind == "timedelta":
+        seconds = np.array([_number(value) for value in values], dtype="float64")
+        return pd.to_timedelta(seconds, unit="s").astype("timedelta64[ns]").to_numpy()
+    if kind == "object":
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+        return array
+    raise ValueError(f"unknown column kind {kind!r}")
+
+
+def typed_frame(records: Iterable[Mapping[str, Any]], columns: Mapping[str, str]) -> pd.DataFrame:
+    """Build a frame with exactly ``columns`` (in order, with their dtypes) from dict records."""
+    rows = list(records)
+    data = {name: column([row.get(name) for row in rows], kind) for name, kind in columns.items()}
+    return pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
+
+
+def localize(days: Sequence[str], timezone: str | None) -> pd.DatetimeIndex:
+    """Bucket starts given as local wall-clock text (``days``) as tz-aware timestamps in ``timezone``.
+
+    An ambiguous wall-clock time (the repeated hour when clocks go back) is read as standard time and a
+    non-existent one (the skipped hour) moves forward, so a bucket is never lost.
+    """
+    naive = pd.DatetimeIndex(pd.to_datetime(list(days), format="ISO8601")).as_unit("ns")
+    if naive.tz is not None:
+        return naive.tz_convert(timezone or "UTC")
+    return naive.tz_localize(timezone or "UTC", ambiguous=np.zeros(len(naive), dtype=bool), nonexistent="shift_forward")

@@ -1,0 +1,301 @@
+"""Calculations: trend, funnel, retention, paths and funnel people.
+
+Each first asks the legacy endpoint (``insights/trend/``, ...). Where it answers 404 (PostHog removed
+these endpoints; the local backend has them) or refuses it as legacy, the equivalent query node is sent
+to ``/api/projects/:id/query/`` and the answer is turned into the same frame. The client then remembers
+that the legacy endpoint is gone and goes straight to the query API.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+
+from .errors import APIError, NotFoundError, PermissionDeniedError, ToolkitError
+from .frames import (
+    funnel_frame,
+    funnel_trends_frame,
+    paths_frame,
+    persons_frame,
+    retention_frame,
+    time_to_convert_frame,
+    trend_frame,
+)
+from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest
+from .result_frames import response_results
+from .transport import Transport
+
+__all__ = ["AnalysisMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT"]
+
+QUERY_POLL_INTERVAL = 0.5
+QUERY_POLL_TIMEOUT = 300.0
+
+
+def _legacy_gone(error: APIError) -> bool:
+    if isinstance(error, NotFoundError):
+        # "Project not found." is about the project, not the endpoint: the query API would say the same
+        return "project" not in (error.detail or "").lower()
+    return isinstance(error, PermissionDeniedError) and "legacy" in (error.detail or "").lower()
+
+
+class AnalysisMixin(Transport):
+    """The calculation functions of `toolkit.Client`."""
+
+    _legacy_missing: set[str]
+
+    def calculate(self, endpoint: str, request: Any) -> dict[str, Any]:
+        """Run a request object and return the raw response, falling back to the query API.
+
+        Parameters
+        ----------
+        endpoint : str
+            ``trend``, ``funnel``, ``retention`` or ``path``.
+        request : TrendRequest, FunnelRequest, RetentionRequest or PathsRequest
+
+        Returns
+        -------
+        dict
+            The decoded response; ``response["_source"]`` is ``"legacy"`` or ``"query"``.
+
+        Examples
+        --------
+        >>> client.calculate("trend", TrendRequest(events=["$pageview"]))["timezone"]  # doctest: +SKIP
+        'UTC'
+        """
+        missing = self.__dict__.setdefault("_legacy_missing", set())
+        if endpoint not in missing:
+            try:
+                response = self.request("POST", self.project_path(f"insights/{endpoint}/"), data=request.to_json())
+                return {**(response or {}), "_source": "legacy"}
+            except APIError as error:
+                if not _legacy_gone(error):
+                    raise
+                missing.add(endpoint)
+        return {**self.run_query(request.to_query()), "_source": "query"}
+
+    def run_query(self, query: dict[str, Any], *, refresh: str = "blocking") -> dict[str, Any]:
+        """Send a query node to ``/api/projects/:id/query/`` and wait for its results.
+
+        An answer still running in the background (``query_status`` not complete) is polled at
+        ``/query/<id>/`` until it completes.
+
+        Examples
+        --------
+        >>> node = {"kind": "TrendsQuery", "series": [{"kind": "EventsNode", "event": "$pageview"}]}
+        >>> client.run_query(node)["results"]  # doctest: +SKIP
+        """
+        response = self.request("POST", self.project_path("query/"), json={"query": query, "refresh": refresh}) or {}
+        deadline = time.monotonic() + QUERY_POLL_TIMEOUT
+        while "results" not in response and "result" not in response:
+            status = response.get("query_status") or {}
+            if status.get("complete"):
+                if status.get("error"):
+                    raise ToolkitError(f"query failed: {status.get('error_message')}")
+                return {**response, "results": status.get("results")}
+            if not status.get("id") or time.monotonic() > deadline:
+                raise ToolkitError(f"the query API answered without results: {sorted(response)}")
+            time.sleep(QUERY_POLL_INTERVAL)
+            response = self.request("GET", self.project_path(f"query/{status['id']}/")) or {}
+            if "complete" in response and "query_status" not in response:
+                response = {"query_status": response}
+        return response
+
+    def trend(
+        self,
+        request: TrendRequest | None = None,
+        /,
+        *,
+        wide: bool = False,
+        all_breakdowns: bool = False,
+        **fields: Any,
+    ) -> pd.DataFrame:
+        """Compute a trend.
+
+        Parameters
+        ----------
+        request : TrendRequest, optional
+            A prepared request; or give its fields as keywords (``events=[...]``, ``interval=...``, ...).
+        wide : bool
+            One column per series with a DatetimeIndex instead of the tidy frame.
+        all_breakdowns : bool
+            Follow the response's ``next`` link to fetch every page of breakdown values (by default only the
+            first ``breakdown_limit`` values come back, and ``attrs["next"]`` says whether there are more).
+        **fields
+            `TrendRequest` fields.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Tidy: ``date`` (datetime64[ns, <project tz>]), ``series``, ``breakdown_value``, ``compare_label``
+            (string), ``value`` (float64); see `toolkit.frames.trend_frame`. ``attrs`` holds the response
+            metadata and ``attrs["request"]`` the request body.
+
+        Examples
+        --------
+        >>> client.trend(events=[event("$pageview", math="dau")], date_from="-30d", wide=True)  # doctest: +SKIP
+        """
+        request = request if request is not None else TrendRequest(**fields)
+        response = self.calculate("trend", request)
+        if all_breakdowns:
+            series = list(response_results(response) or [])
+            next_url = response.get("next")
+            while next_url:
+                page = self.request("GET", next_url) or {}
+                series.extend(response_results(page) or [])
+                next_url = page.get("next")
+            response = {**response, "result": series, "next": None}
+            response.pop("results", None)
+        frame = trend_frame(response, wide=wide)
+        frame.attrs["request"] = request.to_dict()
+        return frame
+
+    def funnel(self, request: FunnelRequest | None = None, /, **fields: Any) -> pd.DataFrame:
+        """Compute a funnel.
+
+        Parameters
+        ----------
+        request : FunnelRequest, optional
+            A prepared request; or give its fields as keywords (``steps=[...]``, ``funnel_viz_type=...``).
+        **fields
+            `FunnelRequest` fields.
+
+        Returns
+        -------
+        pandas.DataFrame
+            For ``steps``: one row per step (and breakdown value), see `toolkit.frames.funnel_frame`; for
+            ``trends``: `toolkit.frames.funnel_trends_frame`; for ``time_to_convert``:
+            `toolkit.frames.time_to_convert_frame`.
+
+        Examples
+        --------
+        >>> client.funnel(steps=["signup", "purchase"], funnel_window_interval=7)  # doctest: +SKIP
+        """
+        request = request if request is not None else FunnelRequest(**fields)
+        response = self.calculate("funnel", request)
+        parse = {"trends": funnel_trends_frame, "time_to_convert": time_to_convert_frame}.get(
+            request.viz_type, funnel_frame
+        )
+        frame = parse(response)
+        frame.attrs["request"] = request.to_dict()
+        return frame
+
+    def retention(self, request: RetentionRequest | None = None, /, **fields: Any) -> pd.DataFrame:
+        """Compute a retention table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``cohort_date``, ``cohort``, ``breakdown_value``, ``period``, ``count``, ``retention_rate``; see
+            `toolkit.frames.retention_frame`.
+
+        Examples
+        --------
+        >>> client.retention(target_entity="signup", period="Week").pivot(  # doctest: +SKIP
+        ...     index="cohort_date", columns="period", values="retention_rate")
+        """
+        request = request if request is not None else RetentionRequest(**fields)
+        frame = retention_frame(self.calculate("retention", request))
+        frame.attrs["request"] = request.to_dict()
+        return frame
+
+    def paths(self, request: PathsRequest | None = None, /, **fields: Any) -> pd.DataFrame:
+        """Compute user paths (edges between consecutive pages or events).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``step``, ``source``, ``target``, ``source_name``, ``target_name``, ``value``,
+            ``average_conversion_time``; see `toolkit.frames.paths_frame`.
+
+        Examples
+        --------
+        >>> client.paths(include_event_types=["$pageview"], start_point="/home")  # doctest: +SKIP
+        """
+        request = request if request is not None else PathsRequest(**fields)
+        frame = paths_frame(self.calculate("path", request))
+        frame.attrs["request"] = request.to_dict()
+        return frame
+
+    def funnel_people(
+        self,
+        request: FunnelRequest | None = None,
+        /,
+        *,
+        step: int,
+        dropped: bool = False,
+        breakdown_value: str | None = None,
+        limit: int | None = None,
+        **fields: Any,
+    ) -> pd.DataFrame:
+        """The persons who reached a funnel step, or who dropped off before it.
+
+        Parameters
+        ----------
+        request : FunnelRequest, optional
+            The funnel (or its fields as keywords).
+        step : int
+            1-based step, as in `funnel`'s ``step`` column.
+        dropped : bool
+            False: persons who reached ``step``; True: persons who reached the step before it but not it.
+        breakdown_value : str, optional
+            With a breakdown, the value whose persons to list.
+        limit : int, optional
+            At most this many persons.
+
+        Returns
+        -------
+        pandas.DataFrame
+            `toolkit.frames.PERSON_COLUMNS`.
+
+        Examples
+        --------
+        >>> client.funnel_people(steps=["signup", "purchase"], step=2, dropped=True)  # doctest: +SKIP
+        """
+        request = request if request is not None else FunnelRequest(**fields)
+        if step < 1 or step > len(request.steps) or (dropped and step == 1):
+            raise ValueError(f"step must be between {2 if dropped else 1} and {len(request.steps)}")
+        response = self.calculate("funnel", request)
+        if response["_source"] == "legacy":
+            url = _people_url(response_results(response) or [], step, dropped, breakdown_value)
+            if url:
+                return persons_frame(_people(self.paginate(url, limit=limit), limit))
+        actors = {
+            "kind": "ActorsQuery",
+            "source": {
+                "kind": "FunnelsActorsQuery",
+                "source": request.to_query(),
+                "funnelStep": -step if dropped else step,
+                **({"funnelStepBreakdown": breakdown_value} if breakdown_value is not None else {}),
+            },
+            "select": ["actor"],
+        }
+        rows = response_results(self.run_query(actors)) or []
+        persons = [row[0] if isinstance(row, list) else row for row in rows]
+        return persons_frame(persons[:limit] if limit is not None else persons)
+
+
+def _people_url(result: list[Any], step: int, dropped: bool, breakdown_value: str | None) -> str | None:
+    groups = result if result and isinstance(result[0], list) else [result]
+    for group in groups:
+        if not group:
+            continue
+        value = group[0].get("breakdown_value")
+        label = "::".join(map(str, value)) if isinstance(value, list) else value
+        if breakdown_value is not None and str(label) != str(breakdown_value):
+            continue
+        for item in group:
+            if (item.get("order") or 0) + 1 == step:
+                return item.get("dropped_people_url" if dropped else "converted_people_url")
+    return None
+
+
+def _people(items: Any, limit: int | None) -> list[dict[str, Any]]:
+    """Persons from a people page: items are persons, or ``{"people": [...]}`` groups (PostHog's shape)."""
+    persons: list[dict[str, Any]] = []
+    for item in items:
+        persons.extend(item["people"] if isinstance(item, dict) and "people" in item else [item])
+        if limit is not None and len(persons) >= limit:
+            return persons[:limit]
+    return persons

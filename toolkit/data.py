@@ -1,0 +1,179 @@
+"""Projects, persons, events and the definitions that describe them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from ._columns import typed_frame
+from .frames import events_frame, persons_frame, projects_frame
+from .transport import Transport
+
+__all__ = ["ACTION_COLUMNS", "DEFINITION_COLUMNS", "DataMixin"]
+
+ACTION_COLUMNS: dict[str, str] = {
+    "id": "int",
+    "name": "string",
+    "description": "string",
+    "steps": "object",
+    "deleted": "bool",
+    "created_at": "datetime",
+}
+
+DEFINITION_COLUMNS: dict[str, str] = {
+    "id": "string",
+    "name": "string",
+    "description": "string",
+    "property_type": "string",
+    "is_numerical": "bool",
+    "volume_30_day": "int",
+    "last_seen_at": "datetime",
+}
+
+
+class DataMixin(Transport):
+    """Projects, persons, events and definitions of `toolkit.Client`."""
+
+    def projects(self, *, limit: int | None = None) -> pd.DataFrame:
+        """The projects the key can see.
+
+        Returns
+        -------
+        pandas.DataFrame
+            `toolkit.frames.PROJECT_COLUMNS`.
+
+        Examples
+        --------
+        >>> client.projects()[["id", "name"]]  # doctest: +SKIP
+        """
+        return projects_frame(self.paginate("/api/projects/", limit=limit))
+
+    def project(self) -> dict[str, Any]:
+        """The client's project as a dict (``@current`` resolves to the key owner's current project).
+
+        Examples
+        --------
+        >>> client.project()["timezone"]  # doctest: +SKIP
+        'UTC'
+        """
+        return self.request("GET", self.project_path())
+
+    def persons(
+        self,
+        *,
+        search: str | None = None,
+        distinct_id: str | None = None,
+        properties: list[dict[str, Any]] | None = None,
+        limit: int | None = None,
+    ) -> pd.DataFrame:
+        """Persons of the project (``/api/projects/:id/persons/``, where the backend offers it).
+
+        Returns
+        -------
+        pandas.DataFrame
+            `toolkit.frames.PERSON_COLUMNS`.
+
+        Examples
+        --------
+        >>> client.persons(search="@example.com", limit=20)  # doctest: +SKIP
+        """
+        params = {
+            "search": search,
+            "distinct_id": distinct_id,
+            "properties": json.dumps(properties) if properties is not None else None,
+        }
+        return persons_frame(self.paginate(self.project_path("persons/"), params, limit=limit))
+
+    def events(
+        self,
+        *,
+        event: str | None = None,
+        distinct_id: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        properties: list[dict[str, Any]] | None = None,
+        limit: int | None = 1000,
+    ) -> pd.DataFrame:
+        """Raw events, newest first (``/api/projects/:id/events/``, where the backend offers it).
+
+        Parameters
+        ----------
+        event, distinct_id : str, optional
+        after, before : str, optional
+            ISO timestamps bounding the events.
+        properties : list, optional
+            Property filters.
+        limit : int, optional
+            At most this many (1000 by default; ``None`` for all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            `toolkit.frames.EVENT_COLUMNS`.
+
+        Examples
+        --------
+        >>> client.events(event="purchase", after="2026-01-01", limit=100)  # doctest: +SKIP
+        """
+        params = {
+            "event": event,
+            "distinct_id": distinct_id,
+            "after": after,
+            "before": before,
+            "properties": json.dumps(properties) if properties is not None else None,
+        }
+        return events_frame(self.paginate(self.project_path("events/"), params, limit=limit))
+
+    def event_definitions(self, *, search: str | None = None, limit: int | None = None) -> pd.DataFrame:
+        """The event names seen in the project (for pickers).
+
+        Returns
+        -------
+        pandas.DataFrame
+            `DEFINITION_COLUMNS`: ``id``, ``name``, ``description``, ``property_type`` (string),
+            ``is_numerical`` (boolean), ``volume_30_day`` (Int64), ``last_seen_at`` (datetime64[ns, UTC]).
+
+        Examples
+        --------
+        >>> client.event_definitions()["name"].tolist()  # doctest: +SKIP
+        ['$pageview', 'signup']
+        """
+        items = self.paginate(self.project_path("event_definitions/"), {"search": search}, limit=limit)
+        return typed_frame(items, DEFINITION_COLUMNS)
+
+    def property_definitions(
+        self, *, type: str = "event", search: str | None = None, limit: int | None = None
+    ) -> pd.DataFrame:
+        """The property keys seen in the project: ``type`` is ``event``, ``person`` or ``group``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            `DEFINITION_COLUMNS`.
+
+        Examples
+        --------
+        >>> client.property_definitions(type="person")["name"].tolist()  # doctest: +SKIP
+        ['email', 'plan']
+        """
+        params = {"type": type, "search": search}
+        return typed_frame(
+            self.paginate(self.project_path("property_definitions/"), params, limit=limit), DEFINITION_COLUMNS
+        )
+
+    def actions(self, *, limit: int | None = None) -> pd.DataFrame:
+        """The project's actions (named groups of events, usable as series and steps by id).
+
+        Returns
+        -------
+        pandas.DataFrame
+            `ACTION_COLUMNS`: ``id`` (Int64), ``name``, ``description`` (string), ``steps`` (object),
+            ``deleted`` (boolean), ``created_at`` (datetime64[ns, UTC]).
+
+        Examples
+        --------
+        >>> client.actions()[["id", "name"]]  # doctest: +SKIP
+        """
+        return typed_frame(self.paginate(self.project_path("actions/"), limit=limit), ACTION_COLUMNS)

@@ -1,0 +1,443 @@
+"""Calculation requests as dataclasses: what a widget edits and what `Client.trend`/`Client.funnel` send.
+
+``to_json()`` is exactly the body the legacy endpoint receives (so it can be pasted into curl), and
+``to_query()`` is the equivalent node of PostHog's query API (``TrendsQuery``, ``FunnelsQuery``,
+``RetentionQuery``, ``PathsQuery``), sent to ``/api/projects/:id/query/`` where the legacy endpoints are
+gone. Fields left as ``None`` are left out, so the server's defaults apply.
+
+Examples
+--------
+>>> TrendRequest(events=["$pageview"], date_from="-14d").to_json()
+'{"insight": "TRENDS", "events": [{"id": "$pageview", "type": "events", "order": 0}], "date_from": "-14d"}'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .entities import (
+    Entity,
+    RequestBase,
+    action,
+    breakdown_filter_node,
+    date_range_node,
+    drop_none,
+    entity_dict,
+    entity_node,
+    event,
+    ordered_entities,
+    split_entities,
+)
+
+__all__ = [
+    "FunnelRequest",
+    "PathsRequest",
+    "RetentionRequest",
+    "TrendRequest",
+    "action",
+    "event",
+]
+
+
+@dataclass
+class TrendRequest(RequestBase):
+    """A trend calculation (``insights/trend/``).
+
+    Parameters
+    ----------
+    events : list
+        Series: event names, `event` dicts, or action ids (int) / `action` dicts. ``order`` follows the list.
+    date_from, date_to : str, optional
+        Relative (``-7d``, ``-1mStart``, ``all``) or absolute (``2026-01-01``) dates; server default ``-7d`` to now.
+    interval : str, optional
+        ``hour``, ``day`` (default), ``week`` or ``month``.
+    properties : list or dict, optional
+        Property filters (``[{"key", "value", "operator", "type"}]`` or an AND/OR group).
+    breakdown, breakdown_type, breakdown_limit : optional
+        Break down by a property (``breakdown_type`` event, person, group, cohort, session, hogql).
+    compare : bool, optional
+        Add the previous period's series (``compare_label`` previous).
+    display : str, optional
+        ``ActionsLineGraph`` (default), ``ActionsLineGraphCumulative``, ``ActionsBar``, or an aggregated
+        display: ``ActionsTable``, ``ActionsPie``, ``ActionsBarValue``, ``BoldNumber``, ``WorldMap``.
+    formula : str, optional
+        Combine the series, e.g. ``"A / B"``.
+    extra : dict
+        Further body fields sent as they are.
+
+    Examples
+    --------
+    >>> TrendRequest(events=[event("$pageview", math="dau")], interval="week").to_dict()["interval"]
+    'week'
+    """
+
+    events: list[Entity] = field(default_factory=list)
+    date_from: str | None = None
+    date_to: str | None = None
+    interval: str | None = None
+    properties: list[dict[str, Any]] | dict[str, Any] | None = None
+    filter_test_accounts: bool | None = None
+    breakdown: str | int | list[Any] | None = None
+    breakdown_type: str | None = None
+    breakdown_limit: int | None = None
+    compare: bool | None = None
+    compare_to: str | None = None
+    display: str | None = None
+    formula: str | None = None
+    smoothing_intervals: int | None = None
+    explicit_date: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The legacy request body as a dict."""
+        body: dict[str, Any] = {"insight": "TRENDS", **split_entities(ordered_entities(self.events))}
+        body.update(
+            drop_none(
+                {
+                    "date_from": self.date_from,
+                    "date_to": self.date_to,
+                    "explicit_date": self.explicit_date,
+                    "interval": self.interval,
+                    "properties": self.properties,
+                    "filter_test_accounts": self.filter_test_accounts,
+                    "breakdown": self.breakdown,
+                    "breakdown_type": self.breakdown_type,
+                    "breakdown_limit": self.breakdown_limit,
+                    "compare": self.compare,
+                    "compare_to": self.compare_to,
+                    "display": self.display,
+                    "formula": self.formula,
+                    "smoothing_intervals": self.smoothing_intervals,
+                }
+            )
+        )
+        return {**body, **self.extra}
+
+    def to_query(self) -> dict[str, Any]:
+        """The equivalent ``TrendsQuery`` node of PostHog's query API.
+
+        Examples
+        --------
+        >>> TrendRequest(events=["$pageview"], formula="A*2").to_query()["trendsFilter"]
+        {'formula': 'A*2'}
+        """
+        compare = drop_none({"compare": self.compare, "compare_to": self.compare_to})
+        trends_filter = drop_none(
+            {"display": self.display, "formula": self.formula, "smoothingIntervals": self.smoothing_intervals}
+        )
+        return drop_none(
+            {
+                "kind": "TrendsQuery",
+                "series": [entity_node(entity) for entity in ordered_entities(self.events)],
+                "dateRange": date_range_node(self.date_from, self.date_to, self.explicit_date),
+                "interval": self.interval,
+                "properties": self.properties,
+                "filterTestAccounts": self.filter_test_accounts,
+                "breakdownFilter": breakdown_filter_node(self),
+                "compareFilter": compare or None,
+                "trendsFilter": trends_filter or None,
+            }
+        )
+
+
+def _exclusion(value: dict[str, Any] | tuple[Any, int, int]) -> dict[str, Any]:
+    if isinstance(value, tuple):
+        name, from_step, to_step = value
+        value = {**entity_dict(name), "funnel_from_step": from_step, "funnel_to_step": to_step}
+    return entity_dict(value)
+
+
+@dataclass
+class FunnelRequest(RequestBase):
+    """A funnel calculation (``insights/funnel/``).
+
+    Parameters
+    ----------
+    steps : list
+        Steps in order: event names, `event` dicts, or action ids / `action` dicts.
+    funnel_order_type : str, optional
+        ``ordered`` (default), ``strict`` or ``unordered``.
+    funnel_viz_type : str, optional
+        ``steps`` (default), ``trends`` (conversion over time) or ``time_to_convert``.
+    funnel_window_interval, funnel_window_interval_unit : optional
+        The conversion window, e.g. ``14`` and ``day`` (``second``, ``minute``, ``hour``, ``day``, ``week``,
+        ``month``). Sent as PostHog's ``funnel_window_interval_unit`` and as the spec's
+        ``funnel_window_interval_type`` (upper case).
+    exclusions : list, optional
+        Events that remove a person between two steps: dicts ``{"id", "funnel_from_step",
+        "funnel_to_step"}`` or tuples ``(event, from_step, to_step)`` (steps 0-based as in PostHog).
+    funnel_from_step, funnel_to_step, bin_count : int, optional
+        Step range (0-based) for trends and time to convert; histogram bins for time to convert.
+    breakdown_attribution_type, breakdown_attribution_value : optional
+        ``first_touch`` (default), ``last_touch``, ``all_events`` or ``step`` (with the step index).
+    Other parameters as for `TrendRequest`.
+
+    Examples
+    --------
+    >>> body = FunnelRequest(steps=["signup", "purchase"], funnel_window_interval=1,
+    ...                      funnel_window_interval_unit="hour").to_dict()
+    >>> body["funnel_window_interval_unit"], body["funnel_window_interval_type"]
+    ('hour', 'HOUR')
+    """
+
+    steps: list[Entity] = field(default_factory=list)
+    date_from: str | None = None
+    date_to: str | None = None
+    interval: str | None = None
+    properties: list[dict[str, Any]] | dict[str, Any] | None = None
+    filter_test_accounts: bool | None = None
+    breakdown: str | int | list[Any] | None = None
+    breakdown_type: str | None = None
+    breakdown_limit: int | None = None
+    breakdown_attribution_type: str | None = None
+    breakdown_attribution_value: int | None = None
+    funnel_order_type: str | None = None
+    funnel_viz_type: str | None = None
+    funnel_window_interval: int | None = None
+    funnel_window_interval_unit: str | None = None
+    exclusions: list[Any] | None = None
+    funnel_from_step: int | None = None
+    funnel_to_step: int | None = None
+    bin_count: int | None = None
+    aggregation_group_type_index: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def viz_type(self) -> str:
+        """The visualisation the response will hold: ``steps``, ``trends`` or ``time_to_convert``."""
+        return (self.funnel_viz_type or "steps").lower()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The legacy request body as a dict."""
+        unit = self.funnel_window_interval_unit
+        body: dict[str, Any] = {"insight": "FUNNELS", **split_entities(ordered_entities(self.steps))}
+        body.update(
+            drop_none(
+                {
+                    "date_from": self.date_from,
+                    "date_to": self.date_to,
+                    "interval": self.interval,
+                    "properties": self.properties,
+                    "filter_test_accounts": self.filter_test_accounts,
+                    "breakdown": self.breakdown,
+                    "breakdown_type": self.breakdown_type,
+                    "breakdown_limit": self.breakdown_limit,
+                    "breakdown_attribution_type": self.breakdown_attribution_type,
+                    "breakdown_attribution_value": self.breakdown_attribution_value,
+                    "funnel_order_type": self.funnel_order_type,
+                    "funnel_viz_type": self.funnel_viz_type,
+                    "funnel_window_interval": self.funnel_window_interval,
+                    "funnel_window_interval_unit": unit.lower() if unit else None,
+                    "funnel_window_interval_type": unit.upper() if unit else None,
+                    "exclusions": [_exclusion(item) for item in self.exclusions] if self.exclusions else None,
+                    "funnel_from_step": self.funnel_from_step,
+                    "funnel_to_step": self.funnel_to_step,
+                    "bin_count": self.bin_count,
+                    "aggregation_group_type_index": self.aggregation_group_type_index,
+                }
+            )
+        )
+        return {**body, **self.extra}
+
+    def to_query(self) -> dict[str, Any]:
+        """The equivalent ``FunnelsQuery`` node of PostHog's query API.
+
+        Examples
+        --------
+        >>> FunnelRequest(steps=["a", "b"], exclusions=[("x", 0, 1)]).to_query()["funnelsFilter"]["exclusions"]
+        [{'kind': 'EventsNode', 'event': 'x', 'name': 'x', 'funnelFromStep': 0, 'funnelToStep': 1}]
+        """
+        exclusions = None
+        if self.exclusions:
+            exclusions = [
+                {
+                    **entity_node(item, with_math=False),
+                    "funnelFromStep": item["funnel_from_step"],
+                    "funnelToStep": item["funnel_to_step"],
+                }
+                for item in map(_exclusion, self.exclusions)
+            ]
+        unit = self.funnel_window_interval_unit
+        funnels_filter = drop_none(
+            {
+                "funnelOrderType": self.funnel_order_type,
+                "funnelVizType": self.funnel_viz_type,
+                "funnelWindowInterval": self.funnel_window_interval,
+                "funnelWindowIntervalUnit": unit.lower() if unit else None,
+                "exclusions": exclusions,
+                "funnelFromStep": self.funnel_from_step,
+                "funnelToStep": self.funnel_to_step,
+                "binCount": self.bin_count,
+                "breakdownAttributionType": self.breakdown_attribution_type,
+                "breakdownAttributionValue": self.breakdown_attribution_value,
+            }
+        )
+        return drop_none(
+            {
+                "kind": "FunnelsQuery",
+                "series": [entity_node(entity, with_math=False) for entity in ordered_entities(self.steps)],
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
+                "interval": self.interval,
+                "properties": self.properties,
+                "filterTestAccounts": self.filter_test_accounts,
+                "breakdownFilter": breakdown_filter_node(self),
+                "funnelsFilter": funnels_filter or None,
+                "aggregation_group_type_index": self.aggregation_group_type_index,
+            }
+        )
+
+
+@dataclass
+class RetentionRequest(RequestBase):
+    """A retention calculation (``insights/retention/``).
+
+    Parameters
+    ----------
+    target_entity : str or dict
+        The event (or action) that puts a person in a cohort; default ``$pageview``.
+    returning_entity : str or dict, optional
+        The event that counts as coming back; the target by default.
+    period : str, optional
+        ``Hour``, ``Day`` (default), ``Week`` or ``Month``.
+    total_intervals : int, optional
+        Number of cohorts and periods (default 11).
+    retention_type : str, optional
+        ``retention_recurring`` (default) or ``retention_first_time``.
+
+    Examples
+    --------
+    >>> RetentionRequest("signup", period="Week").to_dict()["target_entity"]
+    {'id': 'signup', 'type': 'events'}
+    """
+
+    target_entity: Entity = "$pageview"
+    returning_entity: Entity | None = None
+    period: str | None = None
+    total_intervals: int | None = None
+    retention_type: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    properties: list[dict[str, Any]] | dict[str, Any] | None = None
+    filter_test_accounts: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The legacy request body as a dict."""
+        body = drop_none(
+            {
+                "insight": "RETENTION",
+                "target_entity": entity_dict(self.target_entity),
+                "returning_entity": entity_dict(self.returning_entity) if self.returning_entity is not None else None,
+                "period": self.period,
+                "total_intervals": self.total_intervals,
+                "retention_type": self.retention_type,
+                "date_from": self.date_from,
+                "date_to": self.date_to,
+                "properties": self.properties,
+                "filter_test_accounts": self.filter_test_accounts,
+            }
+        )
+        return {**body, **self.extra}
+
+    def to_query(self) -> dict[str, Any]:
+        """The equivalent ``RetentionQuery`` node of PostHog's query API."""
+
+        def target(entity: Entity) -> dict[str, Any]:
+            value = entity_dict(entity)
+            return drop_none({"id": value["id"], "type": value["type"], "name": value.get("name") or value["id"]})
+
+        retention_filter = drop_none(
+            {
+                "targetEntity": target(self.target_entity),
+                "returningEntity": target(self.returning_entity) if self.returning_entity is not None else None,
+                "period": self.period,
+                "totalIntervals": self.total_intervals,
+                "retentionType": self.retention_type,
+            }
+        )
+        return drop_none(
+            {
+                "kind": "RetentionQuery",
+                "retentionFilter": retention_filter,
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
+                "properties": self.properties,
+                "filterTestAccounts": self.filter_test_accounts,
+            }
+        )
+
+
+@dataclass
+class PathsRequest(RequestBase):
+    """A paths calculation (``insights/path/``).
+
+    Parameters
+    ----------
+    include_event_types : list of str, optional
+        ``$pageview`` (paths of ``$current_url``), ``$screen`` and/or ``custom_event`` (event names).
+    start_point, end_point : str, optional
+        Only paths starting or ending here.
+    step_limit : int, optional
+        Events per path (default 5).
+
+    Examples
+    --------
+    >>> PathsRequest(include_event_types=["$pageview"], start_point="/home").to_query()["pathsFilter"]
+    {'includeEventTypes': ['$pageview'], 'startPoint': '/home'}
+    """
+
+    include_event_types: list[str] | None = None
+    start_point: str | None = None
+    end_point: str | None = None
+    step_limit: int | None = None
+    exclude_events: list[str] | None = None
+    path_groupings: list[str] | None = None
+    edge_limit: int | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    properties: list[dict[str, Any]] | dict[str, Any] | None = None
+    filter_test_accounts: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The legacy request body as a dict."""
+        body = drop_none(
+            {
+                "insight": "PATHS",
+                "include_event_types": self.include_event_types,
+                "start_point": self.start_point,
+                "end_point": self.end_point,
+                "step_limit": self.step_limit,
+                "exclude_events": self.exclude_events,
+                "path_groupings": self.path_groupings,
+                "edge_limit": self.edge_limit,
+                "date_from": self.date_from,
+                "date_to": self.date_to,
+                "properties": self.properties,
+                "filter_test_accounts": self.filter_test_accounts,
+            }
+        )
+        return {**body, **self.extra}
+
+    def to_query(self) -> dict[str, Any]:
+        """The equivalent ``PathsQuery`` node of PostHog's query API."""
+        paths_filter = drop_none(
+            {
+                "includeEventTypes": self.include_event_types,
+                "startPoint": self.start_point,
+                "endPoint": self.end_point,
+                "stepLimit": self.step_limit,
+                "excludeEvents": self.exclude_events,
+                "pathGroupings": self.path_groupings,
+                "edgeLimit": self.edge_limit,
+            }
+        )
+        return drop_none(
+            {
+                "kind": "PathsQuery",
+                "pathsFilter": paths_filter,
+                "dateRange": date_range_node(self.date_from, self.date_to, None),
+                "properties": self.properties,
+                "filterTestAccounts": self.filter_test_accounts,
+            }
+        )
