@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import health, plugin_config_actions, plugin_configs, plugins, projects
+from . import health, paths, plugin_config_actions, plugin_configs, plugins, projects, retention, timing
 
 __all__ = ["ROUTERS"]
 
@@ -14,4 +14,7 @@ ROUTERS: list[APIRouter] = [
     plugins.router,
     plugin_configs.router,
     plugin_config_actions.router,
+    retention.router,
+    paths.router,
+    timing.router,
 ]
