@@ -49,7 +49,7 @@ class PathFilter(BaseModel):
     )
     @classmethod
     def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value, "")
+        return decode_json_text(value)
 
     @field_validator("start_point", "end_point", mode="before")
     @classmethod

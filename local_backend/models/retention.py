@@ -65,7 +65,7 @@ class RetentionFilter(BaseModel):
     @field_validator("target_entity", "returning_entity", "properties", "breakdowns", mode="before")
     @classmethod
     def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value, "")
+        return decode_json_text(value)
 
     @field_validator("period", mode="before")
     @classmethod

@@ -26,11 +26,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import ValidationError
+from ..filter_params import parse_filter
 from ..models.paths import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
 from .analysis_inputs import global_condition, micros, parse_point, truncate_period
 from .path_engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
 
-__all__ = ["PathRange", "resolve_path_range", "compute_paths", "path_item", "DEFAULT_EDGE_LIMIT"]
+__all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]
 
 DEFAULT_EDGE_LIMIT = 50
 
@@ -147,3 +148,11 @@ def compute_paths(
         max_edge_weight=filter.max_edge_weight,
     )
     return compute_path_edges(_person_paths(conn, project, filter, bounds), options)
+
+
+def paths_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy paths filter given as a dict (a saved insight's ``filters``)."""
+    edges = compute_paths(conn, project, parse_filter(PathFilter, data), now)
+    return {"result": [edge.as_dict() for edge in edges], "timezone": project.get("timezone") or "UTC"}

@@ -12,6 +12,7 @@ in the range.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from typing import Any
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
+from ..filter_params import parse_filter
 from ..models.retention import RetentionFilter
 from .analysis_inputs import (
     event_condition,
@@ -33,7 +36,15 @@ from .analysis_inputs import (
 )
 from .retention_engine import FIRST_TIME, PersonActivity, compute_retention_counts
 
-__all__ = ["RetentionRange", "RetentionCounts", "resolve_retention_range", "compute_retention"]
+__all__ = [
+    "RetentionRange",
+    "RetentionCounts",
+    "resolve_retention_range",
+    "compute_retention",
+    "retention_rows",
+    "retention_payload",
+    "people_url",
+]
 
 
 @dataclass(frozen=True)
@@ -132,9 +143,52 @@ def compute_retention(
     return RetentionCounts(range=resolved, counts=counts, members=members)
 
 
-def cohort_label(filter: RetentionFilter, index: int) -> str:
-    return f"{filter.period} {index}"
+def people_url(
+    project_id: int, filter: RetentionFilter, counts: RetentionCounts, cohort: int, offset: int | None
+) -> str:
+    """The persons endpoint for one row (``offset`` None) or one cell of a result.
+
+    ``date_to`` is pinned to the last cohort's start, so the link keeps meaning the same cohorts later on.
+    """
+    params: dict[str, Any] = {
+        "target_entity": json.dumps(filter.target_entity.model_dump(exclude_none=True)),
+        "period": filter.period,
+        "total_intervals": filter.total_intervals,
+        "retention_type": filter.retention_type,
+        "date_to": counts.range.starts[-1].replace(tzinfo=None).isoformat(),
+    }
+    if filter.returning_entity is not None:
+        params["returning_entity"] = json.dumps(filter.returning_entity.model_dump(exclude_none=True))
+    if filter.properties:
+        params["properties"] = json.dumps(filter.properties)
+    if filter.filter_test_accounts:
+        params["filter_test_accounts"] = "true"
+    params["selected_interval"] = cohort
+    if offset is not None:
+        params["selected_offset"] = offset
+    return f"/api/projects/{project_id}/persons/retention/?{urlencode(params)}"
 
 
-def cohort_date(counts: RetentionCounts, index: int) -> str:
-    return format_local(counts.range.starts[index])
+def retention_rows(project_id: int, filter: RetentionFilter, counts: RetentionCounts) -> list[dict[str, Any]]:
+    """The ``result`` rows: ``{values: [{count, people, people_url}], label, date, people_url}``."""
+    return [
+        {
+            "values": [
+                {"count": count, "people": [], "people_url": people_url(project_id, filter, counts, cohort, offset)}
+                for offset, count in enumerate(row)
+            ],
+            "label": f"{filter.period} {cohort}",
+            "date": format_local(counts.range.starts[cohort]),
+            "people_url": people_url(project_id, filter, counts, cohort, None),
+        }
+        for cohort, row in enumerate(counts.counts)
+    ]
+
+
+def retention_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy retention filter given as a dict (a saved insight's ``filters``)."""
+    filter = parse_filter(RetentionFilter, data)
+    counts = compute_retention(conn, project, filter, now)
+    return {"result": retention_rows(int(project["id"]), filter, counts), "timezone": project.get("timezone") or "UTC"}

@@ -9,10 +9,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
-from ..filter_params import read_filter_params
+from ..filter_params import parse_filter, read_filter_params
 from ..models.paths import PathFilter, PathsResponse
 from ..queries.paths import compute_paths
-from ..request_bodies import body_openapi, parse_model
+from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
 
 __all__ = ["router"]
@@ -37,7 +37,7 @@ async def path_route(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    filter = parse_model(PathFilter, await read_filter_params(request))
+    filter = parse_filter(PathFilter, await read_filter_params(request))
     parsed = time.perf_counter()
     edges = compute_paths(conn, access.project, filter, get_settings(request).clock.now())
     computed = time.perf_counter()

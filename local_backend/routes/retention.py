@@ -1,72 +1,32 @@
 """``/api/projects/:id/insights/retention/`` (GET and POST) and the people of its cells, ``persons/retention/``.
 
-Every row and cell of a retention result carries a ``people_url``: the persons endpoint with the same
-filter (its ``date_to`` pinned to the last cohort, so the link keeps meaning the same cohorts tomorrow),
-``selected_interval`` = the cohort and, for a cell, ``selected_offset`` = the period after it.
+Every row and cell of a retention result carries a ``people_url`` (see :func:`..queries.retention.people_url`):
+the persons endpoint with the same filter, ``selected_interval`` = the cohort and, for a cell,
+``selected_offset`` = the period after it.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..filter_params import read_filter_params
+from ..filter_params import parse_filter, read_filter_params
 from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
 from ..pagination import Page, page_params, paginated, parse_int_param
-from ..queries.retention import RetentionCounts, cohort_date, cohort_label, compute_retention
-from ..request_bodies import body_openapi, parse_model
+from ..queries.retention import compute_retention, retention_rows
+from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
 from ..store.person_lookup import persons_by_id
 
-__all__ = ["router", "people_url"]
+__all__ = ["router"]
 
 router = APIRouter(tags=["insights"])
 INSIGHT_PATH = "/api/projects/{project_id}/insights/retention"
 PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
-
-
-def people_url(
-    project_id: int, filter: RetentionFilter, counts: RetentionCounts, cohort: int, offset: int | None
-) -> str:
-    """The persons endpoint for one row (``offset`` None) or one cell of this result."""
-    params: dict[str, Any] = {
-        "target_entity": json.dumps(filter.target_entity.model_dump(exclude_none=True)),
-        "period": filter.period,
-        "total_intervals": filter.total_intervals,
-        "retention_type": filter.retention_type,
-        "date_to": counts.range.starts[-1].replace(tzinfo=None).isoformat(),
-    }
-    if filter.returning_entity is not None:
-        params["returning_entity"] = json.dumps(filter.returning_entity.model_dump(exclude_none=True))
-    if filter.properties:
-        params["properties"] = json.dumps(filter.properties)
-    if filter.filter_test_accounts:
-        params["filter_test_accounts"] = "true"
-    params["selected_interval"] = cohort
-    if offset is not None:
-        params["selected_offset"] = offset
-    return f"/api/projects/{project_id}/persons/retention/?{urlencode(params)}"
-
-
-def _rows(project_id: int, filter: RetentionFilter, counts: RetentionCounts) -> list[dict[str, Any]]:
-    return [
-        {
-            "values": [
-                {"count": count, "people": [], "people_url": people_url(project_id, filter, counts, cohort, offset)}
-                for offset, count in enumerate(row)
-            ],
-            "label": cohort_label(filter, cohort),
-            "date": cohort_date(counts, cohort),
-            "people_url": people_url(project_id, filter, counts, cohort, None),
-        }
-        for cohort, row in enumerate(counts.counts)
-    ]
 
 
 @router.get(INSIGHT_PATH, response_model=RetentionResponse, summary="Retention, the filter in the query string")
@@ -82,11 +42,11 @@ async def retention_route(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    filter = parse_model(RetentionFilter, await read_filter_params(request))
+    filter = parse_filter(RetentionFilter, await read_filter_params(request))
     parsed = time.perf_counter()
     counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
     computed = time.perf_counter()
-    result = _rows(access.project_id, filter, counts)
+    result = retention_rows(access.project_id, filter, counts)
     return {
         "result": result,
         "timezone": access.project.get("timezone") or "UTC",
@@ -109,7 +69,7 @@ async def retention_people_route(
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    filter = parse_model(RetentionFilter, await read_filter_params(request))
+    filter = parse_filter(RetentionFilter, await read_filter_params(request))
     last = filter.total_intervals - 1
     cohort = parse_int_param(selected_interval, name="selected_interval", default=0, minimum=0, maximum=last)
     offset = (

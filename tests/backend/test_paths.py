@@ -9,6 +9,9 @@ import json
 
 import pytest
 
+from local_backend.errors import ValidationError
+from local_backend.queries.paths import paths_payload
+from local_backend.store.projects import get_project
 from tests.factories import add_events
 
 URL = "/api/projects/{pid}/insights/path/"
@@ -114,3 +117,12 @@ def test_post_reads_the_body(client, world, events):
     assert response.status_code == 200
     assert [e["source"] for e in response.json()["result"]] == ["1_/pricing"]
     assert response.json()["is_cached"] is False
+
+
+def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn, clock, events):
+    project = get_project(conn, world.project_id)
+    payload = paths_payload(conn, project, {"insight": "PATHS", "step_limit": "3"}, clock.now())
+    assert [tuple(edge.values()) for edge in payload["result"]] == paths(client, world, step_limit=3)
+    with pytest.raises(ValidationError) as error:
+        paths_payload(conn, project, {"include_event_types": '["$pageview"'}, clock.now())
+    assert error.value.attr == "include_event_types"

@@ -10,7 +10,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from local_backend.store.projects import update_project
+from local_backend.errors import ValidationError
+from local_backend.queries.retention import retention_payload
+from local_backend.store.projects import get_project, update_project
 from tests.factories import add_events
 
 URL = "/api/projects/{pid}/insights/retention/"
@@ -245,3 +247,13 @@ def test_post_body_wins_over_the_query_string(client, world, conn):
     )
     assert response.status_code == 200
     assert counts(response.json()) == [[2, 1, 1, 1], [2, 0, 2], [2, 0], [2]]
+
+
+def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn, clock):
+    add_events(conn, world.project_id, DAILY)
+    project = get_project(conn, world.project_id)
+    payload = retention_payload(conn, project, {"insight": "RETENTION", "total_intervals": 4}, clock.now())
+    assert payload["result"] == retention(client, world, total_intervals=4)["result"]
+    with pytest.raises(ValidationError) as error:
+        retention_payload(conn, project, {"period": "Year"}, clock.now())
+    assert error.value.attr == "period"
