@@ -14,6 +14,7 @@ from local_backend.queries.analysis_inputs import (
     format_local,
     parse_point,
     period_boundaries,
+    properties_condition,
     truncate_period,
 )
 
@@ -94,3 +95,37 @@ def test_boundaries_end_one_period_after_the_last_start():
 def test_format_local():
     assert format_local(datetime(2026, 1, 5, tzinfo=UTC_TZ)) == "2026-01-05T00:00:00Z"
     assert format_local(datetime(2026, 1, 5, tzinfo=BERLIN)) == "2026-01-05T00:00:00+01:00"
+
+
+PROPS = [
+    {"plan": "pro", "seats": 95, "beta": True},
+    {"plan": "free", "seats": 3},
+    {"plan": "Pro team"},
+]
+
+
+@pytest.mark.parametrize(
+    "condition, matching",
+    [
+        ({"key": "plan", "value": "pro"}, [0]),
+        ({"key": "plan", "value": ["pro", "free"]}, [0, 1]),
+        ({"key": "seats", "value": "95"}, [0]),  # numbers compare as written
+        ({"key": "beta", "value": ["true"]}, [0]),
+        ({"key": "plan", "value": "pro", "operator": "is_not"}, [1, 2]),
+        ({"key": "plan", "value": "PRO", "operator": "icontains"}, [0, 2]),
+        ({"key": "seats", "value": 10, "operator": "gt"}, [0]),
+        ({"key": "seats", "value": 3, "operator": "lte"}, [1]),
+        ({"key": "seats", "operator": "is_set"}, [0, 1]),
+        ({"key": "beta", "operator": "is_not_set"}, [1, 2]),
+        ({"type": "OR", "values": [{"key": "seats", "value": "3"}, {"key": "beta", "value": "true"}]}, [0, 1]),
+    ],
+)
+def test_property_conditions(condition, matching):
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE events (id INTEGER, properties TEXT)")
+    conn.executemany("INSERT INTO events VALUES (?, ?)", [(i, json.dumps(p)) for i, p in enumerate(PROPS)])
+    sql, params = properties_condition([condition], "properties")
+    assert [row[0] for row in conn.execute(f"SELECT id FROM events e WHERE {sql} ORDER BY id", params)] == matching
