@@ -148,7 +148,10 @@ def _property_clause(prop: Any, attr: str) -> tuple[str, list[Any]]:
         values = value if isinstance(value, list) else [value]
         texts = [str(v).lower() if isinstance(v, bool) else str(v) for v in values]
         marks = ",".join("?" for _ in texts) or "NULL"
-        text = f"(CASE json_type({column}, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST({extracted} AS TEXT) END)"
+        text = (
+            f"(CASE json_type({column}, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+            f" ELSE CAST({extracted} AS TEXT) END)"
+        )
         clause = f"coalesce({text}, '') IN ({marks})"
         return (clause if operator == "exact" else f"NOT ({clause})"), [path, path, *texts]
     if operator in ("icontains", "not_icontains"):
