@@ -9,11 +9,14 @@ from . import (
     health,
     insight_actions,
     insights,
+    paths,
     plugin_config_actions,
     plugin_configs,
     plugins,
     projects,
+    retention,
     sharing,
+    timing,
 )
 
 __all__ = ["ROUTERS"]
@@ -25,7 +28,10 @@ ROUTERS: list[APIRouter] = [
     plugin_configs.router,
     plugin_config_actions.router,
     dashboards.router,
-    # the fixed insight paths (my_last_viewed, activity, cancel) before /insights/{insight_id}
+    # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
+    retention.router,
+    paths.router,
+    timing.router,
     insight_actions.router,
     insights.router,
     sharing.router,

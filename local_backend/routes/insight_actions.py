@@ -53,10 +53,10 @@ def cancel_calculation(
     return Response(status_code=200)
 
 
-@router.post("/api/projects/{project_id}/insights/{insight_id}/viewed", summary="Record that the caller viewed it")
+@router.post("/api/projects/{project_id}/insights/{insight_id:int}/viewed", summary="Record that the caller viewed it")
 def mark_viewed(
     request: Request,
-    insight_id: str,
+    insight_id: int,
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> Response:
@@ -68,13 +68,13 @@ def mark_viewed(
 
 
 @router.get(
-    "/api/projects/{project_id}/insights/{insight_id}/activity",
+    "/api/projects/{project_id}/insights/{insight_id:int}/activity",
     response_model=ActivityPage,
     summary="Activity of one insight",
 )
 def insight_activity(
     request: Request,
-    insight_id: str,
+    insight_id: int,
     access: ProjectAccess = Depends(ACTIVITY),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> Any:

@@ -49,7 +49,7 @@ LOGGED_FIELDS = (
 _TRUE = {"true", "1", "yes", "on"}
 
 
-def parse_insight_id(value: str) -> int:
+def parse_insight_id(value: str | int) -> int:
     try:
         insight_id = int(value)
     except ValueError:
@@ -59,7 +59,7 @@ def parse_insight_id(value: str) -> int:
     return insight_id
 
 
-def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str, **kwargs: Any) -> dict[str, Any]:
+def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str | int, **kwargs: Any) -> dict[str, Any]:
     insight = get_insight(conn, access.project_id, parse_insight_id(value), **kwargs)
     if insight is None:
         raise NotFound()
@@ -180,9 +180,11 @@ def create_insight_route(
     return csv_response(result) if as_csv else result
 
 
-@router.get("/api/projects/{project_id}/insights/{insight_id}", response_model=Insight, summary="Retrieve an insight")
+@router.get(
+    "/api/projects/{project_id}/insights/{insight_id:int}", response_model=Insight, summary="Retrieve an insight"
+)
 def retrieve_insight(
-    insight_id: str,
+    insight_id: int,
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
     format: str | None = Query(None),
@@ -192,10 +194,12 @@ def retrieve_insight(
     return csv_response(body) if as_csv else body
 
 
-@router.patch("/api/projects/{project_id}/insights/{insight_id}", response_model=Insight, summary="Update an insight")
+@router.patch(
+    "/api/projects/{project_id}/insights/{insight_id:int}", response_model=Insight, summary="Update an insight"
+)
 def update_insight_route(
     request: Request,
-    insight_id: str,
+    insight_id: int,
     body: InsightWrite,
     access: ProjectAccess = Depends(WRITE),
     conn: sqlite3.Connection = Depends(get_conn),
@@ -231,9 +235,9 @@ def update_insight_route(
 
 
 @router.delete(
-    "/api/projects/{project_id}/insights/{insight_id}",
+    "/api/projects/{project_id}/insights/{insight_id:int}",
     status_code=405,
     summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_insight(insight_id: str, access: ProjectAccess = Depends(WRITE)) -> Response:
+def delete_insight(insight_id: int, access: ProjectAccess = Depends(WRITE)) -> Response:
     return Response(status_code=405)

@@ -17,13 +17,13 @@ from .insights import INSIGHT_SCOPE_NAME, load_insight
 __all__ = ["router"]
 
 router = APIRouter(tags=["sharing"])
-PATH = "/api/projects/{project_id}/insights/{insight_id}/sharing"
+PATH = "/api/projects/{project_id}/insights/{insight_id:int}/sharing"
 
 
 @router.get(PATH, response_model=SharingConfiguration, summary="Read the insight's sharing configuration")
 def get_sharing(
     request: Request,
-    insight_id: str,
+    insight_id: int,
     access: ProjectAccess = Depends(project_access("sharing_configuration:read", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> Any:
@@ -34,7 +34,7 @@ def get_sharing(
 @router.patch(PATH, response_model=SharingConfiguration, summary="Enable or disable sharing")
 def update_sharing(
     request: Request,
-    insight_id: str,
+    insight_id: int,
     body: SharingUpdate,
     access: ProjectAccess = Depends(project_access("sharing_configuration:write", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),

@@ -387,12 +387,28 @@ def _plugin_metrics(db: sqlite_utils.Database) -> None:
     )
 
 
+def _analysis(db: sqlite_utils.Database) -> None:
+    """Timing reports clients send about insights (``insights/timing/``), kept as sent."""
+    db.conn.execute(
+        """
+        CREATE TABLE insight_timings (
+            id INTEGER PRIMARY KEY,
+            project_id INTEGER NOT NULL REFERENCES projects(id),
+            user_id INTEGER REFERENCES users(id),
+            report TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.conn.execute("CREATE INDEX idx_insight_timings_project ON insight_timings (project_id, id)")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("0001_foundation", _foundation),
     ("0002_events", _events),
     ("0003_actions_cohorts", _actions_and_cohorts),
     ("0004_plugin_metrics", _plugin_metrics),
     ("0010_query_results", _query_results),
+    ("0011_analysis", _analysis),
 ]
 
 

@@ -1,0 +1,158 @@
+"""Paths from stored events: what people did next, as weighted edges between numbered steps.
+
+Each event of an included type becomes a path item:
+
+=================  ==================================================================
+event type         path item
+=================  ==================================================================
+``$pageview``      its ``$current_url``, a trailing ``/`` dropped (``/`` itself stays)
+``$screen``        its ``$screen_name``
+``custom_event``   the event name, for every event whose name does not start with ``$``
+=================  ==================================================================
+
+Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
+dropped, before sessions are cut; :mod:`.path_engine` does the per-person pass. Events are read person by
+person in time order through the (project, person, timestamp) index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ..errors import ValidationError
+from ..filter_params import parse_filter
+from ..models.paths import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
+from .analysis_inputs import global_condition, micros, parse_point, truncate_period
+from .path_engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
+
+__all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]
+
+DEFAULT_EDGE_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class PathRange:
+    """Inclusive bounds, UTC microseconds."""
+
+    start: int
+    end: int
+
+
+def resolve_path_range(filter: PathFilter, project: dict[str, Any], now: datetime) -> PathRange:
+    """``date_from`` (default ``-7d``) from the start of its day, to the end of ``date_to``'s day (default now).
+
+    A ``date_from`` with an hour in it (``-24h``, ``2026-01-14T10:00``) is kept to the moment.
+    """
+    tz = ZoneInfo(project.get("timezone") or "UTC")
+    local_now = now.astimezone(tz)
+    if filter.date_from == "all":
+        first = None
+    else:
+        start = parse_point(filter.date_from or "-7d", tz=tz, now=now, attr="date_from")
+        if not _has_time(filter.date_from or ""):
+            start = truncate_period(start, "Day", 0)
+        first = micros(start)
+    end = parse_point(filter.date_to, tz=tz, now=now, attr="date_to") if filter.date_to else local_now
+    if filter.date_to and not _has_time(filter.date_to):
+        end = truncate_period(end, "Day", 0).replace(hour=23, minute=59, second=59, microsecond=999_999)
+    last = micros(end)
+    if first is not None and first > last:
+        raise ValidationError("date_from is after date_to.", attr="date_from")
+    return PathRange(start=first if first is not None else 0, end=last)
+
+
+def _has_time(text: str) -> bool:
+    return "T" in text or " " in text.strip() or text.strip().endswith("h") or "hStart" in text or "hEnd" in text
+
+
+def path_item(event: str, url: str | None, screen: str | None, types: frozenset[str]) -> str | None:
+    """The path item of one event, or None when its type is not included."""
+    if event == PAGEVIEW:
+        if PAGEVIEW not in types:
+            return None
+        text = url or ""
+        return text[:-1] if len(text) > 1 and text.endswith("/") else text
+    if event == SCREEN:
+        return (screen or "") if SCREEN in types else None
+    if CUSTOM_EVENT in types and not event.startswith("$"):
+        return event
+    return None
+
+
+def _event_types_sql(types: frozenset[str]) -> str:
+    parts = []
+    if PAGEVIEW in types:
+        parts.append("e.event = '$pageview'")
+    if SCREEN in types:
+        parts.append("e.event = '$screen'")
+    if CUSTOM_EVENT in types:
+        parts.append("substr(e.event, 1, 1) <> '$'")
+    return "(" + " OR ".join(parts) + ")"
+
+
+def _person_paths(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, bounds: PathRange
+) -> Iterator[list[tuple[int, str]]]:
+    types = frozenset(filter.include_event_types)
+    groupings = compile_groupings(filter.path_groupings)
+    excluded = set(filter.exclude_events)
+    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts)
+    rows = conn.execute(
+        "SELECT e.person_id, e.timestamp, e.event,"
+        " json_extract(e.properties, '$.\"$current_url\"'), json_extract(e.properties, '$.\"$screen_name\"')"
+        " FROM events e INDEXED BY idx_events_person_ts"
+        f" WHERE e.project_id = ? AND {_event_types_sql(types)} AND e.timestamp >= ? AND e.timestamp <= ?"
+        f" AND {where_sql} ORDER BY e.person_id, e.timestamp",
+        [project["id"], bounds.start, bounds.end, *where_params],
+    )
+    for _, person_rows in groupby(rows, key=lambda row: row[0]):
+        path: list[tuple[int, str]] = []
+        for _, at, event, url, screen in person_rows:
+            item = path_item(event, None if url is None else str(url), None if screen is None else str(screen), types)
+            if item is None:
+                continue
+            item = group_path_item(item, groupings)
+            if item in excluded:
+                continue
+            path.append((at // 1000, item))
+        if path:
+            yield path
+
+
+def compute_paths(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, now: datetime
+) -> list[PathEdge]:
+    """The edges of every person's session paths in the range, heaviest first."""
+    if filter.funnel_filter:
+        raise ValidationError(
+            "Paths restricted by a funnel (funnel_filter) are not supported by this backend.",
+            attr="funnel_filter",
+            code="unsupported",
+        )
+    bounds = resolve_path_range(filter, project, now)
+    edge_limit = filter.edge_limit
+    if edge_limit is None and not (filter.start_point and filter.end_point):
+        edge_limit = DEFAULT_EDGE_LIMIT
+    options = PathOptions(
+        step_limit=filter.step_limit,
+        start_point=filter.start_point,
+        end_point=filter.end_point,
+        edge_limit=edge_limit,
+        min_edge_weight=filter.min_edge_weight,
+        max_edge_weight=filter.max_edge_weight,
+    )
+    return compute_path_edges(_person_paths(conn, project, filter, bounds), options)
+
+
+def paths_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy paths filter given as a dict (a saved insight's ``filters``)."""
+    edges = compute_paths(conn, project, parse_filter(PathFilter, data), now)
+    return {"result": [edge.as_dict() for edge in edges], "timezone": project.get("timezone") or "UTC"}

@@ -1,0 +1,194 @@
+"""Retention from stored events: cohorts by period, and who came back in each later period.
+
+The range: ``date_to`` (default now) falls in the last cohort's period; there are ``total_intervals`` cohorts
+ending with it, so the range runs from the start of the first cohort to the end of ``date_to``'s period.
+Periods are calendar periods in the project timezone, weeks starting on the project's ``week_start_day``.
+
+One pass over the range's events, ordered by person, collects for each person the periods in which they
+did the target event and the returning event; :mod:`.retention_engine` turns those into the triangle.
+For first-time retention a person's cohort is the period of their first target event ever, which must lie
+in the range.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
+from typing import Any
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
+
+from ..filter_params import parse_filter
+from ..models.retention import RetentionFilter
+from .analysis_inputs import (
+    event_condition,
+    format_local,
+    global_condition,
+    micros,
+    parse_point,
+    period_boundaries,
+    truncate_period,
+)
+from .retention_engine import FIRST_TIME, PersonActivity, compute_retention_counts
+
+__all__ = [
+    "RetentionRange",
+    "RetentionCounts",
+    "resolve_retention_range",
+    "compute_retention",
+    "retention_rows",
+    "retention_payload",
+    "people_url",
+]
+
+
+@dataclass(frozen=True)
+class RetentionRange:
+    """The cohorts' start instants (project timezone) and the end of the last one."""
+
+    starts: list[datetime]
+    end: datetime
+
+    @property
+    def boundaries_micros(self) -> list[int]:
+        return [micros(moment) for moment in [*self.starts, self.end]]
+
+
+@dataclass(frozen=True)
+class RetentionCounts:
+    range: RetentionRange
+    counts: list[list[int]]
+    members: list[list[list[int]]]
+
+
+def _week_start(project: dict[str, Any]) -> int:
+    return 1 if project.get("week_start_day") == 1 else 0
+
+
+def resolve_retention_range(filter: RetentionFilter, project: dict[str, Any], now: datetime) -> RetentionRange:
+    tz = ZoneInfo(project.get("timezone") or "UTC")
+    point = parse_point(filter.date_to, tz=tz, now=now, attr="date_to") if filter.date_to else now.astimezone(tz)
+    last_start = truncate_period(point, filter.period, _week_start(project))
+    bounds = period_boundaries(last_start, filter.period, filter.total_intervals)
+    return RetentionRange(starts=bounds[:-1], end=bounds[-1])
+
+
+def _activities(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, bounds: list[int]
+) -> Iterator[PersonActivity]:
+    target_sql, target_params = event_condition(
+        conn,
+        project,
+        entity_type=filter.target_entity.type,
+        entity_id=filter.target_entity.id,
+        entity_properties=filter.target_entity.properties,
+        attr="target_entity",
+    )
+    back = filter.returning
+    returning_sql, returning_params = event_condition(
+        conn, project, entity_type=back.type, entity_id=back.id, entity_properties=back.properties,
+        attr="returning_entity",
+    )  # fmt: skip
+    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts)
+    first: dict[int, int] = {}
+    if filter.retention_type == FIRST_TIME:
+        # the first target event ever, so that someone who started before the range joins no cohort
+        rows = conn.execute(
+            f"SELECT e.person_id, min(e.timestamp) FROM events e WHERE e.project_id = ? AND {target_sql}"
+            f" AND {where_sql} GROUP BY e.person_id HAVING min(e.timestamp) >= ? AND min(e.timestamp) < ?",
+            [project["id"], *target_params, *where_params, bounds[0], bounds[-1]],
+        )
+        first = {person_id: bisect_right(bounds, at) - 1 for person_id, at in rows}
+    rows = conn.execute(
+        f"SELECT e.person_id, e.timestamp, {target_sql} AS is_target, {returning_sql} AS is_returning"
+        f" FROM events e WHERE e.project_id = ? AND e.timestamp >= ? AND e.timestamp < ?"
+        f" AND ({target_sql} OR {returning_sql}) AND {where_sql} ORDER BY e.person_id, e.timestamp",
+        [
+            *target_params,
+            *returning_params,
+            project["id"],
+            bounds[0],
+            bounds[-1],
+            *target_params,
+            *returning_params,
+            *where_params,
+        ],
+    )
+    for person_id, person_rows in groupby(rows, key=lambda row: row[0]):
+        activity = PersonActivity(person_id, first=first.get(person_id))
+        for _, at, is_target, is_returning in person_rows:
+            period = bisect_right(bounds, at) - 1
+            if is_target:
+                activity.target.add(period)
+            if is_returning:
+                activity.returning.add(period)
+        yield activity
+
+
+def compute_retention(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, now: datetime
+) -> RetentionCounts:
+    """Counts and members of every (cohort, period offset) cell."""
+    resolved = resolve_retention_range(filter, project, now)
+    counts, members = compute_retention_counts(
+        _activities(conn, project, filter, resolved.boundaries_micros),
+        periods=filter.total_intervals,
+        retention_type=filter.retention_type,
+    )
+    return RetentionCounts(range=resolved, counts=counts, members=members)
+
+
+def people_url(
+    project_id: int, filter: RetentionFilter, counts: RetentionCounts, cohort: int, offset: int | None
+) -> str:
+    """The persons endpoint for one row (``offset`` None) or one cell of a result.
+
+    ``date_to`` is pinned to the last cohort's start, so the link keeps meaning the same cohorts later on.
+    """
+    params: dict[str, Any] = {
+        "target_entity": json.dumps(filter.target_entity.model_dump(exclude_none=True)),
+        "period": filter.period,
+        "total_intervals": filter.total_intervals,
+        "retention_type": filter.retention_type,
+        "date_to": counts.range.starts[-1].replace(tzinfo=None).isoformat(),
+    }
+    if filter.returning_entity is not None:
+        params["returning_entity"] = json.dumps(filter.returning_entity.model_dump(exclude_none=True))
+    if filter.properties:
+        params["properties"] = json.dumps(filter.properties)
+    if filter.filter_test_accounts:
+        params["filter_test_accounts"] = "true"
+    params["selected_interval"] = cohort
+    if offset is not None:
+        params["selected_offset"] = offset
+    return f"/api/projects/{project_id}/persons/retention/?{urlencode(params)}"
+
+
+def retention_rows(project_id: int, filter: RetentionFilter, counts: RetentionCounts) -> list[dict[str, Any]]:
+    """The ``result`` rows: ``{values: [{count, people, people_url}], label, date, people_url}``."""
+    return [
+        {
+            "values": [
+                {"count": count, "people": [], "people_url": people_url(project_id, filter, counts, cohort, offset)}
+                for offset, count in enumerate(row)
+            ],
+            "label": f"{filter.period} {cohort}",
+            "date": format_local(counts.range.starts[cohort]),
+            "people_url": people_url(project_id, filter, counts, cohort, None),
+        }
+        for cohort, row in enumerate(counts.counts)
+    ]
+
+
+def retention_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy retention filter given as a dict (a saved insight's ``filters``)."""
+    filter = parse_filter(RetentionFilter, data)
+    counts = compute_retention(conn, project, filter, now)
+    return {"result": retention_rows(int(project["id"]), filter, counts), "timezone": project.get("timezone") or "UTC"}

@@ -1,0 +1,93 @@
+"""``/api/projects/:id/insights/retention/`` (GET and POST) and the people of its cells, ``persons/retention/``.
+
+Every row and cell of a retention result carries a ``people_url`` (see :func:`..queries.retention.people_url`):
+the persons endpoint with the same filter, ``selected_interval`` = the cohort and, for a cell,
+``selected_offset`` = the period after it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..auth import ProjectAccess, project_access
+from ..filter_params import parse_filter, read_filter_params
+from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
+from ..pagination import Page, page_params, paginated, parse_int_param
+from ..queries.retention import compute_retention, retention_rows
+from ..request_bodies import body_openapi
+from ..storage import get_conn, get_settings, now_iso
+from ..store.person_lookup import persons_by_id
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["insights"])
+INSIGHT_PATH = "/api/projects/{project_id}/insights/retention"
+PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
+
+
+@router.get(INSIGHT_PATH, response_model=RetentionResponse, summary="Retention, the filter in the query string")
+@router.post(
+    INSIGHT_PATH,
+    response_model=RetentionResponse,
+    summary="Retention: cohorts by period and how many of each came back later",
+    openapi_extra=body_openapi(RetentionFilter, form=False),
+)
+async def retention_route(
+    request: Request,
+    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    filter = parse_filter(RetentionFilter, await read_filter_params(request))
+    parsed = time.perf_counter()
+    counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
+    computed = time.perf_counter()
+    result = retention_rows(access.project_id, filter, counts)
+    return {
+        "result": result,
+        "timezone": access.project.get("timezone") or "UTC",
+        "last_refresh": now_iso(request),
+        "is_cached": False,
+        "timings": [
+            {"k": "./filter", "t": parsed - started},
+            {"k": "./query", "t": computed - parsed},
+            {"k": "./format", "t": time.perf_counter() - computed},
+        ],
+    }
+
+
+@router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")
+async def retention_people_route(
+    request: Request,
+    selected_interval: str | None = Query(None, description="The cohort: 0 is the first row"),
+    selected_offset: str | None = Query(None, description="Only those back this many periods after (0: all)"),
+    page: Page = Depends(page_params),
+    access: ProjectAccess = Depends(project_access("person:read")),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    filter = parse_filter(RetentionFilter, await read_filter_params(request))
+    last = filter.total_intervals - 1
+    cohort = parse_int_param(selected_interval, name="selected_interval", default=0, minimum=0, maximum=last)
+    offset = (
+        parse_int_param(selected_offset, name="selected_offset", default=0, minimum=0, maximum=last - cohort)
+        if selected_offset not in (None, "")
+        else None
+    )
+    counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
+    cells = [set(cell) for cell in counts.members[cohort]]
+    chosen = counts.members[cohort][offset if offset is not None else 0]
+    appearances = {person_id: [1 if person_id in cell else 0 for cell in cells] for person_id in chosen}
+    ordered = sorted(chosen, key=lambda person_id: (-sum(appearances[person_id]), person_id))
+    window = ordered[page.offset : page.offset + page.limit]
+    persons = persons_by_id(conn, access.project_id, window)
+    results = [
+        {"person": persons[person_id], "appearances": appearances[person_id]}
+        for person_id in window
+        if person_id in persons
+    ]
+    envelope = paginated(request, page, len(ordered), results)
+    return {"count": envelope["count"], "next": envelope["next"], "previous": envelope["previous"], "result": results}

@@ -1,0 +1,128 @@
+"""Paths through the API on hand-written events, the expected edges worked out by hand.
+
+The app clock stands at 2026-01-15 12:00 UTC, so the default range (-7d) starts on Jan 8 00:00.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from local_backend.errors import ValidationError
+from local_backend.queries.paths import paths_payload
+from local_backend.store.projects import get_project
+from tests.factories import add_events
+
+URL = "/api/projects/{pid}/insights/path/"
+MIN = 60_000  # ms
+
+
+def view(who, when, url, **props):
+    return ("$pageview", who, f"2026-01-14T{when}:00Z", {"$current_url": url, **props})
+
+
+EVENTS = [
+    view("p1", "10:00", "/"),
+    view("p1", "10:01", "/pricing/"),  # the trailing slash is dropped
+    view("p1", "10:03", "/signup"),
+    view("p2", "10:00", "/", **{"$browser": "Firefox"}),
+    view("p2", "10:05", "/pricing", **{"$browser": "Firefox"}),
+    view("p2", "10:45", "/"),  # 40 minutes later: a new session
+    view("p2", "10:46", "/docs"),
+    view("p3", "10:00", "/docs"),
+    ("$screen", "p3", "2026-01-14T10:01:00Z", {"$screen_name": "Home"}),
+    ("clicked", "p3", "2026-01-14T10:02:00Z"),
+    ("$pageview", "p4", "2026-01-05T10:00:00Z", {"$current_url": "/old"}),  # before -7d
+    ("$pageview", "p4", "2026-01-05T10:01:00Z", {"$current_url": "/older"}),
+]
+
+
+def paths(client, world, **params):
+    query = {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in params.items()}
+    response = client.get(URL.format(pid=world.project_id), params=query, headers=world.headers())
+    assert response.status_code == 200, response.json()
+    return [(e["source"], e["target"], e["value"], e["average_conversion_time"]) for e in response.json()["result"]]
+
+
+@pytest.fixture
+def events(conn, world):
+    add_events(conn, world.project_id, EVENTS)
+
+
+def test_pageviews_by_url_per_session(client, world, events):
+    # sessions: p1 [/, /pricing, /signup]; p2 [/, /pricing] and [/, /docs]; p3 [/docs] (no step)
+    assert paths(client, world) == [
+        ("1_/", "2_/pricing", 2, 3 * MIN),  # 1 and 5 minutes
+        ("1_/", "2_/docs", 1, 1 * MIN),
+        ("2_/pricing", "3_/signup", 1, 2 * MIN),
+    ]
+
+
+def test_screens_and_custom_events(client, world, events):
+    edges = paths(client, world, include_event_types=["$pageview", "$screen", "custom_event"])
+    assert edges == [
+        ("1_/", "2_/pricing", 2, 3 * MIN),
+        ("1_/", "2_/docs", 1, 1 * MIN),
+        ("1_/docs", "2_Home", 1, 1 * MIN),
+        ("2_/pricing", "3_/signup", 1, 2 * MIN),
+        ("2_Home", "3_clicked", 1, 1 * MIN),
+    ]
+    assert paths(client, world, include_event_types=["custom_event"]) == []  # p3 clicked once: no step
+    assert paths(client, world, path_type="$screen") == []
+
+
+def test_start_point(client, world, events):
+    # p1 from /pricing: [/pricing, /signup]; p2's first session ends at /pricing
+    assert paths(client, world, start_point="/pricing") == [("1_/pricing", "2_/signup", 1, 2 * MIN)]
+
+
+def test_end_point(client, world, events):
+    assert paths(client, world, end_point="/pricing") == [("1_/", "2_/pricing", 2, 3 * MIN)]
+
+
+def test_groupings_and_exclusions(client, world, events):
+    assert paths(client, world, path_groupings=["/pri*"])[0] == ("1_/", "2_/pri*", 2, 3 * MIN)
+    # without /pricing, p1 goes / -> /signup in 3 minutes
+    assert paths(client, world, exclude_events=["/pricing"]) == [
+        ("1_/", "2_/docs", 1, 1 * MIN),
+        ("1_/", "2_/signup", 1, 3 * MIN),
+    ]
+
+
+def test_step_limit(client, world, events):
+    assert paths(client, world, step_limit=2) == [("1_/", "2_/pricing", 2, 3 * MIN), ("1_/", "2_/docs", 1, 1 * MIN)]
+
+
+def test_edge_weights_and_limit(client, world, events):
+    assert [e[:2] for e in paths(client, world, min_edge_weight=2)] == [("1_/", "2_/pricing")]
+    assert [e[:2] for e in paths(client, world, max_edge_weight=1)] == [
+        ("1_/", "2_/docs"),
+        ("2_/pricing", "3_/signup"),
+    ]
+    assert len(paths(client, world, edge_limit=1)) == 1
+
+
+def test_date_range_and_properties(client, world, events):
+    assert ("1_/old", "2_/older", 1, 1 * MIN) in paths(client, world, date_from="-14d")
+    assert paths(client, world, date_from="2026-01-05", date_to="2026-01-05") == [("1_/old", "2_/older", 1, 1 * MIN)]
+    firefox = [{"key": "$browser", "value": "Firefox"}]
+    assert paths(client, world, properties=firefox) == [("1_/", "2_/pricing", 1, 5 * MIN)]
+
+
+def test_post_reads_the_body(client, world, events):
+    response = client.post(
+        URL.format(pid=world.project_id), json={"start_point": "/pricing", "step_limit": 2}, headers=world.headers()
+    )
+    assert response.status_code == 200
+    assert [e["source"] for e in response.json()["result"]] == ["1_/pricing"]
+    assert response.json()["is_cached"] is False
+
+
+def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn, clock, events):
+    project = get_project(conn, world.project_id)
+    payload = paths_payload(conn, project, {"insight": "PATHS", "step_limit": "3"}, clock.now())
+    assert [tuple(edge.values()) for edge in payload["result"]] == paths(client, world, step_limit=3)
+    with pytest.raises(ValidationError) as error:
+        paths_payload(conn, project, {"include_event_types": '["$pageview"'}, clock.now())
+    assert error.value.attr == "include_event_types"
