@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from ..auth import ProjectAccess, project_access
+from ..clock import format_instant
 from ..csv_render import csv_response
 from ..errors import NotFound, ValidationError
 from ..models.common import Paginated
 from ..models.insights import Insight, InsightWrite, insight_body
 from ..pagination import Page, page_params, paginated
-from ..storage import get_conn, now_iso
+from ..queries.analysis_inputs import parse_point
+from ..storage import get_conn, get_settings, now_iso
 from ..store.activity import log_activity
 from ..store.insights import (
     ORDERABLE,
@@ -47,6 +51,7 @@ LOGGED_FIELDS = (
     "dashboards",
 )
 _TRUE = {"true", "1", "yes", "on"}
+INSIGHT_KINDS = ("TRENDS", "FUNNELS", "RETENTION", "PATHS", "STICKINESS", "LIFECYCLE")
 
 
 def parse_insight_id(value: str | int) -> int:
@@ -79,6 +84,16 @@ def _check_dashboards(conn: sqlite3.Connection, access: ProjectAccess, ids: list
             raise ValidationError(f'Invalid pk "{missing[0]}" - object does not exist.', attr="dashboards")
 
 
+def _dashboard_ids(text: str) -> list[int]:
+    try:
+        ids = json.loads(text)
+    except ValueError:
+        ids = None
+    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise ValidationError("dashboards must be a JSON list of dashboard ids, e.g. [1,2].", attr="dashboards")
+    return ids
+
+
 def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str, list[Any]]]:
     params = request.query_params
     where: list[tuple[str, list[Any]]] = []
@@ -101,6 +116,22 @@ def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str,
             )  # fmt: skip
         else:
             where.append(("saved = 0", []))
+    if "dashboards" in params:
+        for dashboard_id in _dashboard_ids(params["dashboards"]):
+            where.append(
+                ("EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND t.dashboard_id = ?"
+                 " AND t.deleted = 0)", [dashboard_id])
+            )  # fmt: skip
+    if "insight" in params:
+        kind = params["insight"].strip().upper()
+        if kind not in INSIGHT_KINDS:
+            raise ValidationError(f"insight must be one of {', '.join(INSIGHT_KINDS)}.", attr="insight")
+        where.append(("query IS NULL AND coalesce(json_extract(filters, '$.insight'), 'TRENDS') = ?", [kind]))
+    for name, operator in (("date_from", ">"), ("date_to", "<")):
+        if params.get(name):
+            tz = ZoneInfo(access.project["timezone"])
+            moment = parse_point(params[name], tz=tz, now=get_settings(request).clock.now(), attr=name)
+            where.append((f"last_modified_at {operator} ?", [format_instant(moment)]))
     if params.get("search"):
         pattern = "%" + params["search"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         where.append(

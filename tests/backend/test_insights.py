@@ -306,3 +306,31 @@ def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
     assert on_dashboard == 3
     seed_demo(conn, clock)  # seeding again adds nothing
     assert conn.execute("SELECT count(*) FROM insights").fetchone()[0] == 3
+
+
+def test_list_filters_by_dashboards_kind_and_modification_date(client, world, clock):
+    base = BASE.format(pid=world.project_id)
+    dashboards_url = f"/api/projects/{world.project_id}/dashboards/"
+    a, b = (client.post(dashboards_url, json={"name": n}, headers=world.headers()).json()["id"] for n in ("A", "B"))
+    client.post(base, json={"name": "old trend", "dashboards": [a]}, headers=world.headers())  # 12:00
+    clock.advance(days=3)
+    client.post(
+        base, json={"name": "funnel", "filters": {"insight": "FUNNELS"}, "dashboards": [a, b]}, headers=world.headers()
+    )
+    client.post(base, json={"name": "query based", "query": {"kind": "InsightVizNode"}}, headers=world.headers())
+
+    def names(query: str) -> list[str]:
+        response = client.get(base + query, headers=world.headers())
+        assert response.status_code == 200, response.text
+        return [i["name"] for i in response.json()["results"]]
+
+    assert names("?dashboards=[1]") == ["old trend", "funnel"]
+    assert names("?dashboards=[1,2]") == ["funnel"]  # on every dashboard listed
+    assert names("?insight=TRENDS") == ["old trend"]  # query-based insights are not legacy TRENDS
+    assert names("?insight=funnels") == ["funnel"]
+    # now is 2026-01-18T12:00Z: -2d is 2026-01-16T12:00Z
+    assert names("?date_from=-2d") == ["funnel", "query based"]
+    assert names("?date_to=2026-01-16") == ["old trend"]
+    for bad, attr in (("?dashboards=1", "dashboards"), ("?insight=PIE", "insight"), ("?date_from=soon", "date_from")):
+        response = client.get(base + bad, headers=world.headers())
+        assert (response.status_code, response.json()["attr"]) == (400, attr)
