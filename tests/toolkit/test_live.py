@@ -221,3 +221,21 @@ def test_plugin_errors_come_back_typed(demo):
     assert caught.value.attr == "job__type"
     with pytest.raises(NotFoundError):
         demo.plugin_config(987654)
+
+
+def test_saved_insight_lifecycle_through_the_toolkit(demo):
+    names = list(demo.insights()["name"])
+    assert names[:3] == ["Pageviews per day", "Daily active users", "Signup to purchase"]
+    created = demo.create_insight(name="Toolkit lifecycle", filters={"insight": "FUNNELS"}, tags=["e2e"])
+    insight_id = int(created["id"].iloc[0])
+    assert created["tags"].iloc[0] == ["e2e"]
+    assert demo.insights(search="lifecycle")["name"].tolist() == ["Toolkit lifecycle"]
+    demo.update_insight(insight_id, name="Toolkit lifecycle, renamed")
+    activity = demo.insight_activity(insight_id)
+    assert activity["activity"].tolist() == ["updated", "created"]
+    sharing = demo.sharing(insight_id)
+    assert len(sharing["access_token"].iloc[0]) == 30
+    demo.delete_insight(insight_id)  # the soft delete
+    assert "Toolkit lifecycle, renamed" not in demo.insights()["name"].tolist()
+    with pytest.raises(NotFoundError):
+        demo.insight(insight_id)
