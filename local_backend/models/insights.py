@@ -25,6 +25,8 @@ __all__ = [
     "Dashboard",
     "insight_body",
     "insight_basic_body",
+    "effective_filters",
+    "RESULT_FIELDS",
     "filters_hash",
 ]
 
@@ -162,8 +164,38 @@ def _effective_filters(insight: dict[str, Any]) -> dict[str, Any]:
     return filters
 
 
-def insight_body(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
-    """The full insight representation, in the reference's field order; nothing is computed here."""
+RESULT_FIELDS = (
+    "result",
+    "last_refresh",
+    "cache_target_age",
+    "next_allowed_client_refresh",
+    "is_cached",
+    "query_status",
+    "timezone",
+    "hogql",
+    "types",
+    "columns",
+    "hasMore",
+)
+
+
+def effective_filters(insight: dict[str, Any]) -> dict[str, Any]:
+    """The insight's legacy filters, with the kind made explicit (TRENDS when none is given)."""
+    return _effective_filters(insight)
+
+
+def insight_body(
+    conn: sqlite3.Connection, insight: dict[str, Any], package: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The full insight representation, in the reference's field order, with the result ``package`` (from
+    :func:`local_backend.results.service.serve_calculation`) when there is one."""
+    body = _insight_fields(conn, insight)
+    if package is not None:
+        body.update({field: package[field] for field in RESULT_FIELDS})
+    return body
+
+
+def _insight_fields(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
     filters = _effective_filters(insight)
     return {
         "id": insight["id"],

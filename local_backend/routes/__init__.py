@@ -14,6 +14,7 @@ from . import (
     plugin_configs,
     plugins,
     projects,
+    query,
     retention,
     sharing,
     timing,
@@ -28,6 +29,7 @@ ROUTERS: list[APIRouter] = [
     plugin_configs.router,
     plugin_config_actions.router,
     dashboards.router,
+    query.router,
     # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
     retention.router,
     paths.router,

@@ -14,9 +14,13 @@ from ..clock import format_instant
 from ..csv_render import csv_response
 from ..errors import NotFound, ValidationError
 from ..models.common import Paginated
-from ..models.insights import Insight, InsightWrite, insight_body
+from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
 from ..pagination import Page, page_params, paginated
 from ..queries.analysis_inputs import parse_point
+from ..results.kinds import calculation_for, can_calculate
+from ..results.modes import ExecutionMode, execution_mode
+from ..results.query_nodes import translate_query
+from ..results.service import serve_calculation
 from ..storage import get_conn, get_settings, now_iso
 from ..store.activity import log_activity
 from ..store.insights import (
@@ -51,6 +55,7 @@ LOGGED_FIELDS = (
     "dashboards",
 )
 _TRUE = {"true", "1", "yes", "on"}
+REFRESH_HELP = "force_cache (default: never calculates), blocking, async, lazy_async, force_blocking, force_async"
 INSIGHT_KINDS = ("TRENDS", "FUNNELS", "RETENTION", "PATHS", "STICKINESS", "LIFECYCLE")
 
 
@@ -69,6 +74,42 @@ def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str | i
     if insight is None:
         raise NotFound()
     return insight
+
+
+def _result_package(
+    request: Request,
+    conn: sqlite3.Connection,
+    access: ProjectAccess,
+    insight: dict[str, Any],
+    refresh: str | None,
+    *,
+    strict: bool,
+) -> dict[str, Any] | None:
+    """The insight's result by ``refresh`` mode, or None for kinds this backend cannot calculate.
+
+    ``strict`` (retrieve) turns a request to calculate such a kind into a 400; a list just shows no result.
+    """
+    mode = execution_mode(refresh)
+    try:
+        kind, legacy = translate_query(insight["query"]) if insight["query"] else (None, effective_filters(insight))
+    except ValidationError:
+        kind, legacy = None, {}
+    kind = kind or str(legacy.get("insight", "TRENDS")).upper()
+    if not can_calculate(kind):
+        if strict and mode is not ExecutionMode.CACHE_ONLY_NEVER_CALCULATE:
+            calculation_for(kind, access.project, legacy, get_settings(request).clock.now())  # raises the 400
+        return None
+    now = get_settings(request).clock.now()
+    return serve_calculation(
+        conn,
+        request.app.state.query_runner,
+        calculation_for(kind, access.project, legacy, now),
+        mode=mode,
+        project_id=access.project_id,
+        user_id=access.user_id,
+        now=now,
+        insight_id=insight["id"],
+    )
 
 
 def _wants_csv(format: str | None) -> bool:
@@ -149,6 +190,7 @@ def list_insights_route(
     conn: sqlite3.Connection = Depends(get_conn),
     order: str = Query("order", description=f"One of {', '.join(ORDERABLE)}, '-' first for descending"),
     format: str | None = Query(None, description="json (default) or csv"),
+    refresh: str | None = Query(None, description=REFRESH_HELP),
 ) -> Any:
     as_csv = _wants_csv(format)
     if order.lstrip("-") not in ORDERABLE:
@@ -161,7 +203,10 @@ def list_insights_route(
         limit=page.limit,
         offset=page.offset,
     )
-    body = paginated(request, page, total, [insight_body(conn, row) for row in rows])
+    results = [
+        insight_body(conn, row, _result_package(request, conn, access, row, refresh, strict=False)) for row in rows
+    ]
+    body = paginated(request, page, total, results)
     return csv_response(body) if as_csv else body
 
 
@@ -215,13 +260,16 @@ def create_insight_route(
     "/api/projects/{project_id}/insights/{insight_id:int}", response_model=Insight, summary="Retrieve an insight"
 )
 def retrieve_insight(
+    request: Request,
     insight_id: int,
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
     format: str | None = Query(None),
+    refresh: str | None = Query(None, description=REFRESH_HELP),
 ) -> Any:
     as_csv = _wants_csv(format)
-    body = insight_body(conn, load_insight(conn, access, insight_id))
+    insight = load_insight(conn, access, insight_id)
+    body = insight_body(conn, insight, _result_package(request, conn, access, insight, refresh, strict=True))
     return csv_response(body) if as_csv else body
 
 

@@ -1,0 +1,57 @@
+"""Which insight kinds this backend can calculate, and the calculation for one of them.
+
+A kind maps to a function ``(connection, project, legacy filter dict, now) -> {"result", "timezone"}``. Saved
+insights (``refresh``) and the query endpoint both come through here, so they share one engine per kind.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from ..errors import ValidationError
+from ..queries.paths import paths_payload
+from ..queries.retention import retention_payload
+from .runner import Calculation
+from .service import cache_key_for
+
+__all__ = ["ENGINES", "can_calculate", "calculation_for"]
+
+Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime], dict[str, Any]]
+
+ENGINES: dict[str, Engine] = {
+    "RETENTION": retention_payload,
+    "PATHS": paths_payload,
+}
+# Keys that change how a result is fetched, not what it is.
+_NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")
+
+
+def can_calculate(kind: str) -> bool:
+    return kind in ENGINES
+
+
+def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], now: datetime) -> Calculation:
+    """The cacheable calculation of a legacy filter of ``kind``; a 400 for kinds without an engine here."""
+    if kind not in ENGINES:
+        available = ", ".join(sorted(ENGINES))
+        raise ValidationError(
+            f"This backend cannot calculate {kind} insights yet; it calculates {available}.",
+            attr="insight",
+            code="unsupported",
+        )
+    engine = ENGINES[kind]
+    normalized = {k: v for k, v in legacy.items() if k not in _NOT_IN_CACHE_KEY}
+    interval = str(normalized.get("period", "Day")).lower() if kind == "RETENTION" else None
+
+    def compute(conn: sqlite3.Connection) -> dict[str, Any]:
+        return engine(conn, project, normalized, now)
+
+    return Calculation(
+        cache_key=cache_key_for(int(project["id"]), kind, normalized, project.get("timezone") or "UTC"),
+        interval=interval,
+        date_to=None,
+        compute=compute,
+    )

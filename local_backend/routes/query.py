@@ -1,0 +1,97 @@
+"""``/api/projects/:id/query/``: PostHog's current front door for calculations, with polling and cancel.
+
+A ``TrendsQuery``, ``FunnelsQuery``, ``RetentionQuery`` or ``PathsQuery`` (bare or in an ``InsightVizNode``) is
+translated onto the legacy filter and served by the same engine and cache as saved insights.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..auth import ProjectAccess, project_access
+from ..errors import NotFound
+from ..results.kinds import calculation_for
+from ..results.modes import execution_mode
+from ..results.query_nodes import translate_query
+from ..results.service import query_status_body, serve_calculation
+from ..storage import get_conn, get_settings
+from ..store.query_results import get_query_status
+
+__all__ = ["router", "QueryRequest"]
+
+router = APIRouter(tags=["query"])
+READ = project_access("query:read")
+DEFAULT_QUERY_REFRESH = "blocking"
+
+
+class QueryRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    query: dict[str, Any] = Field(description="A TrendsQuery, FunnelsQuery, RetentionQuery or PathsQuery node")
+    refresh: str | bool | None = Field(
+        DEFAULT_QUERY_REFRESH,
+        description="blocking (default), async, lazy_async, force_async, force_blocking, force_cache",
+    )
+    client_query_id: str | None = Field(None, max_length=200)
+
+
+def query_response(package: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "results": package["result"],
+        "is_cached": package["is_cached"],
+        "last_refresh": package["last_refresh"],
+        "cache_target_age": package["cache_target_age"],
+        "next_allowed_client_refresh": package["next_allowed_client_refresh"],
+        "timezone": package["timezone"],
+        "query_status": package["query_status"],
+        "hogql": None,
+        "columns": None,
+        "types": None,
+        "hasMore": None,
+    }
+
+
+@router.post("/api/projects/{project_id}/query", summary="Calculate a query node")
+def run_query(
+    request: Request,
+    body: QueryRequest,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    kind, legacy = translate_query(body.query)
+    now = get_settings(request).clock.now()
+    calc = calculation_for(kind, access.project, legacy, now)
+    package = serve_calculation(
+        conn,
+        request.app.state.query_runner,
+        calc,
+        mode=execution_mode(body.refresh),
+        project_id=access.project_id,
+        user_id=access.user_id,
+        now=now,
+        client_query_id=body.client_query_id,
+    )
+    return query_response(package)
+
+
+@router.get("/api/projects/{project_id}/query/{query_id}", summary="Poll a background calculation")
+def poll_query(
+    query_id: str, access: ProjectAccess = Depends(READ), conn: sqlite3.Connection = Depends(get_conn)
+) -> dict[str, Any]:
+    status = get_query_status(conn, access.project_id, query_id)
+    if status is None:
+        raise NotFound("Query not found.")
+    return {"query_status": query_status_body(status)}
+
+
+@router.delete("/api/projects/{project_id}/query/{query_id}", status_code=204, summary="Cancel a calculation")
+def cancel_query(
+    request: Request, query_id: str, access: ProjectAccess = Depends(READ), conn: sqlite3.Connection = Depends(get_conn)
+) -> Response:
+    if not request.app.state.query_runner.cancel(conn, project_id=access.project_id, query_id=query_id):
+        raise NotFound("No running query with that id.")
+    return Response(status_code=204)
