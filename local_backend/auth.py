@@ -87,14 +87,18 @@ class Caller:
 class ProjectAccess:
     caller: Caller
     project: dict[str, Any]
+    # Set when the request came with a sharing token instead of a key: only this insight may be read.
+    shared_insight_id: int | None = None
 
     @property
     def project_id(self) -> int:
         return int(self.project["id"])
 
     @property
-    def user_id(self) -> int:
-        return int(self.caller.user["id"])
+    def user_id(self) -> int | None:
+        """The key owner's id; None for a sharing-token viewer."""
+        user_id = self.caller.user["id"]
+        return int(user_id) if user_id is not None else None
 
 
 async def _find_raw_key(request: Request) -> tuple[str, str] | None:
@@ -154,6 +158,31 @@ def _resolve_project(conn: sqlite3.Connection, caller: Caller, project_id: str) 
     return project
 
 
+SHARING_TOKEN_PARAM = "sharing_access_token"
+
+
+def _sharing_access(conn: sqlite3.Connection, request: Request, project_id: str, token: str) -> ProjectAccess:
+    """Read access to the one insight a sharing token was issued for (GET only)."""
+    if request.method not in ("GET", "HEAD"):
+        raise AuthenticationFailed("Sharing access token can only be used for GET requests.", status=403)
+    row = conn.execute(
+        "SELECT s.project_id, s.insight_id FROM sharing_configurations s JOIN insights i ON i.id = s.insight_id"
+        " WHERE s.access_token = ? AND s.enabled = 1 AND i.deleted = 0",
+        (token,),
+    ).fetchone()
+    if row is None or project_id not in (str(row["project_id"]), CURRENT_PROJECT):
+        raise AuthenticationFailed("Sharing access token is invalid.", status=403)
+    project = get_project(conn, int(row["project_id"]))
+    assert project is not None
+    viewer = Caller(
+        user={"id": None},
+        key_id=0,
+        scopes=frozenset({"insight:read"}),
+        scoped_projects=(int(row["project_id"]),),
+    )
+    return ProjectAccess(caller=viewer, project=project, shared_insight_id=int(row["insight_id"]))
+
+
 def key_access(scope: str, *, missing_status: int = 401) -> Callable[..., Awaitable[Caller]]:
     """Dependency for routes outside a project: a valid key with ``scope``."""
 
@@ -166,13 +195,19 @@ def key_access(scope: str, *, missing_status: int = 401) -> Callable[..., Awaita
     return dependency
 
 
-def project_access(scope: str, *, missing_status: int = 401) -> Callable[..., Awaitable[ProjectAccess]]:
+def project_access(
+    scope: str, *, missing_status: int = 401, allow_sharing_token: bool = False
+) -> Callable[..., Awaitable[ProjectAccess]]:
     """Dependency for routes under ``/api/projects/{project_id}/``: a valid key, allowed on the project,
-    with ``scope``."""
+    with ``scope``. With ``allow_sharing_token``, ``?sharing_access_token=`` instead grants reading the one
+    insight the token was issued for (GET only)."""
 
     async def dependency(
         request: Request, project_id: str, conn: sqlite3.Connection = Depends(get_conn)
     ) -> ProjectAccess:
+        token = request.query_params.get(SHARING_TOKEN_PARAM)
+        if token is not None and allow_sharing_token:
+            return _sharing_access(conn, request, project_id, token)
         caller = _authenticate(conn, await _find_raw_key(request), missing_status)
         project = _resolve_project(conn, caller, project_id)
         caller.require_scope(scope)

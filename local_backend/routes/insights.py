@@ -38,8 +38,8 @@ __all__ = ["router", "parse_insight_id", "load_insight", "INSIGHT_SCOPE_NAME"]
 
 router = APIRouter(tags=["insights"])
 INSIGHT_SCOPE_NAME = "Insight"
-READ = project_access("insight:read", missing_status=403)
-WRITE = project_access("insight:write", missing_status=403)
+READ = project_access("insight:read", missing_status=403, allow_sharing_token=True)
+WRITE = project_access("insight:write", missing_status=403, allow_sharing_token=True)  # refuses tokens: not GET
 # Changes to these move last_modified_at/by; favouriting or saving does not.
 MATERIAL_FIELDS = ("name", "description", "filters", "query")
 # Fields whose changes the activity log records.
@@ -70,7 +70,10 @@ def parse_insight_id(value: str | int) -> int:
 
 
 def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str | int, **kwargs: Any) -> dict[str, Any]:
-    insight = get_insight(conn, access.project_id, parse_insight_id(value), **kwargs)
+    insight_id = parse_insight_id(value)
+    if access.shared_insight_id is not None and insight_id != access.shared_insight_id:
+        raise NotFound()
+    insight = get_insight(conn, access.project_id, insight_id, **kwargs)
     if insight is None:
         raise NotFound()
     return insight
@@ -138,6 +141,8 @@ def _dashboard_ids(text: str) -> list[int]:
 def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str, list[Any]]]:
     params = request.query_params
     where: list[tuple[str, list[Any]]] = []
+    if access.shared_insight_id is not None:
+        where.append(("id = ?", [access.shared_insight_id]))
     if "short_id" in params:
         where.append(("short_id = ?", [params["short_id"]]))
     if "created_by" in params:

@@ -334,3 +334,29 @@ def test_list_filters_by_dashboards_kind_and_modification_date(client, world, cl
     for bad, attr in (("?dashboards=1", "dashboards"), ("?insight=PIE", "insight"), ("?date_from=soon", "date_from")):
         response = client.get(base + bad, headers=world.headers())
         assert (response.status_code, response.json()["attr"]) == (400, attr)
+
+
+def test_sharing_token_reads_only_its_insight_and_only_while_enabled(client, world, insight):
+    base = BASE.format(pid=world.project_id)
+    other = client.post(base, json={"name": "Private"}, headers=world.headers()).json()
+    sharing_url = base + f"{insight['id']}/sharing/"
+    token = client.get(sharing_url, headers=world.headers()).json()["access_token"]
+
+    def shared(path: str, method: str = "get"):
+        separator = "&" if "?" in path else "?"
+        return getattr(client, method)(f"{path}{separator}sharing_access_token={token}")
+
+    invalid = shared(base + f"{insight['id']}/")  # not enabled yet
+    assert (invalid.status_code, invalid.json()["detail"]) == (403, "Sharing access token is invalid.")
+    client.patch(sharing_url, json={"enabled": True}, headers=world.headers())
+    assert shared(base + f"{insight['id']}/").json()["name"] == "Weekly pageviews"
+    assert [i["name"] for i in shared(base).json()["results"]] == ["Weekly pageviews"]
+    assert shared(base + f"{other['id']}/").status_code == 404
+    refused = shared(base + f"{insight['id']}/", method="patch")
+    assert (refused.status_code, refused.json()["detail"]) == (
+        403,
+        "Sharing access token can only be used for GET requests.",
+    )
+    assert shared(f"/api/projects/{world.other_project_id}/insights/").status_code == 403
+    client.patch(sharing_url, json={"enabled": False}, headers=world.headers())
+    assert shared(base + f"{insight['id']}/").status_code == 403
