@@ -17,6 +17,7 @@ from ..models.common import Paginated
 from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
 from ..pagination import Page, page_params, paginated
 from ..queries.analysis_inputs import parse_point
+from ..results.dashboard_filters import apply_dashboard_filters
 from ..results.kinds import calculation_for, can_calculate
 from ..results.modes import ExecutionMode, execution_mode
 from ..results.query_nodes import translate_query
@@ -26,6 +27,7 @@ from ..store.activity import log_activity
 from ..store.insights import (
     ORDERABLE,
     create_insight,
+    dashboard_filters_of,
     existing_dashboard_ids,
     get_insight,
     insight_dashboard_ids,
@@ -87,10 +89,12 @@ def _result_package(
     refresh: str | None,
     *,
     strict: bool,
+    dashboard_filters: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """The insight's result by ``refresh`` mode, or None for kinds this backend cannot calculate.
 
     ``strict`` (retrieve) turns a request to calculate such a kind into a 400; a list just shows no result.
+    ``dashboard_filters`` are those of the dashboard the insight is shown on (``from_dashboard``).
     """
     mode = execution_mode(refresh)
     try:
@@ -98,6 +102,8 @@ def _result_package(
     except ValidationError:
         kind, legacy = None, {}
     kind = kind or str(legacy.get("insight", "TRENDS")).upper()
+    if dashboard_filters:
+        legacy = apply_dashboard_filters(legacy, dashboard_filters)
     if not can_calculate(kind):
         if strict and mode is not ExecutionMode.CACHE_ONLY_NEVER_CALCULATE:
             calculation_for(kind, access.project, legacy, get_settings(request).clock.now())  # raises the 400
@@ -113,6 +119,18 @@ def _result_package(
         now=now,
         insight_id=insight["id"],
     )
+
+
+def _dashboard_filters(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
+    """The filters of dashboard ``value`` of the project; a 400 on ``from_dashboard`` when there is none."""
+    try:
+        dashboard_id = int(value)
+    except ValueError:
+        raise ValidationError("from_dashboard must be a dashboard id.", attr="from_dashboard") from None
+    filters = dashboard_filters_of(conn, access.project_id, dashboard_id)
+    if filters is None:
+        raise ValidationError(f"Dashboard {dashboard_id} does not exist.", attr="from_dashboard", code="does_not_exist")
+    return filters
 
 
 def _wants_csv(format: str | None) -> bool:
@@ -271,10 +289,13 @@ def retrieve_insight(
     conn: sqlite3.Connection = Depends(get_conn),
     format: str | None = Query(None),
     refresh: str | None = Query(None, description=REFRESH_HELP),
+    from_dashboard: str | None = Query(None, description="Compute with this dashboard's date range and filters"),
 ) -> Any:
     as_csv = _wants_csv(format)
     insight = load_insight(conn, access, insight_id)
-    body = insight_body(conn, insight, _result_package(request, conn, access, insight, refresh, strict=True))
+    dashboard_filters = _dashboard_filters(conn, access, from_dashboard) if from_dashboard not in (None, "") else None
+    package = _result_package(request, conn, access, insight, refresh, strict=True, dashboard_filters=dashboard_filters)
+    body = insight_body(conn, insight, package)
     return csv_response(body) if as_csv else body
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "get_or_create_sharing",
     "set_sharing_enabled",
     "existing_dashboard_ids",
+    "dashboard_filters_of",
 ]
 
 JSON_FIELDS = ("filters", "query", "tags")
@@ -125,6 +126,14 @@ def existing_dashboard_ids(conn: sqlite3.Connection, project_id: int, ids: list[
         f"SELECT id FROM dashboards WHERE project_id = ? AND deleted = 0 AND id IN ({marks})", [project_id, *ids]
     )
     return {r[0] for r in rows}
+
+
+def dashboard_filters_of(conn: sqlite3.Connection, project_id: int, dashboard_id: int) -> dict[str, Any] | None:
+    """The filters of a dashboard of the project that is not deleted, or None when there is no such dashboard."""
+    row = conn.execute(
+        "SELECT filters FROM dashboards WHERE project_id = ? AND id = ? AND deleted = 0", (project_id, dashboard_id)
+    ).fetchone()
+    return json.loads(row["filters"] or "{}") if row is not None else None
 
 
 def insight_tiles(conn: sqlite3.Connection, insight_id: int) -> list[dict[str, Any]]:
