@@ -5,15 +5,21 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from . import (
+    actions,
+    cohorts,
     dashboards,
+    event_definitions,
+    events,
     health,
     insight_actions,
     insights,
     paths,
+    persons,
     plugin_config_actions,
     plugin_configs,
     plugins,
     projects,
+    property_definitions,
     query,
     retention,
     sharing,
@@ -37,4 +43,11 @@ ROUTERS: list[APIRouter] = [
     insight_actions.router,
     insights.router,
     sharing.router,
+    # after retention, whose persons/retention/ the persons/{id} route would otherwise take
+    event_definitions.router,
+    property_definitions.router,
+    actions.router,
+    cohorts.router,
+    persons.router,
+    events.router,
 ]

@@ -1,0 +1,99 @@
+"""Action shapes: an action is a named set of steps, and an event that matches any step counts as the action."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ValidationError
+from ..queries.analysis_inputs import properties_condition
+from .common import UserBasic
+
+__all__ = [
+    "Matching",
+    "ActionStep",
+    "ActionWrite",
+    "Action",
+    "validate_steps",
+    "MAX_PATTERN_LENGTH",
+    "MAX_STEPS",
+]
+
+Matching = Literal["contains", "regex", "exact"]
+# A pattern longer than this is refused: matchers run on every scanned event.
+MAX_PATTERN_LENGTH = 1000
+MAX_STEPS = 100
+
+
+class ActionStep(BaseModel):
+    """One way to match an event; every field given must hold. Unknown keys are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    event: str | None = Field(None, max_length=400, description="Event name; null matches any event")
+    url: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Matched against $current_url")
+    url_matching: Matching | None = Field("contains", description="How `url` matches (default contains)")
+    properties: list[dict[str, Any]] | None = Field(None, description="Property filters, all of which must hold")
+    text: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture element text")
+    text_matching: Matching | None = None
+    href: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture link target")
+    href_matching: Matching | None = None
+    selector: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="CSS selector of the element")
+    tag_name: str | None = Field(None, max_length=400)
+
+
+class ActionWrite(BaseModel):
+    """Create and update body. ``name`` is required on create; read-only fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str | None = Field(None, max_length=400)
+    description: str | None = Field(None, max_length=4000)
+    steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS)
+    tags: list[str] | None = None
+    deleted: bool | None = None
+
+
+class Action(BaseModel):
+    id: int
+    name: str
+    description: str
+    tags: list[str]
+    post_to_slack: bool = False
+    slack_message_format: str = ""
+    steps: list[ActionStep]
+    created_at: str
+    created_by: UserBasic | None
+    updated_at: str
+    deleted: bool
+    is_calculating: bool = False
+    last_calculated_at: str | None = None
+    team_id: int
+    is_action: bool = True
+
+
+def _check_pattern(value: str | None, matching: str | None, attr: str) -> None:
+    if value is None or matching != "regex":
+        return
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValidationError(f"Invalid regular expression: {exc}.", attr=attr) from None
+
+
+def validate_steps(steps: list[ActionStep]) -> list[dict[str, Any]]:
+    """The steps as stored, after checking each regex and property filter; errors name the field."""
+    stored: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        prefix = f"steps__{index}"
+        if step.url is not None and step.url_matching is None:
+            step = step.model_copy(update={"url_matching": "contains"})
+        _check_pattern(step.url, step.url_matching, f"{prefix}__url")
+        _check_pattern(step.text, step.text_matching, f"{prefix}__text")
+        _check_pattern(step.href, step.href_matching, f"{prefix}__href")
+        # Compiling the filters refuses what the calculations cannot run, with the filter's path in attr.
+        properties_condition(step.properties or [], f"{prefix}__properties")
+        stored.append(step.model_dump())
+    return stored

@@ -1,0 +1,56 @@
+"""Person property filters (a cohort's rules, the persons list's ``properties``) as SQL over persons.
+
+The operators themselves are compiled by :func:`~local_backend.queries.analysis_inputs.properties_condition`,
+the one place their meaning lives; this module only checks that every filter is about person properties and
+that groups are well formed, then runs the result over a row source where ``e`` is a person.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ValidationError
+from .analysis_inputs import properties_condition
+
+__all__ = ["PERSONS_AS_E", "person_properties_condition", "check_person_filters", "MAX_FILTER_DEPTH"]
+
+# Persons shaped like the ``events e`` rows the filter compiler expects: a person filter reads the
+# properties of ``e.person_id``, which here is the person itself.
+PERSONS_AS_E = (
+    "(SELECT id, id AS person_id, uuid, properties, is_identified, created_at FROM persons WHERE project_id = ?)"
+)
+MAX_FILTER_DEPTH = 5
+_GROUP_TYPES = ("AND", "OR")
+
+
+def check_person_filters(node: Any, attr: str, *, depth: int = 0) -> Any:
+    """``node`` with each leaf's ``type`` defaulted to person; anything but person filters is a 400 on ``attr``."""
+    if depth > MAX_FILTER_DEPTH:
+        raise ValidationError(f"Property groups may nest at most {MAX_FILTER_DEPTH} deep.", attr=attr)
+    if isinstance(node, list):
+        return [check_person_filters(item, f"{attr}__{i}", depth=depth + 1) for i, item in enumerate(node)]
+    if not isinstance(node, dict):
+        raise ValidationError("Expected a property filter or a group of them.", attr=attr)
+    if "values" in node and "key" not in node:
+        kind = node.get("type", "AND")
+        if not isinstance(kind, str) or kind.upper() not in _GROUP_TYPES:
+            raise ValidationError("A property group's type must be AND or OR.", attr=f"{attr}__type")
+        if not isinstance(node["values"], list):
+            raise ValidationError("A property group's values must be a list.", attr=f"{attr}__values")
+        values = [
+            check_person_filters(item, f"{attr}__values__{i}", depth=depth + 1) for i, item in enumerate(node["values"])
+        ]
+        return {"type": kind.upper(), "values": values}
+    if not isinstance(node.get("key"), str):
+        raise ValidationError("Each property filter needs a 'key'.", attr=attr)
+    kind = node.get("type") or "person"
+    if kind != "person":
+        raise ValidationError(
+            f"Only person property filters are supported here, not '{kind}'.", attr=f"{attr}__type", code="unsupported"
+        )
+    return {**node, "type": "person"}
+
+
+def person_properties_condition(properties: Any, attr: str) -> tuple[str, list[Any]]:
+    """SQL over :data:`PERSONS_AS_E` rows (``e``) holding for persons that match ``properties``."""
+    return properties_condition(check_person_filters(properties, attr), attr)

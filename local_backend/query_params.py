@@ -1,0 +1,41 @@
+"""Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import ValidationError
+
+__all__ = ["parse_bool_param", "parse_json_list_param", "MAX_LIST_ITEMS"]
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+MAX_LIST_ITEMS = 1000
+
+
+def parse_bool_param(value: str | None, *, name: str) -> bool | None:
+    """``true``/``false`` (also 1/0, yes/no) or None when absent; anything else is a 400 naming ``name``."""
+    if value is None or value == "":
+        return None
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValidationError(f"'{name}' must be true or false.", attr=name)
+
+
+def parse_json_list_param(value: str | None, *, name: str) -> list[str] | None:
+    """A JSON list of strings (``["a","b"]``) or None when absent; anything else is a 400 naming ``name``."""
+    if value is None or value == "":
+        return None
+    try:
+        items: Any = json.loads(value)
+    except ValueError:
+        raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name) from None
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name)
+    if len(items) > MAX_LIST_ITEMS:
+        raise ValidationError(f"'{name}' may list at most {MAX_LIST_ITEMS} names.", attr=name)
+    return items

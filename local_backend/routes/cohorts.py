@@ -1,0 +1,278 @@
+"""``/api/projects/:id/cohorts/``: list, create, retrieve, update (soft delete included), members, activity.
+
+Bodies are JSON, or multipart with a ``csv`` file of ids (and ``filters`` as JSON text). DELETE is refused
+with 405 as PostHog does; ``PATCH {"deleted": true}`` hides a cohort from the list.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from starlette.datastructures import FormData, UploadFile
+
+from ..auth import ProjectAccess, project_access
+from ..errors import NotFound, ParseError, ValidationError
+from ..models.cohorts import Cohort, CohortWrite, IdType, parse_cohort_csv, validate_cohort_filters
+from ..models.common import ActivityPage, Paginated, user_basic
+from ..models.persons import Person, person_body
+from ..pagination import Page, page_params, paginated
+from ..request_bodies import body_openapi, parse_model, read_body
+from ..storage import get_conn, now_iso
+from ..store.accounts import get_user
+from ..store.activity import log_activity
+from ..store.cohorts import (
+    cohort_count,
+    cohort_member_condition,
+    create_cohort,
+    get_cohort,
+    list_cohorts,
+    resolve_person_ids,
+    update_cohort,
+)
+from ..store.person_list import list_persons
+from .activity import activity_page
+
+__all__ = ["router", "COHORT_SCOPE_NAME", "load_cohort"]
+
+router = APIRouter(tags=["cohorts"])
+BASE_PATH = "/api/projects/{project_id}/cohorts"
+COHORT_SCOPE_NAME = "Cohort"
+READ = project_access("cohort:read")
+WRITE = project_access("cohort:write")
+ACTIVITY = project_access("activity_log:read")
+LOGGED_FIELDS = ("name", "description", "filters", "deleted")
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def load_cohort(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
+    """The project's cohort with this id (deleted ones too), or 404 (also for an id that is not a number)."""
+    try:
+        cohort_id = int(value)
+    except ValueError:
+        raise NotFound() from None
+    cohort = get_cohort(conn, access.project_id, cohort_id) if 0 < cohort_id < 2**63 else None
+    if cohort is None:
+        raise NotFound()
+    return cohort
+
+
+def cohort_body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
+    creator = get_user(conn, cohort["created_by_id"]) if cohort["created_by_id"] is not None else None
+    try:
+        count: int | None = cohort_count(conn, cohort)
+    except ValidationError:  # rules stored by an older version that this one cannot evaluate
+        count = None
+    return Cohort(
+        id=cohort["id"],
+        name=cohort["name"],
+        description=cohort["description"],
+        deleted=cohort["deleted"],
+        filters=cohort["filters"],
+        created_by=user_basic(creator),
+        created_at=cohort["created_at"],
+        last_calculation=cohort["last_calculation"] if cohort["is_static"] else None,
+        count=count,
+        is_static=cohort["is_static"],
+        unknown_ids=unknown,
+    ).model_dump()
+
+
+async def _read_cohort_body(request: Request) -> tuple[CohortWrite, bytes | None]:
+    """The body as a CohortWrite, and the bytes of an uploaded ``csv`` file if there is one."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type not in FORM_TYPES:
+        return parse_model(CohortWrite, await read_body(request)), None
+    try:
+        form = await request.form()
+    except Exception:  # a body that does not parse as the declared form
+        raise ParseError("Multipart form parse error.") from None
+    try:
+        data, upload = await _form_fields(form)
+    finally:
+        await form.close()
+    return parse_model(CohortWrite, data), upload
+
+
+async def _form_fields(form: FormData) -> tuple[dict[str, Any], bytes | None]:
+    data: dict[str, Any] = {}
+    upload: bytes | None = None
+    for key, value in form.multi_items():
+        if isinstance(value, UploadFile):
+            if key != "csv":
+                raise ValidationError("Only a file named csv can be uploaded here.", attr=key)
+            upload = await value.read()
+        elif key == "filters":
+            try:
+                data[key] = json.loads(value) if value.strip() else None
+            except ValueError:
+                raise ValidationError("Enter valid JSON.", attr=key) from None
+        elif key == "distinct_ids":
+            data.setdefault(key, []).append(value)
+        else:
+            data[key] = value
+    return data, upload
+
+
+def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, list[str]] | None:
+    if upload is not None and body.distinct_ids is not None:
+        raise ValidationError("Send either a csv file or distinct_ids, not both.", attr="csv")
+    if upload is not None:
+        return parse_cohort_csv(upload)
+    if body.distinct_ids is not None:
+        return "distinct_id", [value for value in body.distinct_ids if value]
+    return None
+
+
+def _log(conn: sqlite3.Connection, access: ProjectAccess, cohort: dict, activity: str, changes: list | None) -> None:
+    log_activity(
+        conn,
+        project_id=access.project_id,
+        scope=COHORT_SCOPE_NAME,
+        item_id=cohort["id"],
+        activity=activity,
+        user_id=access.user_id,
+        detail={"changes": changes, "trigger": None, "type": None, "name": cohort["name"], "short_id": None},
+        now=cohort["updated_at"],
+    )
+
+
+@router.get(BASE_PATH, response_model=Paginated[Cohort], summary="List cohorts (deleted ones hidden), newest first")
+def list_cohorts_route(
+    request: Request,
+    access: ProjectAccess = Depends(READ),
+    page: Page = Depends(page_params),
+    conn: sqlite3.Connection = Depends(get_conn),
+    search: str | None = Query(None, description="Every term must occur in the name or description"),
+) -> dict[str, Any]:
+    rows, total = list_cohorts(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
+    return paginated(request, page, total, [cohort_body(conn, row) for row in rows])
+
+
+@router.post(
+    BASE_PATH,
+    response_model=Cohort,
+    status_code=201,
+    summary="Create a static cohort (distinct_ids or a csv file) or a property-based one (filters)",
+    openapi_extra=body_openapi(CohortWrite, form=False),
+)
+async def create_cohort_route(
+    request: Request,
+    access: ProjectAccess = Depends(WRITE),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    body, upload = await _read_cohort_body(request)
+    if body.name is None or not body.name.strip():
+        raise ValidationError("This field is required.", attr="name", code="required")
+    given = _members_given(body, upload)
+    is_static = bool(body.is_static)
+    if given is not None and not is_static:
+        raise ValidationError("Only a static cohort (is_static: true) takes a list of persons.", attr="is_static")
+    filters = (body.filters or {}) if is_static else validate_cohort_filters(body.filters)
+    members, unknown = resolve_person_ids(conn, access.project_id, *given) if given else (set(), None)
+    now = now_iso(request)
+    values = {"name": body.name, "description": body.description, "is_static": is_static, "filters": filters}
+    cohort_id = create_cohort(
+        conn, project_id=access.project_id, user_id=access.user_id, values=values, members=members, now=now
+    )
+    cohort = load_cohort(conn, access, str(cohort_id))
+    _log(conn, access, cohort, "created", None)
+    return cohort_body(conn, cohort, unknown)
+
+
+@router.get(f"{BASE_PATH}/{{cohort_id}}", response_model=Cohort, summary="Retrieve a cohort (deleted ones too)")
+def retrieve_cohort(
+    cohort_id: str,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    return cohort_body(conn, load_cohort(conn, access, cohort_id))
+
+
+@router.patch(
+    f"{BASE_PATH}/{{cohort_id}}",
+    response_model=Cohort,
+    summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
+    openapi_extra=body_openapi(CohortWrite, form=False),
+)
+async def update_cohort_route(
+    request: Request,
+    cohort_id: str,
+    access: ProjectAccess = Depends(WRITE),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    cohort = load_cohort(conn, access, cohort_id)
+    body, upload = await _read_cohort_body(request)
+    changes = body.model_dump(exclude_unset=True)
+    changes.pop("distinct_ids", None)
+    for field in ("name", "filters", "deleted", "is_static"):
+        if field in changes and changes[field] is None:
+            raise ValidationError("This field may not be null.", attr=field, code="null")
+    if changes.get("name", "x").strip() == "":
+        raise ValidationError("This field may not be blank.", attr="name", code="blank")
+    if changes.pop("is_static", cohort["is_static"]) != cohort["is_static"]:
+        raise ValidationError("A cohort cannot change between static and property-based.", attr="is_static")
+    if changes.get("description", "") is None:
+        changes["description"] = ""
+    if "filters" in changes and not cohort["is_static"]:
+        validate_cohort_filters(changes["filters"])
+    given = _members_given(body, upload)
+    if given is not None and not cohort["is_static"]:
+        raise ValidationError("Only a static cohort takes a list of persons.", attr="csv" if upload else "distinct_ids")
+    members, unknown = resolve_person_ids(conn, access.project_id, *given) if given else (None, None)
+    update_cohort(conn, cohort["id"], changes, members=members, now=now_iso(request))
+    after = load_cohort(conn, access, cohort_id)
+    diff = [
+        {"type": COHORT_SCOPE_NAME, "action": "changed", "field": field, "before": cohort[field], "after": after[field]}
+        for field in LOGGED_FIELDS
+        if cohort[field] != after[field]
+    ]
+    if given is not None:
+        diff.append({"type": COHORT_SCOPE_NAME, "action": "changed", "field": "people", "before": None, "after": None})
+    if diff:
+        deleted_now = after["deleted"] and not cohort["deleted"]
+        _log(conn, access, after, "deleted" if deleted_now else "updated", diff)
+    return cohort_body(conn, after, unknown)
+
+
+@router.delete(
+    f"{BASE_PATH}/{{cohort_id}}",
+    status_code=405,
+    response_class=Response,
+    summary='Refused: cohorts are soft-deleted with PATCH {"deleted": true}',
+)
+def delete_cohort_route(cohort_id: str, access: ProjectAccess = Depends(WRITE)) -> Response:
+    return Response(status_code=405)
+
+
+@router.get(
+    f"{BASE_PATH}/{{cohort_id}}/persons",
+    response_model=Paginated[Person],
+    summary="The persons in a cohort now (needs cohort:read and person:read)",
+)
+def cohort_persons(
+    request: Request,
+    cohort_id: str,
+    access: ProjectAccess = Depends(READ),
+    page: Page = Depends(page_params),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    access.caller.require_scope("person:read")
+    cohort = load_cohort(conn, access, cohort_id)
+    persons, total = list_persons(
+        conn, access.project_id, where=[cohort_member_condition(cohort)], limit=page.limit, offset=page.offset
+    )
+    return paginated(request, page, total, [person_body(person) for person in persons])
+
+
+@router.get(f"{BASE_PATH}/{{cohort_id}}/activity", response_model=ActivityPage, summary="Activity of one cohort")
+def cohort_activity(
+    request: Request,
+    cohort_id: str,
+    access: ProjectAccess = Depends(ACTIVITY),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    cohort = load_cohort(conn, access, cohort_id)
+    return activity_page(request, conn, project_id=access.project_id, scopes=[COHORT_SCOPE_NAME], item_id=cohort["id"])

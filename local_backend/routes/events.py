@@ -1,0 +1,127 @@
+"""``/api/projects/:id/events/``: raw events, newest first, and one event by its uuid.
+
+Paging follows PostHog: ``next`` repeats the request with ``before`` set to the last event's timestamp. Events
+that share that timestamp are not skipped: the link also carries ``before_id``, the position of the last event
+among them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..auth import ProjectAccess, project_access
+from ..clock import format_instant
+from ..errors import NotFound, ValidationError
+from ..models.persons import Event, EventPage
+from ..pagination import parse_int_param, replace_query, request_url
+from ..queries.analysis_inputs import parse_point, properties_condition
+from ..storage import get_conn, get_settings
+from ..store.event_list import find_event, list_events
+from ..store.events import to_micros
+from ..store.person_list import find_person
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["events"])
+BASE_PATH = "/api/projects/{project_id}/events"
+READ = project_access("query:read")
+DEFAULT_LIMIT = 100
+
+
+def _conditions(
+    request: Request, conn: sqlite3.Connection, access: ProjectAccess, params: dict[str, str | None]
+) -> list[tuple[str, list[Any]]] | None:
+    """The filters as conditions over ``events e``; None when they can match nothing (an unknown person)."""
+    where: list[tuple[str, list[Any]]] = []
+    if params["event"]:
+        where.append(("e.event = ?", [params["event"]]))
+    if params["distinct_id"] is not None:
+        where.append(("e.distinct_id = ?", [params["distinct_id"]]))
+    if params["person_id"] is not None:
+        person = find_person(conn, access.project_id, params["person_id"])
+        if person is None:
+            return None
+        where.append(("e.person_id = ?", [person["id"]]))
+    tz = ZoneInfo(access.project["timezone"])
+    now = get_settings(request).clock.now()
+    if params["after"]:
+        after = parse_point(params["after"], tz=tz, now=now, attr="after")
+        where.append(("e.timestamp > ?", [to_micros_checked(after, "after")]))
+    if params["before"]:
+        before = to_micros_checked(parse_point(params["before"], tz=tz, now=now, attr="before"), "before")
+        if params["before_id"] is not None:
+            last_id = parse_int_param(params["before_id"], name="before_id", default=0, minimum=0, maximum=2**63 - 1)
+            where.append(("(e.timestamp < ? OR (e.timestamp = ? AND e.id < ?))", [before, before, last_id]))
+        else:
+            where.append(("e.timestamp < ?", [before]))
+    elif params["before_id"] is not None:
+        raise ValidationError("before_id only applies with before.", attr="before_id")
+    if params["properties"]:
+        try:
+            properties = json.loads(params["properties"])
+        except ValueError:
+            raise ValidationError("properties must be JSON: a list of property filters.", attr="properties") from None
+        where.append(properties_condition(properties, "properties"))
+    return where
+
+
+def to_micros_checked(moment: datetime, attr: str) -> int:
+    try:
+        return to_micros(moment)
+    except OverflowError:
+        raise ValidationError(f"'{attr}' is out of range.", attr=attr) from None
+
+
+@router.get(BASE_PATH, response_model=EventPage, summary="List events, newest first")
+def list_events_route(
+    request: Request,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+    event: str | None = Query(None, description="Only events of this name"),
+    person_id: str | None = Query(None, description="Only this person's events (id or uuid)"),
+    distinct_id: str | None = Query(None, description="Only events sent with this distinct id"),
+    after: str | None = Query(None, description="Only events after this time (ISO, or relative like -7d)"),
+    before: str | None = Query(None, description="Only events before this time (ISO, or relative like -1d)"),
+    before_id: str | None = Query(None, description="With before: also events at that time listed after this one"),
+    properties: str | None = Query(None, description="JSON list of event or person property filters"),
+    limit: str | None = Query(None, description="How many events (default 100)"),
+) -> dict[str, Any]:
+    settings = get_settings(request)
+    size = parse_int_param(limit, name="limit", default=DEFAULT_LIMIT, minimum=1, maximum=settings.max_page_size)
+    params = {
+        "event": event,
+        "person_id": person_id,
+        "distinct_id": distinct_id,
+        "after": after,
+        "before": before,
+        "before_id": before_id,
+        "properties": properties,
+    }
+    where = _conditions(request, conn, access, params)
+    events = list_events(conn, access.project_id, where=where, limit=size + 1) if where is not None else []
+    next_url = None
+    if len(events) > size:
+        events = events[:size]
+        last = events[-1]
+        next_url = replace_query(
+            request_url(request), before=format_instant(last["moment"]), before_id=last["row_id"], limit=size
+        )
+    return {"next": next_url, "results": [Event(**event).model_dump() for event in events]}
+
+
+@router.get(f"{BASE_PATH}/{{event_id}}", response_model=Event, summary="Retrieve an event by its uuid")
+def retrieve_event(
+    event_id: str,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    found = find_event(conn, access.project_id, event_id)
+    if found is None:
+        raise NotFound()
+    return Event(**found).model_dump()

@@ -1,0 +1,73 @@
+"""``/api/projects/:id/persons/``: list persons (search, distinct id, person property filters) and retrieve one.
+
+The retention people list, ``persons/retention/``, lives with retention.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..auth import ProjectAccess, project_access
+from ..errors import NotFound, ValidationError
+from ..models.common import Paginated
+from ..models.persons import Person, person_body
+from ..pagination import Page, page_params, paginated
+from ..queries.person_filters import person_properties_condition
+from ..storage import get_conn
+from ..store.person_list import (
+    Condition,
+    distinct_id_condition,
+    find_person,
+    list_persons,
+    person_search_condition,
+)
+
+__all__ = ["router", "properties_param_condition"]
+
+router = APIRouter(tags=["persons"])
+BASE_PATH = "/api/projects/{project_id}/persons"
+READ = project_access("person:read")
+
+
+def properties_param_condition(text: str | None) -> Condition:
+    """The ``properties`` query parameter (JSON: a list of person filters, or a group) as a condition."""
+    if text is None or text == "":
+        return "1", []
+    try:
+        properties = json.loads(text)
+    except ValueError:
+        raise ValidationError("properties must be JSON: a list of property filters.", attr="properties") from None
+    return person_properties_condition(properties, "properties")
+
+
+@router.get(BASE_PATH, response_model=Paginated[Person], summary="List persons, newest first")
+def list_persons_route(
+    request: Request,
+    access: ProjectAccess = Depends(READ),
+    page: Page = Depends(page_params),
+    conn: sqlite3.Connection = Depends(get_conn),
+    search: str | None = Query(None, description="Every term must occur in a distinct id or the email property"),
+    distinct_id: str | None = Query(None, description="Only the person with this distinct id"),
+    properties: str | None = Query(None, description='JSON person filters, e.g. [{"key":"plan","value":"pro"}]'),
+) -> dict[str, Any]:
+    where = [person_search_condition(search), properties_param_condition(properties)]
+    if distinct_id is not None:
+        where.append(distinct_id_condition(access.project_id, distinct_id))
+    persons, total = list_persons(conn, access.project_id, where=where, limit=page.limit, offset=page.offset)
+    return paginated(request, page, total, [person_body(person) for person in persons])
+
+
+@router.get(f"{BASE_PATH}/{{person_id}}", response_model=Person, summary="Retrieve a person by id or uuid")
+def retrieve_person(
+    person_id: str,
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    person = find_person(conn, access.project_id, person_id)
+    if person is None:
+        raise NotFound()
+    return person_body(person)
