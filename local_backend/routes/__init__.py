@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from . import (
     dashboards,
+    funnels,
     health,
     insight_actions,
     insights,
@@ -33,6 +34,7 @@ ROUTERS: list[APIRouter] = [
     # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
     retention.router,
     paths.router,
+    funnels.router,
     timing.router,
     insight_actions.router,
     insights.router,
