@@ -341,3 +341,80 @@ def test_saved_insight_and_query_compute_funnels(client, world, conn):
     response = client.post(f"/api/projects/{world.project_id}/query/", json={"query": query}, headers=world.headers())
     assert response.status_code == 200, response.json()
     assert [s["count"] for s in response.json()["results"]] == [3, 1]
+
+
+TWO = [{"id": "a"}, {"id": "b", "order": 1}]
+THREE = [{"id": "a"}, {"id": "b", "order": 1}, {"id": "c", "order": 2}]
+
+
+@pytest.mark.parametrize(
+    ("body", "attr"),
+    [
+        ({"events": []}, "events"),
+        ({"events": TWO, "funnel_order_type": "sideways"}, "funnel_order_type"),
+        ({"events": TWO, "funnel_window_interval_type": "fortnight"}, "funnel_window_interval_type"),
+        ({"events": TWO, "funnel_window_interval_unit": "year"}, "funnel_window_interval_unit"),
+        ({"events": TWO, "funnel_viz_type": "pie"}, "funnel_viz_type"),
+        ({"events": TWO, "breakdown": "x", "breakdown_attribution_type": "middle_touch"}, "breakdown_attribution_type"),
+        ({"events": TWO, "funnel_window_interval": -1}, "funnel_window_interval"),
+        ({"events": TWO, "funnel_window_interval": 0}, "funnel_window_interval"),
+        ({"events": TWO, "funnel_window_days": -3}, "funnel_window_days"),
+        ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 0, "funnel_to_step": 2}]}, "exclusions__0"),
+        ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 1, "funnel_to_step": 1}]}, "exclusions__0"),
+        ({"events": THREE, "exclusions": [{"id": "x", "funnel_from_step": 2, "funnel_to_step": 2}]}, "exclusions__0"),
+        ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 0}]}, "exclusions__0"),
+        ({"events": TWO, "exclusions": [{"id": "b", "funnel_from_step": 0, "funnel_to_step": 1}]}, "exclusions__0"),
+        (
+            {
+                "events": THREE,
+                "funnel_order_type": "unordered",
+                "exclusions": [{"id": "x", "funnel_from_step": 0, "funnel_to_step": 1}],
+            },
+            "exclusions__0",
+        ),  # fmt: skip
+        ({"events": TWO, "funnel_viz_type": "time_to_convert", "funnel_to_step": 2}, "funnel_to_step"),
+        ({"events": TWO, "funnel_viz_type": "time_to_convert", "funnel_to_step": 0}, "funnel_to_step"),
+        (
+            {"events": THREE, "funnel_viz_type": "time_to_convert", "funnel_from_step": 2, "funnel_to_step": 1},
+            "funnel_from_step",
+        ),
+        ({"events": TWO, "funnel_viz_type": "time_to_convert", "bin_count": 0}, "bin_count"),
+        ({"events": TWO, "funnel_viz_type": "trends", "funnel_to_step": 5}, "funnel_to_step"),
+        ({"events": TWO, "funnel_from_step": -1}, "funnel_from_step"),
+        ({"events": TWO, "breakdown": "x", "breakdown_attribution_type": "step"}, "breakdown_attribution_value"),
+        (
+            {"events": TWO, "breakdown": "x", "breakdown_attribution_type": "step", "breakdown_attribution_value": 2},
+            "breakdown_attribution_value",
+        ),
+        ({"events": TWO, "breakdown": "x", "breakdown_type": "planet"}, "breakdown_type"),
+        ({"events": TWO, "breakdown": "x", "breakdown_type": "hogql"}, "breakdown"),
+        ({"events": TWO, "breakdown": [99], "breakdown_type": "cohort"}, "breakdown"),
+        ({"events": TWO, "breakdown": "x", "breakdown_type": "group"}, "breakdown_group_type_index"),
+        ({"events": TWO, "breakdown_limit": 0}, "breakdown_limit"),
+        ({"events": TWO, "date_from": "yesterdayish"}, "date_from"),
+        ({"events": TWO, "date_from": "2026-01-10", "date_to": "2026-01-01"}, "date_from"),
+        ({"events": TWO, "interval": "fortnight", "funnel_viz_type": "trends"}, "interval"),
+        ({"events": [{"id": "x", "type": "actions"}]}, "events__0"),
+        ({"events": [{"id": 999, "type": "actions"}]}, "events__0__id"),
+        ({"events": "not json"}, "events"),
+        ({"events": TWO, "properties": [{"key": "x", "operator": "regex_ish"}]}, "properties__0"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field(client, world, body, attr):
+    response = client.post(URL.format(pid=world.project_id), json=body, headers=world.headers())
+    assert response.status_code == 400, response.json()
+    error = response.json()
+    assert error["type"] == "validation_error" and error["attr"] == attr, error
+
+
+@pytest.mark.parametrize("step", ["0", "-1", "4", "-4", "two"])
+def test_people_bad_step(client, world, step):
+    query = {"events": json.dumps(THREE), "funnel_step": step}
+    response = client.get(f"/api/projects/{world.project_id}/persons/funnel/", params=query, headers=world.headers())
+    assert response.status_code == 400 and response.json()["attr"] == "funnel_step"
+
+
+def test_funnel_needs_insight_read(client, world):
+    key = world.make_key("person:read")
+    response = client.post(URL.format(pid=world.project_id), json={"events": TWO}, headers=world.headers(key))
+    assert response.status_code == 403
