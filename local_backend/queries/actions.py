@@ -1,0 +1,76 @@
+"""Actions compiled to SQL over ``events e``: an event matches an action when it matches any of its steps.
+
+A step (``actions.steps``) may name an ``event``, a ``url`` with ``url_matching`` ``contains`` (default),
+``exact`` or ``regex`` (against ``$current_url``), element matchers (``tag_name``, ``text``, ``href``,
+``selector``) and ``properties``; every given part must match.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..errors import ValidationError
+from .elements import element_condition
+from .properties import PropertyCompiler, Sql
+from .property_model import Property
+from .regex import compile_pattern
+
+__all__ = ["action_condition", "load_action", "UnknownAction"]
+
+
+class UnknownAction(ValidationError):
+    """The filter names an action this project does not have (or that was deleted)."""
+
+
+def load_action(conn: sqlite3.Connection, project_id: int, action_id: Any) -> dict[str, Any] | None:
+    try:
+        ident = int(action_id)
+    except (TypeError, ValueError):
+        return None
+    row = conn.execute(
+        "SELECT id, name, steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (ident, project_id)
+    ).fetchone()
+    if row is None:
+        return None
+    return {"id": row["id"], "name": row["name"], "steps": json.loads(row["steps"] or "[]")}
+
+
+def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:
+    parts: list[str] = []
+    params: list[Any] = []
+    if step.get("event"):
+        parts.append("e.event = ?")
+        params.append(str(step["event"]))
+    if step.get("url"):
+        matching = step.get("url_matching") or "contains"
+        url_prop = {"exact": "exact", "contains": "icontains", "regex": "regex"}.get(matching)
+        if url_prop is None:
+            raise ValidationError(f"Unknown url_matching '{matching}'.", attr=f"{attr}__url_matching")
+        if matching == "regex":
+            compile_pattern(step["url"], attr=f"{attr}__url")
+        value = step["url"] if matching != "contains" else str(step["url"])
+        sql, url_params = compiler.compile([{"key": "$current_url", "value": value, "operator": url_prop}], attr)
+        parts.append(sql)
+        params.extend(url_params)
+    for key in ("tag_name", "text", "href", "selector"):
+        if step.get(key):
+            sql, element_params = element_condition(Property(key=key, value=step[key], type="element"))
+            parts.append(sql)
+            params.extend(element_params)
+    sql, prop_params = compiler.compile(step.get("properties"), f"{attr}__properties")
+    parts.append(sql)
+    params.extend(prop_params)
+    return "(" + " AND ".join(parts) + ")", params
+
+
+def action_condition(compiler: PropertyCompiler, action_id: Any, attr: str) -> Sql:
+    """SQL matching the action's events; :class:`UnknownAction` (a 400) when there is no such action."""
+    action = load_action(compiler.conn, compiler.project_id, action_id)
+    if action is None:
+        raise UnknownAction(f"Action {action_id} does not exist.", attr=attr, code="does_not_exist")
+    steps = [_step(step, compiler, f"{attr}__steps__{index}") for index, step in enumerate(action["steps"])]
+    if not steps:
+        return "0", []
+    return "(" + " OR ".join(sql for sql, _ in steps) + ")", [p for _, params in steps for p in params]

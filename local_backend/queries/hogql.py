@@ -1,0 +1,294 @@
+"""The documented HogQL subset: expressions over one event, compiled to SQL with every value bound.
+
+Accepted (anything else is a 400 naming what is not supported)::
+
+    fields      event, distinct_id, timestamp, properties.<key>, properties['<key>'],
+                person.properties.<key>, person.properties['<key>']
+    literals    'text', 12, 1.5, true, false, null
+    operators   = == != < <= > >= + - * / and or not, like, ilike, not like, not ilike, in (...), not in (...)
+    functions   lower upper length trim concat coalesce ifNull toString toFloat toInt round abs if
+
+Keys are letters, digits, ``_`` and ``$`` unquoted, or anything in quotes. ``timestamp`` is the stored
+UTC microseconds. Used by property filters of ``type: hogql`` (a boolean expression) and by the hogql
+breakdown (any expression; its value is the breakdown value).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ValidationError
+from .dialect import DIALECT
+
+__all__ = ["compile_expression", "check_expression", "MAX_EXPRESSION_LENGTH"]
+
+MAX_EXPRESSION_LENGTH = 2_000
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<string>'(?:[^'\\]|\\.)*')|(?P<quoted>\"(?:[^\"\\]|\\.)*\"|`[^`]*`)"
+    r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)|(?P<op>==|!=|<=|>=|<>|[=<>+\-*/(),.\[\]]))"
+)
+_FUNCTIONS: dict[str, tuple[str, int, int]] = {
+    # name: (SQL function, min args, max args)
+    "lower": ("lower", 1, 1),
+    "upper": ("upper", 1, 1),
+    "length": ("length", 1, 1),
+    "trim": ("trim", 1, 1),
+    "concat": ("", 1, 20),
+    "coalesce": ("coalesce", 1, 20),
+    "ifnull": ("ifnull", 2, 2),
+    "tostring": ("", 1, 1),
+    "tofloat": ("il_float", 1, 1),
+    "toint": ("", 1, 1),
+    "round": ("round", 1, 2),
+    "abs": ("abs", 1, 1),
+    "if": ("", 3, 3),
+}
+_COMPARE = {"=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_FIELDS = {"event": "e.event", "distinct_id": "e.distinct_id", "timestamp": "e.timestamp"}
+_PERSON = "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
+
+
+@dataclass
+class _Token:
+    kind: str
+    text: str
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return re.sub(r"\\(.)", r"\1", body) if text[0] != "`" else body
+
+
+class _Parser:
+    def __init__(self, text: str, attr: str) -> None:
+        self.attr = attr
+        self.tokens: list[_Token] = []
+        position = 0
+        while position < len(text):
+            if not text[position:].strip():
+                break
+            match = _TOKEN.match(text, position)
+            if match is None or match.end() == position:
+                self.fail(f"Unexpected character at position {position}")
+            assert match is not None
+            kind = match.lastgroup or "op"
+            self.tokens.append(_Token(kind, match.group(kind)))
+            position = match.end()
+        self.index = 0
+        self.depth = 0
+        self.params: list[Any] = []
+
+    def fail(self, message: str) -> None:
+        raise ValidationError(f"{message} in the HogQL expression.", attr=self.attr)
+
+    def peek(self, offset: int = 0) -> _Token | None:
+        index = self.index + offset
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def is_word(self, word: str, offset: int = 0) -> bool:
+        token = self.peek(offset)
+        return token is not None and token.kind == "name" and token.text.lower() == word
+
+    def take(self, text: str) -> None:
+        token = self.peek()
+        if token is None or token.text != text:
+            self.fail(f"Expected '{text}'")
+        self.index += 1
+
+    def parse(self) -> str:
+        if not self.tokens:
+            self.fail("Empty expression")
+        sql = self.disjunction()
+        if self.peek() is not None:
+            self.fail(f"Unexpected '{self.peek().text}'")  # type: ignore[union-attr]
+        return sql
+
+    def disjunction(self) -> str:
+        sql = self.conjunction()
+        while self.is_word("or"):
+            self.index += 1
+            sql = f"({sql} OR {self.conjunction()})"
+        return sql
+
+    def conjunction(self) -> str:
+        sql = self.negation()
+        while self.is_word("and"):
+            self.index += 1
+            sql = f"({sql} AND {self.negation()})"
+        return sql
+
+    def negation(self) -> str:
+        if self.is_word("not"):
+            self.index += 1
+            return f"(NOT {self.negation()})"
+        return self.comparison()
+
+    def comparison(self) -> str:
+        left = self.additive()
+        token = self.peek()
+        if token is not None and token.text in _COMPARE:
+            self.index += 1
+            return f"({left} {_COMPARE[token.text]} {self.additive()})"
+        negated = self.is_word("not") and (self.is_word("like", 1) or self.is_word("ilike", 1) or self.is_word("in", 1))
+        if negated:
+            self.index += 1
+        if self.is_word("like") or self.is_word("ilike"):
+            case_blind = self.is_word("ilike")
+            self.index += 1
+            right = self.additive()
+            sql = f"(lower({left}) LIKE lower({right}))" if case_blind else f"({left} GLOB {_like_to_glob(right)})"
+            return f"(NOT {sql})" if negated else sql
+        if self.is_word("in"):
+            self.index += 1
+            self.take("(")
+            items = [self.additive()]
+            while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+                self.index += 1
+                items.append(self.additive())
+            self.take(")")
+            return f"({left} {'NOT IN' if negated else 'IN'} ({', '.join(items)}))"
+        return left
+
+    def additive(self) -> str:
+        sql = self.multiplicative()
+        while self.peek() is not None and self.peek().text in ("+", "-"):  # type: ignore[union-attr]
+            operator = self.peek().text  # type: ignore[union-attr]
+            self.index += 1
+            sql = f"({sql} {operator} {self.multiplicative()})"
+        return sql
+
+    def multiplicative(self) -> str:
+        sql = self.unary()
+        while self.peek() is not None and self.peek().text in ("*", "/"):  # type: ignore[union-attr]
+            operator = self.peek().text  # type: ignore[union-attr]
+            self.index += 1
+            right = self.unary()
+            sql = f"({sql} * {right})" if operator == "*" else f"(CAST({sql} AS REAL) / nullif({right}, 0))"
+        return sql
+
+    def unary(self) -> str:
+        token = self.peek()
+        if token is not None and token.text == "-":
+            self.index += 1
+            return f"(-{self.unary()})"
+        return self.primary()
+
+    def primary(self) -> str:
+        token = self.peek()
+        if token is None:
+            self.fail("Unexpected end")
+        assert token is not None
+        self.index += 1
+        if token.kind == "number":
+            self.params.append(float(token.text) if "." in token.text else int(token.text))
+            return "?"
+        if token.kind == "string":
+            self.params.append(_unquote(token.text))
+            return "?"
+        if token.text == "(":
+            self.depth += 1
+            if self.depth > 50:
+                self.fail("Too many nested parentheses")
+            sql = self.disjunction()
+            self.depth -= 1
+            self.take(")")
+            return sql
+        if token.kind in ("name", "quoted"):
+            return self.name(token)
+        self.fail(f"Unexpected '{token.text}'")
+        return ""
+
+    def key(self) -> str:
+        token = self.peek()
+        if token is not None and token.text == ".":
+            self.index += 1
+            token = self.peek()
+            if token is None or token.kind not in ("name", "quoted"):
+                self.fail("Expected a property key after '.'")
+            self.index += 1
+            return token.text if token.kind == "name" else _unquote(token.text)  # type: ignore[union-attr]
+        if token is not None and token.text == "[":
+            self.index += 1
+            inner = self.peek()
+            if inner is None or inner.kind != "string":
+                self.fail("Expected a quoted property key in [...]")
+            self.index += 1
+            self.take("]")
+            return _unquote(inner.text)  # type: ignore[union-attr]
+        self.fail("Expected a property key")
+        return ""
+
+    def prop(self, column: str) -> str:
+        sql, params = DIALECT.extract(column, self.key())
+        self.params.extend(params)
+        return sql
+
+    def name(self, token: _Token) -> str:
+        word = token.text.lower()
+        following = self.peek()
+        if token.kind == "name" and following is not None and following.text == "(":
+            return self.call(word)
+        if word in ("true", "false"):
+            return "1" if word == "true" else "0"
+        if word == "null":
+            return "NULL"
+        if word == "properties":
+            return self.prop("e.properties")
+        if word == "person":
+            self.take(".")
+            if not self.is_word("properties"):
+                self.fail("Only person.properties.<key> is supported")
+            self.index += 1
+            return self.prop(_PERSON)
+        if word in _FIELDS:
+            return _FIELDS[word]
+        self.fail(f"Unknown field '{token.text}'")
+        return ""
+
+    def call(self, word: str) -> str:
+        if word not in _FUNCTIONS:
+            self.fail(f"Function '{word}' is not supported (supported: {', '.join(sorted(_FUNCTIONS))})")
+        self.take("(")
+        args: list[str] = []
+        if self.peek() is not None and self.peek().text != ")":  # type: ignore[union-attr]
+            args.append(self.disjunction())
+            while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+                self.index += 1
+                args.append(self.disjunction())
+        self.take(")")
+        function, least, most = _FUNCTIONS[word]
+        if not least <= len(args) <= most:
+            self.fail(f"Function '{word}' takes {least} to {most} arguments")
+        if word == "concat":
+            return "(" + " || ".join(f"coalesce(CAST({arg} AS TEXT), '')" for arg in args) + ")"
+        if word == "tostring":
+            return f"CAST({args[0]} AS TEXT)"
+        if word == "toint":
+            return f"CAST(il_float({args[0]}) AS INTEGER)"
+        if word == "if":
+            return f"(CASE WHEN {args[0]} THEN {args[1]} ELSE {args[2]} END)"
+        return f"{function}({', '.join(args)})"
+
+
+def _like_to_glob(pattern_sql: str) -> str:
+    # LIKE in HogQL is case-sensitive; SQLite's LIKE is not, so translate % and _ to GLOB's * and ?
+    escaped = f"replace(replace(replace({pattern_sql}, '[', '[[]'), '*', '[*]'), '?', '[?]')"
+    return f"replace(replace({escaped}, '%', '*'), '_', '?')"
+
+
+def compile_expression(text: str, *, attr: str) -> tuple[str, list[Any]]:
+    """SQL over ``events e`` for a HogQL expression of the supported subset, with its bound parameters."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValidationError("A HogQL expression must be a non-empty string.", attr=attr)
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise ValidationError(f"HogQL expressions are limited to {MAX_EXPRESSION_LENGTH} characters.", attr=attr)
+    parser = _Parser(text, attr)
+    sql = parser.parse()
+    return sql, parser.params
+
+
+def check_expression(text: str, *, attr: str) -> None:
+    """A 400 on ``attr`` unless ``text`` is in the supported subset."""
+    compile_expression(text, attr=attr)

@@ -1,0 +1,226 @@
+"""Property filters compiled to SQL over ``events e``, with PostHog's semantics (reference section 3).
+
+A value is compared as the text PostHog compares (:meth:`.dialect.SQLiteDialect.text`): ``''`` when the key
+is missing, ``true``/``false``/``null``, numbers as written. So ``exact`` with ``["true"]`` matches a boolean,
+``is_not`` and ``not_icontains`` pass events without the property, ``gt``/``gte``/``lt``/``lte`` compare
+numerically and fail on anything that does not read as a number, ``is_set`` is true for a present key even
+when null, and ``is_not_set`` for a missing or null one.
+
+Where the value comes from, by ``type``:
+
+=========  ==========================================================================================
+event      the event's ``properties``
+person     the current ``persons.properties`` of ``e.person_id``
+group      ``groups.properties`` of the event's ``group_N`` key (``group_type_index`` N)
+cohort     a static cohort's ``cohort_people``; a dynamic cohort's stored person-property filters
+session    ``$session_duration``: seconds from the first to the last event of the event's session
+element    the autocapture ``elements_chain``: ``tag_name``, ``text``, ``href``, ``selector``
+hogql      a boolean expression of the subset in :mod:`.hogql`
+=========  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ValidationError
+from ..store.events import to_micros
+from .dialect import DIALECT
+from .elements import element_condition
+from .hogql import compile_expression
+from .property_model import Property, PropertyGroup, parse_properties, parse_property_date
+
+__all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "PERSON_PROPERTIES", "group_properties_column"]
+
+Sql = tuple[str, list[Any]]
+EVENT_PROPERTIES = "e.properties"
+PERSON_PROPERTIES = "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
+MAX_COHORT_DEPTH = 5
+_NUMBER_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def group_properties_column(index: int) -> str:
+    if not 0 <= index <= 4:
+        raise ValidationError("group_type_index must be 0 to 4.", attr="group_type_index")
+    return (
+        "(SELECT g.properties FROM groups g WHERE g.project_id = e.project_id"
+        f" AND g.group_type_index = {int(index)} AND g.group_key = e.group_{int(index)})"
+    )
+
+
+def _as_texts(value: Any) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    texts = []
+    for item in values:
+        if isinstance(item, bool):
+            texts.append("true" if item else "false")
+        elif item is None:
+            texts.append("null")
+        elif isinstance(item, float) and item.is_integer():
+            texts.append(str(int(item)))
+        else:
+            texts.append(str(item))
+    return texts
+
+
+@dataclass
+class PropertyCompiler:
+    """Compiles property groups for one project; cohorts and actions are read through ``conn``."""
+
+    conn: sqlite3.Connection
+    project_id: int
+    person_column: str = PERSON_PROPERTIES
+
+    def compile(self, group: PropertyGroup | Any, attr: str = "properties") -> Sql:
+        """``(sql, params)`` for a group (or any raw shape :func:`parse_properties` reads); empty -> ``1``."""
+        if not isinstance(group, PropertyGroup):
+            group = parse_properties(group, attr)
+        return self._group(group, 0)
+
+    def _group(self, group: PropertyGroup, depth: int) -> Sql:
+        parts = [
+            self._group(value, depth) if isinstance(value, PropertyGroup) else self._condition(value, depth)
+            for value in group.values
+        ]
+        parts = [part for part in parts if part[0] != "1"]
+        if not parts:
+            return "1", []
+        joiner = " OR " if group.type == "OR" else " AND "
+        return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
+
+    def _condition(self, prop: Property, depth: int) -> Sql:
+        if prop.type == "cohort":
+            return self._cohort(prop, depth)
+        if prop.type == "element":
+            return element_condition(prop)
+        if prop.type == "hogql":
+            sql, params = compile_expression(prop.key, attr="properties")
+            return f"coalesce({sql}, 0)", params
+        if prop.type == "session":
+            return self._session(prop)
+        if prop.type == "person":
+            column = self.person_column
+        elif prop.type == "group":
+            column = group_properties_column(prop.group_type_index or 0)
+        else:
+            column = EVENT_PROPERTIES
+        return compare_json(column, prop)
+
+    def _session(self, prop: Property) -> Sql:
+        inner = Property(key="d", value=prop.value, operator=prop.operator, type="event")
+        duration = "((max(s.timestamp) - min(s.timestamp)) / 1000000.0)"
+        if prop.operator in ("is_set", "is_not_set"):
+            test = "1"
+            params: list[Any] = []
+        else:
+            test, params = compare_value(duration, inner)
+        sql = (
+            "e.session_id IN (SELECT s.session_id FROM events s WHERE s.project_id = e.project_id"
+            f" AND s.session_id = e.session_id GROUP BY s.session_id HAVING {test})"
+        )
+        if prop.operator == "is_not_set":
+            return "coalesce(e.session_id, '') = ''", []
+        if prop.operator == "is_set":
+            return "coalesce(e.session_id, '') != ''", []
+        return f"coalesce({sql}, 0)", params
+
+    def _cohort(self, prop: Property, depth: int) -> Sql:
+        row = self.conn.execute(
+            "SELECT id, is_static, filters FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
+            (prop.value, self.project_id),
+        ).fetchone()
+        if row is None:
+            raise ValidationError(f"Cohort {prop.value} does not exist.", attr="properties", code="does_not_exist")
+        if row["is_static"]:
+            sql: str = "e.person_id IN (SELECT cp.person_id FROM cohort_people cp WHERE cp.cohort_id = ?)"
+            params: list[Any] = [row["id"]]
+        else:
+            if depth >= MAX_COHORT_DEPTH:
+                raise ValidationError("Cohorts nest too deeply.", attr="properties")
+            filters = json.loads(row["filters"] or "{}")
+            raw = filters.get("properties") if isinstance(filters, dict) else None
+            group = parse_properties(raw, "properties")
+            _only_person_conditions(group, int(row["id"]))
+            sql, params = self._group(group, depth + 1)
+        return (f"NOT ({sql})" if prop.operator == "not_in" else sql), params
+
+
+def _only_person_conditions(group: PropertyGroup, cohort_id: int) -> None:
+    for value in group.values:
+        if isinstance(value, PropertyGroup):
+            _only_person_conditions(value, cohort_id)
+        elif value.type not in ("person", "cohort"):
+            raise ValidationError(
+                f"Cohort {cohort_id} uses '{value.type}' conditions; this backend evaluates person-property"
+                " and nested cohort conditions only.",
+                attr="properties",
+                code="unsupported",
+            )
+
+
+def compare_json(column: str, prop: Property) -> Sql:
+    """A condition on one key of a JSON properties column."""
+    operator = prop.operator
+    if operator == "is_set":
+        kind, params = DIALECT.json_type(column, prop.key)
+        return f"{kind} IS NOT NULL", params
+    if operator == "is_not_set":
+        kind, params = DIALECT.json_type(column, prop.key)
+        return f"coalesce({kind}, 'null') = 'null'", params
+    if operator in ("exact", "is_not"):
+        texts = _as_texts(prop.value)
+        plain = all(text not in ("", "true", "false", "null") and not _NUMBER_LIKE.match(text) for text in texts)
+        # strings that cannot be a number, boolean or null compare equal to the extracted value itself: one
+        # JSON read per row instead of two
+        value_sql, params = DIALECT.extract(column, prop.key) if plain else DIALECT.text(column, prop.key)
+        marks = ",".join("?" for _ in texts) or "NULL"
+        clause = f"{value_sql} IN ({marks})" if plain else f"{value_sql} IN ({marks})"
+        if operator == "exact":
+            return clause, [*params, *texts]
+        return f"coalesce({clause}, 0) = 0", [*params, *texts]
+    value_sql, params = DIALECT.text(column, prop.key)
+    test, test_params = compare_value(value_sql, prop)
+    return test, [*params, *test_params]
+
+
+def compare_value(value_sql: str, prop: Property) -> Sql:
+    """A condition on a value expression, for the operators that do not look at the JSON type."""
+    operator = prop.operator
+    if operator in ("exact", "is_not"):
+        texts = _as_texts(prop.value)
+        marks = ",".join("?" for _ in texts) or "NULL"
+        clause = f"CAST({value_sql} AS TEXT) IN ({marks})"
+        return (clause if operator == "exact" else f"coalesce({clause}, 0) = 0"), texts
+    if operator in ("icontains", "not_icontains"):
+        clause = f"coalesce({value_sql}, '') LIKE ('%' || ? || '%')"
+        return (clause if operator == "icontains" else f"NOT ({clause})"), [str(prop.value)]
+    if operator in ("regex", "not_regex"):
+        clause = DIALECT.regex(f"coalesce({value_sql}, '')")
+        return (clause if operator == "regex" else f"NOT {clause}"), [str(prop.value)]
+    if operator in ("gt", "gte", "lt", "lte"):
+        symbol = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[operator]
+        return f"coalesce({DIALECT.number(value_sql)} {symbol} ?, 0)", [prop.value]
+    if operator in ("is_date_exact", "is_date_before", "is_date_after"):
+        return _date_condition(value_sql, prop)
+    raise ValidationError(f"Operator '{operator}' does not apply here.", attr="properties")
+
+
+def _date_condition(value_sql: str, prop: Property) -> Sql:
+    from datetime import UTC, timedelta
+
+    parsed = parse_property_date(prop.value)
+    assert parsed is not None  # checked when the filter was read
+    moment, bare = parsed
+    start = to_micros(moment.replace(tzinfo=UTC))
+    date_sql = DIALECT.date(value_sql)
+    if prop.operator == "is_date_before":
+        return f"coalesce({date_sql} < ?, 0)", [start]
+    if prop.operator == "is_date_after":
+        end = start + (to_micros((moment + timedelta(days=1)).replace(tzinfo=UTC)) - start - 1 if bare else 0)
+        return f"coalesce({date_sql} > ?, 0)", [end]
+    width = 86_400_000_000 if bare else 1_000_000
+    return f"coalesce(({date_sql} - ?) BETWEEN 0 AND ?, 0)", [start, width - 1]

@@ -1,0 +1,230 @@
+"""Property filters as typed values: parsing every shape PostHog accepts, validating each condition once.
+
+Shapes: a flat list ``[{key, value, operator, type}, ...]`` (AND), a group ``{"type": "AND"|"OR", "values":
+[...]}`` nesting groups or conditions, a single condition, and the old dict form ``{"$browser": "Chrome",
+"$current_url__icontains": "/docs"}`` (event properties, the operator after ``__``).
+
+A condition's ``type`` is ``event`` (default), ``person``, ``cohort`` (``key: "id"``, ``value``: the cohort id),
+``group`` (with ``group_type_index``), ``session`` (``$session_duration``), ``element`` (``tag_name``, ``text``,
+``href``, ``selector``) or ``hogql`` (``key`` is an expression, see :mod:`.hogql`). ``negation: true`` flips
+the operator. Bad values are 400s whose ``attr`` is the path to the condition (``properties__0__operator``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import ValidationError
+from .regex import compile_pattern
+
+__all__ = [
+    "OPERATORS",
+    "PROPERTY_TYPES",
+    "Property",
+    "PropertyGroup",
+    "parse_properties",
+    "parse_property_date",
+    "EMPTY_GROUP",
+]
+
+OPERATORS = (
+    "exact",
+    "is_not",
+    "icontains",
+    "not_icontains",
+    "regex",
+    "not_regex",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "is_set",
+    "is_not_set",
+    "is_date_exact",
+    "is_date_before",
+    "is_date_after",
+    "in",
+    "not_in",
+)
+PROPERTY_TYPES = (
+    "event",
+    "person",
+    "cohort",
+    "static-cohort",
+    "precalculated-cohort",
+    "group",
+    "session",
+    "element",
+    "hogql",
+)
+ELEMENT_KEYS = ("tag_name", "text", "href", "selector")
+_NEGATED = {
+    "exact": "is_not",
+    "is_not": "exact",
+    "icontains": "not_icontains",
+    "not_icontains": "icontains",
+    "regex": "not_regex",
+    "not_regex": "regex",
+    "gt": "lte",
+    "gte": "lt",
+    "lt": "gte",
+    "lte": "gt",
+    "is_set": "is_not_set",
+    "is_not_set": "is_set",
+    "is_date_before": "is_date_after",
+    "is_date_after": "is_date_before",
+    "in": "not_in",
+    "not_in": "in",
+}
+_NUMERIC = ("gt", "gte", "lt", "lte")
+_DATES = ("is_date_exact", "is_date_before", "is_date_after")
+_COHORT_TYPES = ("cohort", "static-cohort", "precalculated-cohort")
+
+
+class Property(BaseModel):
+    """One condition, validated: ``value`` is a cohort id (int) for cohorts, a float for gt/gte/lt/lte."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    value: Any = None
+    operator: str = "exact"
+    type: str = "event"
+    group_type_index: int | None = None
+
+
+class PropertyGroup(BaseModel):
+    """Conditions and nested groups joined by AND or OR. An empty group matches everything."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["AND", "OR"] = "AND"
+    values: tuple[Property | PropertyGroup, ...] = ()
+
+    def is_empty(self) -> bool:
+        return all(isinstance(value, PropertyGroup) and value.is_empty() for value in self.values)
+
+
+EMPTY_GROUP = PropertyGroup()
+
+
+def parse_property_date(value: Any) -> tuple[datetime, bool] | None:
+    """A date condition's value as (naive UTC instant, whether it was a bare date), None when unreadable."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("Z", "+00:00")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is not None:
+        parsed = parsed.replace(tzinfo=None) - (parsed.utcoffset() or timedelta(0))
+    return parsed, len(text) <= 10
+
+
+def _condition(raw: dict[str, Any], attr: str) -> Property:
+    kind = raw.get("type") or "event"
+    if kind not in PROPERTY_TYPES:
+        known = ", ".join(PROPERTY_TYPES)
+        raise ValidationError(f"Unknown property type '{kind}': use one of {known}.", attr=f"{attr}__type")
+    key = raw.get("key")
+    value = raw.get("value")
+    if kind in _COHORT_TYPES:
+        kind = "cohort"
+        key = "id" if key in (None, "id") else key
+    if not isinstance(key, str) or not key:
+        raise ValidationError("A property filter's key must be a non-empty string.", attr=f"{attr}__key")
+    operator = raw.get("operator") or ("in" if kind == "cohort" else "exact")
+    if operator not in OPERATORS:
+        raise ValidationError(
+            f"Unknown operator '{operator}': use one of {', '.join(OPERATORS)}.", attr=f"{attr}__operator"
+        )
+    if raw.get("negation") in (True, "true"):
+        operator = _NEGATED.get(operator, operator)
+    group_type_index = raw.get("group_type_index")
+    if kind == "cohort":
+        if operator == "exact":
+            operator = "in"
+        elif operator == "is_not":
+            operator = "not_in"
+        if operator not in ("in", "not_in"):
+            raise ValidationError("Cohort filters take the operator in or not_in.", attr=f"{attr}__operator")
+        try:
+            value = int(value)
+        except (TypeError, ValueError):
+            raise ValidationError("A cohort filter's value is the cohort id.", attr=f"{attr}__value") from None
+    elif operator in ("in", "not_in"):
+        raise ValidationError(f"Operator '{operator}' applies to cohort filters only.", attr=f"{attr}__operator")
+    if kind == "group":
+        if not isinstance(group_type_index, int) or not 0 <= group_type_index <= 4:
+            raise ValidationError("A group filter needs group_type_index 0 to 4.", attr=f"{attr}__group_type_index")
+    else:
+        group_type_index = None
+    if kind == "element" and key not in ELEMENT_KEYS:
+        raise ValidationError(f"Element filters use the keys {', '.join(ELEMENT_KEYS)}.", attr=f"{attr}__key")
+    if kind == "session" and key != "$session_duration":
+        raise ValidationError("Session filters support the key $session_duration.", attr=f"{attr}__key")
+    if operator in _NUMERIC:
+        try:
+            value = float(str(value[0] if isinstance(value, list) and value else value).strip())
+        except (TypeError, ValueError):
+            raise ValidationError(f"Operator '{operator}' compares with a number.", attr=f"{attr}__value") from None
+    elif operator in ("regex", "not_regex"):
+        compile_pattern(value, attr=f"{attr}__value")
+    elif operator in _DATES and parse_property_date(value) is None:
+        raise ValidationError(f"Operator '{operator}' needs a date (YYYY-MM-DD or a date-time).", attr=f"{attr}__value")
+    if kind == "hogql":
+        from .hogql import check_expression
+
+        check_expression(key, attr=f"{attr}__key")
+    return Property(key=key, value=value, operator=operator, type=kind, group_type_index=group_type_index)
+
+
+def _legacy_dict(raw: dict[str, Any], attr: str) -> PropertyGroup:
+    values: list[Property] = []
+    for name, value in raw.items():
+        key, _, operator = str(name).partition("__")
+        values.append(_condition({"key": key, "value": value, "operator": operator or "exact"}, f"{attr}__{name}"))
+    return PropertyGroup(type="AND", values=tuple(values))
+
+
+def parse_properties(raw: Any, attr: str = "properties", *, depth: int = 0) -> PropertyGroup:
+    """Any accepted shape (module docstring) as a :class:`PropertyGroup`; a 400 naming the bad part."""
+    if depth > 20:
+        raise ValidationError("Property groups nest too deeply.", attr=attr)
+    if isinstance(raw, PropertyGroup):
+        return raw
+    if raw is None or raw == [] or raw == {} or raw == "":
+        return EMPTY_GROUP
+    if isinstance(raw, list):
+        return PropertyGroup(
+            type="AND",
+            values=tuple(_item(value, f"{attr}__{index}", depth) for index, value in enumerate(raw)),
+        )
+    if isinstance(raw, dict) and "values" in raw:
+        joiner = str(raw.get("type") or "AND").upper()
+        if joiner not in ("AND", "OR"):
+            raise ValidationError("A property group's type is AND or OR.", attr=f"{attr}__type")
+        values = raw["values"]
+        if not isinstance(values, list):
+            raise ValidationError("A property group's values must be a list.", attr=f"{attr}__values")
+        items = tuple(_item(value, f"{attr}__values__{index}", depth) for index, value in enumerate(values))
+        return PropertyGroup(type=joiner, values=items)  # type: ignore[arg-type]
+    if isinstance(raw, dict) and "key" in raw:
+        return PropertyGroup(type="AND", values=(_condition(raw, attr),))
+    if isinstance(raw, dict):
+        return _legacy_dict(raw, attr)
+    raise ValidationError("Expected a list of property filters or a property group.", attr=attr)
+
+
+def _item(raw: Any, attr: str, depth: int) -> Property | PropertyGroup:
+    if isinstance(raw, dict) and "values" in raw:
+        return parse_properties(raw, attr, depth=depth + 1)
+    if isinstance(raw, dict):
+        return _condition(raw, attr)
+    if isinstance(raw, list):
+        return parse_properties(raw, attr, depth=depth + 1)
+    raise ValidationError("Each property filter must be an object.", attr=attr)
