@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ..errors import ValidationError
 from ..filter_params import decode_json_text
+from ..queries.filters import BaseFilter, Entity
+from ..queries.property_model import parse_properties
 from .analysis import CalculationEnvelope
 
 __all__ = [
-    "FunnelEntity",
     "FunnelExclusion",
     "FunnelFilter",
     "FunnelStep",
@@ -22,16 +24,14 @@ __all__ = [
     "WINDOW_UNITS",
     "VIZ_TYPES",
     "ATTRIBUTION_TYPES",
-    "BREAKDOWN_TYPES",
-    "INTERVALS",
+    "ORDER_TYPES",
     "DEFAULT_BREAKDOWN_LIMIT",
 ]
 
 WINDOW_UNITS = ("second", "minute", "hour", "day", "week", "month")
 VIZ_TYPES = ("steps", "trends", "time_to_convert")
 ATTRIBUTION_TYPES = ("first_touch", "last_touch", "all_events", "step")
-BREAKDOWN_TYPES = ("event", "person", "group", "cohort", "session", "hogql")
-INTERVALS = ("hour", "day", "week", "month")
+ORDER_TYPES = ("ordered", "strict", "unordered")
 DEFAULT_BREAKDOWN_LIMIT = 10
 MAX_BREAKDOWN_LIMIT = 1000
 
@@ -44,65 +44,43 @@ def _lower_choice(value: Any, choices: tuple[str, ...], what: str) -> Any:
     return value.lower()
 
 
-class FunnelEntity(BaseModel):
-    """A step: an event (``id`` is its name) or an action (``id`` is the action's id), with its own properties."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    id: str | int | None = None
-    type: Literal["events", "actions"] = "events"
-    order: int | None = None
-    name: str | None = None
-    custom_name: str | None = None
-    properties: Any = None
-
-    @field_validator("properties", mode="before")
-    @classmethod
-    def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value)
-
-    @model_validator(mode="after")
-    def _typed_id(self) -> FunnelEntity:
-        if self.type == "actions":
-            if isinstance(self.id, str) and self.id.isdigit():
-                self.id = int(self.id)
-            if not isinstance(self.id, int):
-                raise ValueError("An action step needs the action's integer id")
-        elif isinstance(self.id, int):
-            self.id = str(self.id)
-        return self
-
-
-class FunnelExclusion(FunnelEntity):
+class FunnelExclusion(Entity):
     """An event that, between steps ``funnel_from_step`` and ``funnel_to_step``, removes the attempt."""
 
     funnel_from_step: int | None = None
     funnel_to_step: int | None = None
 
 
-class FunnelFilter(BaseModel):
-    """The legacy funnel filter. Unknown keys are ignored; bad values of known keys are a 400 naming them."""
+def _prepare_exclusions(data: dict[str, Any]) -> None:
+    items = decode_json_text(data.get("exclusions"), "exclusions")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        raise ValidationError("Expected a list of exclusions.", attr="exclusions")
+    prepared = []
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            item = {**item, "type": item.get("type") or "events"}
+            item["properties"] = parse_properties(item.get("properties"), f"exclusions__{index}__properties")
+        prepared.append(item)
+    data["exclusions"] = prepared
 
-    model_config = ConfigDict(extra="ignore")
 
-    events: list[FunnelEntity] = Field(default_factory=list)
-    actions: list[FunnelEntity] = Field(default_factory=list)
+class FunnelFilter(BaseFilter):
+    """The legacy funnel filter: the shared base filter plus the funnel's own fields.
+
+    Unknown keys are ignored; a bad value of a known key is a 400 naming it.
+    """
+
     exclusions: list[FunnelExclusion] = Field(default_factory=list)
     insight: str | None = None
-    date_from: str | None = None
-    date_to: str | None = None
-    interval: str = "day"
-    properties: Any = None
-    filter_test_accounts: bool = False
-    breakdown: str | int | list[Any] | None = None
-    breakdown_type: str | None = None
+    display: str | None = None
+    breakdown: str | int | list[str | int] | None = None
     breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_attribution_type: str = "first_touch"
     breakdown_attribution_value: int | None = Field(None, ge=0)
-    breakdown_group_type_index: int | None = Field(None, ge=0, le=4)
     funnel_order_type: str = "ordered"
     funnel_viz_type: str | None = None
-    display: str | None = None
     funnel_window_interval: int | None = Field(None, ge=1)
     funnel_window_interval_type: str | None = None
     funnel_window_interval_unit: str | None = None
@@ -110,21 +88,40 @@ class FunnelFilter(BaseModel):
     funnel_from_step: int | None = Field(None, ge=0)
     funnel_to_step: int | None = Field(None, ge=0)
     bin_count: int | None = None
-    aggregation_group_type_index: int | None = Field(None, ge=0, le=4)
     funnel_step: int | None = None
     funnel_step_breakdown: Any = None
 
-    @field_validator(
-        "events", "actions", "exclusions", "properties", "breakdown", "funnel_step_breakdown", mode="before"
-    )
+    @model_validator(mode="before")
     @classmethod
-    def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value)
+    def _read_funnel(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        _prepare_exclusions(data)
+        data["funnel_step_breakdown"] = decode_json_text(data.get("funnel_step_breakdown"), "funnel_step_breakdown")
+        return data
+
+    @model_validator(mode="after")
+    def _breakdown_needs(self) -> FunnelFilter:
+        # funnels also break down by several properties at once (a list of names)
+        if self.breakdown in (None, "", []):
+            self.breakdown = None
+            return self
+        kind = self.breakdown_type or "event"
+        self.breakdown_type = kind
+        if kind == "group" and self.breakdown_group_type_index is None:
+            raise ValidationError(
+                "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
+            )
+        names = self.breakdown if isinstance(self.breakdown, list) else [self.breakdown]
+        if kind != "cohort" and not all(isinstance(name, str) and name for name in names):
+            raise ValidationError(f"A breakdown of type {kind} is a property name or a list of them.", attr="breakdown")
+        return self
 
     @field_validator("funnel_order_type", mode="before")
     @classmethod
     def _order_type(cls, value: Any) -> Any:
-        return _lower_choice(value, ("ordered", "strict", "unordered"), "funnel order type") or "ordered"
+        return _lower_choice(value, ORDER_TYPES, "funnel order type") or "ordered"
 
     @field_validator("funnel_viz_type", mode="before")
     @classmethod
@@ -141,21 +138,10 @@ class FunnelFilter(BaseModel):
     def _attribution(cls, value: Any) -> Any:
         return _lower_choice(value, ATTRIBUTION_TYPES, "breakdown attribution type") or "first_touch"
 
-    @field_validator("breakdown_type", mode="before")
-    @classmethod
-    def _breakdown_type(cls, value: Any) -> Any:
-        return _lower_choice(value, BREAKDOWN_TYPES, "breakdown type")
-
-    @field_validator("interval", mode="before")
-    @classmethod
-    def _interval(cls, value: Any) -> Any:
-        return _lower_choice(value, INTERVALS, "interval") or "day"
-
     @property
-    def steps(self) -> list[FunnelEntity]:
-        """Events and actions by ``order`` (their position in the request breaks ties, events first)."""
-        entities = [*self.events, *self.actions]
-        return sorted(entities, key=lambda entity: entity.order if entity.order is not None else 0)
+    def steps(self) -> list[Entity]:
+        """The entities in funnel order (actions then events, stably by ``order``)."""
+        return self.entities
 
     @property
     def viz_type(self) -> str:

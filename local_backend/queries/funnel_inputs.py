@@ -8,24 +8,22 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
 from ..errors import ValidationError
-from ..models.funnels import FunnelEntity, FunnelFilter
-from .analysis_inputs import (
-    add_months,
-    add_periods,
-    event_condition,
-    format_local,
-    global_condition,
-    micros,
-    parse_point,
-    truncate_period,
-)
+from ..models.funnels import FunnelFilter
+from ..store.events import from_micros
+from .buckets import Buckets, make_buckets
+from .dates import DateRange, add_months, resolve_date_range
+from .dialect import DIALECT
+from .filters import Entity, compiler_for, entity_condition, global_condition
+from .hogql import compile_expression
+from .properties import EVENT_PROPERTIES, PERSON_PROPERTIES, PropertyCompiler, group_properties_column
+from .property_model import Property, PropertyGroup
 
 __all__ = [
     "FunnelRange",
@@ -34,76 +32,76 @@ __all__ = [
     "filter_condition",
     "window_end",
     "is_same_or_wider",
-    "format_local",
+    "breakdown_expression",
+    "cohort_members",
+    "compiler_for",
 ]
 
-_PERIODS = {"hour": "Hour", "day": "Day", "week": "Week", "month": "Month"}
 _UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
 
 
 @dataclass(frozen=True)
 class FunnelRange:
-    """Inclusive bounds (aware, project timezone) and the entrance periods funnel trends count in."""
+    """The inclusive date range (project timezone) and, for funnel trends, the entrance periods."""
 
-    start: datetime
-    end: datetime
-    period_starts: list[datetime]
+    dates: DateRange
+    buckets: Buckets | None
+
+    @property
+    def start(self) -> datetime:
+        return self.dates.date_from
+
+    @property
+    def end(self) -> datetime:
+        return self.dates.date_to
 
     @property
     def start_micros(self) -> int:
-        return micros(self.start)
+        return _micros(self.dates.date_from)
 
     @property
     def end_micros(self) -> int:
-        return micros(self.end)
+        return _micros(self.dates.date_to)
+
+    @property
+    def period_starts(self) -> list[datetime]:
+        return self.buckets.starts if self.buckets is not None else []
 
     def period_of(self, timestamps: np.ndarray) -> np.ndarray:
-        """The index of the entrance period of each timestamp (-1 before the first)."""
-        bounds = np.array([micros(moment) for moment in self.period_starts], dtype=np.int64)
-        return np.searchsorted(bounds, timestamps, side="right") - 1
+        """The index of the entrance period of each timestamp (-1 before the first, len after the last)."""
+        if self.buckets is None:
+            return np.full(len(timestamps), -1, dtype=np.int64)
+        edges = np.array(self.buckets.edges, dtype=np.int64)
+        index = np.searchsorted(edges, timestamps, side="right") - 1
+        return np.where(index >= len(self.buckets), -1, index)
 
 
-def _has_time(text: str) -> bool:
-    value = text.strip()
-    return "T" in value or " " in value or value.endswith(("h", "M")) or "hStart" in value or "hEnd" in value
+def _micros(moment: datetime) -> int:
+    from ..store.events import to_micros
+
+    return to_micros(moment)
 
 
-def resolve_funnel_range(filter: FunnelFilter, project: dict[str, Any], now: datetime) -> FunnelRange:
-    """``date_from`` (default ``-7d``) from the start of its day to the end of ``date_to``'s day (default today).
+def resolve_funnel_range(
+    conn: sqlite3.Connection, filter: FunnelFilter, project: dict[str, Any], now: datetime
+) -> FunnelRange:
+    """The shared date rules (``date_from`` default -7d from 00:00, ``date_to`` to the end of its day, ...)."""
 
-    A date with a time of day (``-24h``, ``2026-01-14T10:00``) is kept to the moment; ``all`` starts at the
-    epoch.
-    """
-    tz = ZoneInfo(project.get("timezone") or "UTC")
-    local_now = now.astimezone(tz)
-    text_from = filter.date_from or "-7d"
-    if text_from == "all":
-        start = datetime(1970, 1, 1, tzinfo=UTC).astimezone(tz)
-    else:
-        start = parse_point(text_from, tz=tz, now=now, attr="date_from")
-        if not _has_time(text_from):
-            start = truncate_period(start, "Day", 0)
-    end = parse_point(filter.date_to, tz=tz, now=now, attr="date_to") if filter.date_to else local_now
-    if not filter.date_to or not _has_time(filter.date_to):
-        end = truncate_period(end, "Day", 0).replace(hour=23, minute=59, second=59, microsecond=999_999)
-    if start > end:
-        raise ValidationError("date_from is after date_to.", attr="date_from")
-    return FunnelRange(start=start, end=end, period_starts=_period_starts(filter, project, start, end))
+    def earliest_event() -> datetime | None:
+        row = conn.execute("SELECT min(timestamp) FROM events WHERE project_id = ?", (project["id"],)).fetchone()
+        return from_micros(row[0]) if row and row[0] is not None else None
 
-
-def _period_starts(filter: FunnelFilter, project: dict[str, Any], start: datetime, end: datetime) -> list[datetime]:
-    if filter.viz_type != "trends":
-        return []
-    period = _PERIODS[filter.interval]
-    week_start = 1 if project.get("week_start_day") == 1 else 0
-    moment = truncate_period(start, period, week_start)
-    starts = []
-    while moment <= end:
-        starts.append(moment)
-        if len(starts) > 5000:
-            raise ValidationError("Too many periods: choose a longer interval or a shorter range.", attr="interval")
-        moment = add_periods(moment, period, 1)
-    return starts
+    dates = resolve_date_range(
+        date_from=filter.date_from,
+        date_to=filter.date_to,
+        interval=filter.interval,
+        explicit_date=filter.explicit_date,
+        tz=ZoneInfo(project.get("timezone") or "UTC"),
+        now=now,
+        week_start_day=1 if project.get("week_start_day") == 1 else 0,
+        earliest_event=earliest_event,
+    )
+    return FunnelRange(dates=dates, buckets=make_buckets(dates) if filter.viz_type == "trends" else None)
 
 
 def window_end(amount: int, unit: str) -> Any:
@@ -120,38 +118,35 @@ def window_end(amount: int, unit: str) -> Any:
     return months_later
 
 
-def step_condition(
-    conn: sqlite3.Connection, project: dict[str, Any], entity: FunnelEntity, attr: str
-) -> tuple[str, list[Any]]:
+def step_condition(compiler: PropertyCompiler, entity: Entity, attr: str) -> tuple[str, list[Any]]:
     """SQL over ``events e`` matching one step or exclusion (an event, any event, or an action)."""
-    return event_condition(
-        conn, project, entity_type=entity.type, entity_id=entity.id, entity_properties=entity.properties, attr=attr
-    )
+    return entity_condition(compiler, entity, attr)
 
 
-def filter_condition(project: dict[str, Any], filter: FunnelFilter) -> tuple[str, list[Any]]:
+def filter_condition(
+    compiler: PropertyCompiler, project: dict[str, Any], filter: FunnelFilter
+) -> tuple[str, list[Any]]:
     """The filter's own properties (every event considered) and the test-account filters when asked for."""
-    return global_condition(project, filter.properties, filter.filter_test_accounts)
+    return global_condition(compiler, filter, project)
 
 
-def _property_list(properties: Any) -> list[Any] | None:
-    """A flat AND list of property filters, or None when the filters are grouped in a way we cannot compare."""
-    if properties in (None, [], {}):
-        return []
-    if isinstance(properties, list):
-        return properties
-    if isinstance(properties, dict) and str(properties.get("type", "AND")).upper() == "AND":
-        flat: list[Any] = []
-        for value in properties.get("values") or []:
-            inner = _property_list(value)
+def _flat_conditions(group: PropertyGroup) -> list[Property] | None:
+    """The conditions of an AND-only group, or None when an OR makes them incomparable."""
+    if group.type != "AND" and len(group.values) > 1:
+        return None
+    flat: list[Property] = []
+    for value in group.values:
+        if isinstance(value, PropertyGroup):
+            inner = _flat_conditions(value)
             if inner is None:
                 return None
             flat.extend(inner)
-        return flat
-    return None
+        else:
+            flat.append(value)
+    return flat
 
 
-def is_same_or_wider(later: FunnelEntity, earlier: FunnelEntity) -> bool:
+def is_same_or_wider(later: Entity, earlier: Entity) -> bool:
     """True when every event matching ``earlier`` also matches ``later`` (same entity, fewer or equal filters).
 
     Such a step must happen strictly after the previous one, so that one event never completes both.
@@ -159,72 +154,38 @@ def is_same_or_wider(later: FunnelEntity, earlier: FunnelEntity) -> bool:
     any_event = later.type == "events" and later.id is None and earlier.type == "events"
     if not any_event and (later.type != earlier.type or later.id != earlier.id):
         return False
-    later_props, earlier_props = _property_list(later.properties), _property_list(earlier.properties)
+    later_props, earlier_props = _flat_conditions(later.properties), _flat_conditions(earlier.properties)
     if later_props is None or earlier_props is None:
         return later.properties == earlier.properties
     return all(prop in earlier_props for prop in later_props)
 
 
-def _json_path(key: str) -> str:
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_SESSION_DURATION = (
+    "(SELECT CAST((max(s.timestamp) - min(s.timestamp)) / 1000000 AS TEXT) FROM events s"
+    " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
+)
 
 
-def _text_of(column: str, key: str) -> tuple[str, list[Any]]:
-    """A property as text (booleans as ``true``/``false``, missing as NULL), the key bound as a parameter."""
-    path = _json_path(key)
-    sql = (
-        f"(CASE json_type({column}, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-        f" WHEN 'null' THEN NULL ELSE CAST(json_extract({column}, ?) AS TEXT) END)"
-    )
-    return sql, [path, path]
-
-
-_PERSON_PROPERTIES = "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
-
-
-def _hogql_source(expression: str) -> tuple[str, str]:
-    text = expression.strip()
-    for prefix, column in (("person.properties.", _PERSON_PROPERTIES), ("properties.", "e.properties")):
-        if text.startswith(prefix) and len(text) > len(prefix):
-            key = text[len(prefix) :]
-            return column, key[1:-1] if key[:1] == key[-1:] == "`" else key
-    raise ValidationError(
-        "Only properties.<key> and person.properties.<key> HogQL breakdowns are supported.",
-        attr="breakdown",
-        code="unsupported",
-    )
+def _value_sql(filter: FunnelFilter, key: str) -> tuple[str, list[Any]]:
+    kind = filter.breakdown_type or "event"
+    if kind == "event":
+        return DIALECT.breakdown_value(EVENT_PROPERTIES, key)
+    if kind == "person":
+        return DIALECT.breakdown_value(PERSON_PROPERTIES, key)
+    if kind == "group":
+        return DIALECT.breakdown_value(group_properties_column(filter.breakdown_group_type_index or 0), key)
+    if kind == "session":
+        if key != "$session_duration":
+            raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
+        return _SESSION_DURATION, []
+    sql, params = compile_expression(key, attr="breakdown")
+    return f"nullif(CAST(({sql}) AS TEXT), '')", params
 
 
 def breakdown_expression(filter: FunnelFilter) -> tuple[str, list[Any]]:
-    """SQL text of each event's breakdown value: one text, or a JSON array of texts for several properties."""
-    kind = filter.breakdown_type or "event"
+    """SQL text of each event's breakdown value (NULL when missing): one text, or a JSON array of texts."""
     keys = filter.breakdown if isinstance(filter.breakdown, list) else [filter.breakdown]
-    if any(not isinstance(key, str) or not key for key in keys):
-        raise ValidationError("A breakdown names one property or a list of them.", attr="breakdown")
-    parts: list[tuple[str, list[Any]]] = []
-    for key in keys:
-        if kind == "event":
-            parts.append(_text_of("e.properties", key))
-        elif kind == "person":
-            parts.append(_text_of(_PERSON_PROPERTIES, key))
-        elif kind == "group":
-            index = filter.breakdown_group_type_index
-            if index is None:
-                raise ValidationError(
-                    "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
-                )
-            column = (
-                f"(SELECT g.properties FROM groups g WHERE g.project_id = e.project_id"
-                f" AND g.group_type_index = {int(index)} AND g.group_key = e.group_{int(index)})"
-            )
-            parts.append(_text_of(column, key))
-        elif kind == "hogql":
-            column, prop = _hogql_source(key)
-            parts.append(_text_of(column, prop))
-        else:
-            raise ValidationError(
-                f"Breakdowns of type '{kind}' are not supported for funnels.", attr="breakdown_type", code="unsupported"
-            )
+    parts = [_value_sql(filter, str(key)) for key in keys]
     if len(parts) == 1:
         return parts[0]
     return "json_array(" + ", ".join(f"coalesce({sql}, '')" for sql, _ in parts) + ")", [
@@ -232,39 +193,21 @@ def breakdown_expression(filter: FunnelFilter) -> tuple[str, list[Any]]:
     ]
 
 
-def cohort_members(conn: sqlite3.Connection, project: dict[str, Any], cohort_ids: list[int]) -> list[tuple[int, int]]:
-    """``(person_id, cohort_id)`` for every member of the cohorts (static lists and property rules)."""
+def cohort_members(compiler: PropertyCompiler, project: dict[str, Any], cohort_ids: list[int]) -> list[tuple[int, int]]:
+    """``(person_id, cohort_id)`` for every member of the cohorts, static or defined by person properties."""
     pairs: list[tuple[int, int]] = []
     for cohort_id in cohort_ids:
-        row = conn.execute(
-            "SELECT id, is_static, filters FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
-            (cohort_id, project["id"]),
+        exists = compiler.conn.execute(
+            "SELECT 1 FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0", (cohort_id, project["id"])
         ).fetchone()
-        if row is None:
+        if exists is None:
             raise ValidationError(f"Cohort {cohort_id} does not exist.", attr="breakdown", code="does_not_exist")
-        if row["is_static"]:
-            members = conn.execute("SELECT person_id FROM cohort_people WHERE cohort_id = ?", (cohort_id,))
-        else:
-            import json
-
-            rules = (json.loads(row["filters"] or "{}") or {}).get("properties")
-            sql, params = global_condition({}, _as_person_rules(rules), False)
-            sql = sql.replace(_PERSON_PROPERTIES, "p.properties")
-            members = conn.execute(
-                f"SELECT p.id FROM persons p WHERE p.project_id = ? AND {sql}", [project["id"], *params]
-            )
-        pairs.extend((person_id, cohort_id) for (person_id,) in members)
+        sql, params = compiler.compile(
+            PropertyGroup(values=(Property(key="id", value=cohort_id, type="cohort", operator="in"),)), "breakdown"
+        )
+        rows = compiler.conn.execute(
+            f"SELECT e.person_id FROM (SELECT id AS person_id FROM persons WHERE project_id = ?) e WHERE {sql}",
+            [project["id"], *params],
+        )
+        pairs.extend((person_id, cohort_id) for (person_id,) in rows)
     return pairs
-
-
-def _as_person_rules(rules: Any) -> Any:
-    """Cohort rules are person-property filters; mark untyped ones so the compiler reads persons."""
-    if isinstance(rules, list):
-        return [_as_person_rules(rule) for rule in rules]
-    if isinstance(rules, dict) and "values" in rules:
-        return {**rules, "values": _as_person_rules(rules["values"])}
-    if isinstance(rules, dict):
-        if rules.get("type") not in (None, "person"):
-            raise ValidationError("Only person-property cohorts can break down a funnel here.", attr="breakdown")
-        return {**rules, "type": "person"}
-    return rules

@@ -17,7 +17,8 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ..filter_params import parse_filter
-from ..models.funnels import FunnelEntity, FunnelFilter
+from ..models.funnels import FunnelFilter
+from .filters import Entity
 from .funnel_breakdown import OTHER
 from .funnel_engine import UNORDERED, Attempts
 from .funnel_outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
@@ -91,7 +92,7 @@ def people_url(project_id: int, run: FunnelRun, step: int, breakdown_value: Any 
     return f"/api/projects/{project_id}/persons/funnel/?{urlencode(params)}"
 
 
-def _action_names(conn: sqlite3.Connection, project_id: int, steps: list[FunnelEntity]) -> dict[int, str]:
+def _action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
     ids = [step.id for step in steps if step.type == "actions"]
     if not ids:
         return {}

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ValidationError
-from ..models.funnels import FunnelEntity, FunnelFilter
+from ..models.funnels import FunnelFilter
+from .filters import Entity
 from .funnel_breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .funnel_engine import (
     STRICT,
@@ -36,6 +37,7 @@ from .funnel_inputs import (
     FunnelRange,
     breakdown_expression,
     cohort_members,
+    compiler_for,
     filter_condition,
     is_same_or_wider,
     resolve_funnel_range,
@@ -54,7 +56,7 @@ class FunnelRun:
     """Everything shaped results and people lists are made of."""
 
     filter: FunnelFilter
-    steps: list[FunnelEntity]
+    steps: list[Entity]
     range: FunnelRange
     labelled: Labelled
     attempts: Attempts
@@ -65,7 +67,7 @@ class FunnelRun:
         return self.filter.breakdown not in (None, "", [])
 
 
-def validate_funnel(filter: FunnelFilter) -> list[FunnelEntity]:
+def validate_funnel(filter: FunnelFilter) -> list[Entity]:
     """The steps, after the checks that need the whole filter (each failure a 400 naming its field)."""
     steps = filter.steps
     if not steps:
@@ -117,7 +119,7 @@ def validate_funnel(filter: FunnelFilter) -> list[FunnelEntity]:
     return steps
 
 
-def funnel_spec(filter: FunnelFilter, steps: list[FunnelEntity]) -> FunnelSpec:
+def funnel_spec(filter: FunnelFilter, steps: list[Entity]) -> FunnelSpec:
     amount, unit = filter.window
     return FunnelSpec(
         steps=len(steps),
@@ -135,7 +137,7 @@ def _flags(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
     return sql, [param for _, params in parts for param in params]
 
 
-def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[FunnelEntity]) -> list[str] | None:
+def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[Entity]) -> list[str] | None:
     """The event names that can match any of ``entities``, or None when one of them matches any event."""
     names: list[str] = []
     for entity in entities:
@@ -163,15 +165,16 @@ def _scan(
     conn: sqlite3.Connection,
     project: dict[str, Any],
     filter: FunnelFilter,
-    steps: list[FunnelEntity],
+    steps: list[Entity],
     span: FunnelRange,
 ) -> tuple[FunnelRows, list[Any] | None]:
     """The range's rows in (target, timestamp) order, and each row's breakdown value when broken down."""
-    step_parts = [step_condition(conn, project, step, f"events__{i}") for i, step in enumerate(steps)]
-    exclusion_parts = [step_condition(conn, project, e, f"exclusions__{i}") for i, e in enumerate(filter.exclusions)]
+    compiler = compiler_for(conn, project)
+    step_parts = [step_condition(compiler, step, f"events__{i}") for i, step in enumerate(steps)]
+    exclusion_parts = [step_condition(compiler, e, f"exclusions__{i}") for i, e in enumerate(filter.exclusions)]
     mask_sql, mask_params = _flags(step_parts)
     excluded_sql, excluded_params = _flags(exclusion_parts)
-    where_sql, where_params = filter_condition(project, filter)
+    where_sql, where_params = filter_condition(compiler, project, filter)
     target = _target(filter)
     columns = f"{target}, e.timestamp, {mask_sql}, {excluded_sql}"
     params: list[Any] = [*mask_params, *excluded_params]
@@ -252,7 +255,7 @@ def _label(
             cohort_ids = [int(value) for value in ids]
         except (TypeError, ValueError):
             raise ValidationError("A cohort breakdown lists cohort ids.", attr="breakdown") from None
-        pairs = sorted(cohort_members(conn, project, cohort_ids))
+        pairs = sorted(cohort_members(compiler_for(conn, project), project, cohort_ids))
         persons = np.array([person for person, _ in pairs], dtype=np.int64)
         buckets = np.array([cohort_ids.index(cohort) for _, cohort in pairs], dtype=np.int64)
         return by_membership(rows, persons, buckets, [str(cohort) for cohort in cohort_ids])
@@ -273,7 +276,7 @@ def _label(
 def run_funnel(conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, now: datetime) -> FunnelRun:
     """Scan, attribute, and compute every attempt and every group's outcome."""
     steps = validate_funnel(filter)
-    span = resolve_funnel_range(filter, project, now)
+    span = resolve_funnel_range(conn, filter, project, now)
     rows, values = _scan(conn, project, filter, steps, span)
     # a time-to-convert histogram is one distribution of persons, whatever the breakdown
     labelled = unlabelled(rows) if filter.viz_type == "time_to_convert" else _label(conn, project, filter, rows, values)

@@ -397,7 +397,8 @@ THREE = [{"id": "a"}, {"id": "b", "order": 1}, {"id": "c", "order": 2}]
         ({"events": [{"id": "x", "type": "actions"}]}, "events__0"),
         ({"events": [{"id": 999, "type": "actions"}]}, "events__0__id"),
         ({"events": "not json"}, "events"),
-        ({"events": TWO, "properties": [{"key": "x", "operator": "regex_ish"}]}, "properties__0"),
+        ({"events": TWO, "properties": [{"key": "x", "operator": "regex_ish"}]}, "properties__0__operator"),
+        ({"events": TWO, "breakdown": [1, 2], "breakdown_type": "event"}, "breakdown"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(client, world, body, attr):
