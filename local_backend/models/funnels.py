@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -21,6 +21,10 @@ __all__ = [
     "FunnelResponse",
     "FunnelPeopleGroup",
     "FunnelPeoplePage",
+    "CorrelatedEvent",
+    "CorrelationEntry",
+    "CorrelationResult",
+    "CorrelationResponse",
     "WINDOW_UNITS",
     "VIZ_TYPES",
     "ATTRIBUTION_TYPES",
@@ -203,3 +207,30 @@ class FunnelPeoplePage(BaseModel):
     count: int = Field(description="How many persons converted or dropped at the step in all")
     next: str | None
     previous: str | None
+
+
+class CorrelatedEvent(BaseModel):
+    event: str = Field(description="Event name, or 'property::value' for property correlation")
+    properties: dict[str, Any] = Field(default_factory=dict)
+    elements: list[Any] = Field(default_factory=list)
+
+
+class CorrelationEntry(BaseModel):
+    event: CorrelatedEvent
+    success_count: int = Field(description="Converted persons who did it")
+    failure_count: int = Field(description="Persons who dropped off and did it")
+    odds_ratio: float
+    correlation_type: Literal["success", "failure"]
+    success_people_url: str
+    failure_people_url: str
+
+
+class CorrelationResult(BaseModel):
+    events: list[CorrelationEntry] = Field(description="10 most positive (odds ratio descending), then 10 negative")
+    skewed: bool = Field(description="One side outnumbers the other more than 10 to 1 (or one side is empty)")
+
+
+class CorrelationResponse(BaseModel):
+    result: CorrelationResult
+    last_refresh: str
+    is_cached: bool

@@ -100,16 +100,21 @@ class FunnelRows:
 class Attempts:
     """One entry per attempt, sorted by group: where it started, how far it got, how long each step took.
 
-    ``times[:, i]`` is the seconds from step ``i - 1`` to step ``i`` (NaN where not reached; column 0 NaN).
+    ``times[:, i]`` is the seconds from step ``i - 1`` to step ``i`` (NaN where not reached; column 0 NaN);
+    ``finish`` the timestamp of the last step reached.
     """
 
     group: np.ndarray
     start: np.ndarray
     steps: np.ndarray
     times: np.ndarray
+    finish: np.ndarray
 
     def __len__(self) -> int:
         return len(self.group)
+
+    def subset(self, keep: np.ndarray) -> Attempts:
+        return Attempts(self.group[keep], self.start[keep], self.steps[keep], self.times[keep], self.finish[keep])
 
 
 def tie_keys(mask: np.ndarray, steps: int) -> np.ndarray:
@@ -154,7 +159,7 @@ class _Layout:
         return (positions < self.n) & (self.group[positions] == group)
 
 
-def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     """Ordered and strict attempts: start rows, steps reached, step times and each step's row position."""
     rows = layout.rows
     starts = np.flatnonzero(rows.mask & 1)
@@ -182,7 +187,7 @@ def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, np.ndarray, n
         positions[ok, step] = candidate[ok]
         previous = np.where(ok, candidate, previous)
         alive = ok
-    return starts, steps, times, positions
+    return starts, steps, times, positions, layout.ts[previous]
 
 
 def _chain_excluded(layout: _Layout, spec: FunnelSpec, steps: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -200,9 +205,9 @@ def _chain_excluded(layout: _Layout, spec: FunnelSpec, steps: np.ndarray, positi
     return dropped
 
 
-def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     rows = layout.rows
-    all_starts, all_steps, all_times, all_dropped = [], [], [], []
+    all_starts, all_steps, all_times, all_dropped, all_last = [], [], [], [], []
     for first in range(spec.steps):
         starts = np.flatnonzero((rows.mask >> first) & 1)
         group = rows.group[starts]
@@ -236,11 +241,13 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, np.ndarra
         all_steps.append(steps)
         all_times.append(times)
         all_dropped.append(dropped)
+        all_last.append(last)
     return (
         np.concatenate(all_starts),
         np.concatenate(all_steps).astype(np.int64),
         np.concatenate(all_times),
         np.concatenate(all_dropped),
+        np.concatenate(all_last),
     )
 
 
@@ -248,12 +255,12 @@ def compute_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
     """Every attempt of every group (exclusions applied), sorted by group."""
     layout = _Layout(rows)
     if spec.order == UNORDERED:
-        starts, steps, times, dropped = _unordered(layout, spec)
+        starts, steps, times, dropped, finish = _unordered(layout, spec)
     else:
-        starts, steps, times, positions = _chain(layout, spec)
+        starts, steps, times, positions, finish = _chain(layout, spec)
         dropped = _chain_excluded(layout, spec, steps, positions)
     keep = ~dropped
-    starts, steps, times = starts[keep], steps[keep], times[keep]
+    starts, steps, times, finish = starts[keep], steps[keep], times[keep], finish[keep]
     group = rows.group[starts]
     order = np.argsort(group, kind="stable")
-    return Attempts(group=group[order], start=rows.ts[starts][order], steps=steps[order], times=times[order])
+    return Attempts(group[order], rows.ts[starts][order], steps[order], times[order], finish[order])

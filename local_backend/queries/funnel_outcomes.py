@@ -30,15 +30,26 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Outcomes:
-    """Per group (sorted ids): the steps reached, and per step the group's average and median time."""
+    """Per group (sorted ids): the steps reached, and per step the group's average and median time.
+
+    ``first`` and ``finish`` are the first and last step times of the group's earliest furthest attempt.
+    """
 
     group: np.ndarray
     steps: np.ndarray
     average: np.ndarray
     median: np.ndarray
+    first: np.ndarray
+    finish: np.ndarray
 
     def __len__(self) -> int:
         return len(self.group)
+
+    def subset(self, keep: np.ndarray) -> Outcomes:
+        return Outcomes(
+            self.group[keep], self.steps[keep], self.average[keep], self.median[keep], self.first[keep],
+            self.finish[keep],
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -89,8 +100,8 @@ def _group_means(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
 def reduce_attempts(attempts: Attempts, steps: int) -> Outcomes:
     """One outcome per group: its furthest attempt, and its times over the attempts that went that far."""
     if not len(attempts):
-        empty = np.zeros((0, steps))
-        return Outcomes(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), empty, empty)
+        empty, none = np.zeros((0, steps)), np.zeros(0, dtype=np.int64)
+        return Outcomes(none, none, empty, empty, none, none)
     change = np.ones(len(attempts), dtype=bool)
     change[1:] = attempts.group[1:] != attempts.group[:-1]
     firsts = np.flatnonzero(change)
@@ -104,7 +115,12 @@ def reduce_attempts(attempts: Attempts, steps: int) -> Outcomes:
         values = attempts.times[keep, step]
         average[:, step] = _group_means(index[keep], values, size)
         median[:, step] = group_medians(index[keep], values, size)
-    return Outcomes(group=attempts.group[firsts], steps=best, average=average, median=median)
+    chosen = np.flatnonzero(keep)
+    chosen = chosen[np.lexsort((attempts.start[chosen], index[chosen]))]
+    earliest = np.ones(len(chosen), dtype=bool)
+    earliest[1:] = index[chosen][1:] != index[chosen][:-1]
+    chosen = chosen[earliest]
+    return Outcomes(attempts.group[firsts], best, average, median, attempts.start[chosen], attempts.finish[chosen])
 
 
 def _float_or_none(value: float) -> float | None:

@@ -38,17 +38,13 @@ MAX_BREAKDOWN_VALUES = 100
 _NOT_LINKED = ("funnel_step", "funnel_step_breakdown", "date_from", "date_to")
 
 
-def _subset(outcomes: Outcomes, keep: np.ndarray) -> Outcomes:
-    return Outcomes(outcomes.group[keep], outcomes.steps[keep], outcomes.average[keep], outcomes.median[keep])
-
-
 def bucket_outcomes(run: FunnelRun) -> list[tuple[int | None, Outcomes]]:
     """``(bucket, outcomes)`` per breakdown value, best converting first; ``[(None, all)]`` without breakdown."""
     if not run.broken_down or run.filter.viz_type == "time_to_convert":
         return [(None, run.outcomes)]
     values = run.labelled.group_value[run.outcomes.group]
     buckets = sorted(set(values.tolist()))
-    parts = [(bucket, _subset(run.outcomes, values == bucket)) for bucket in buckets]
+    parts = [(bucket, run.outcomes.subset(values == bucket)) for bucket in buckets]
     size = len(run.steps)
 
     def exact_counts(item: tuple[int, Outcomes]) -> tuple[int, ...]:
@@ -142,7 +138,7 @@ def _trend_items(run: FunnelRun, bucket: int | None) -> dict[str, Any]:
     attempts: Attempts = run.attempts
     if bucket is not None:
         keep = run.labelled.group_value[attempts.group] == bucket
-        attempts = Attempts(attempts.group[keep], attempts.start[keep], attempts.steps[keep], attempts.times[keep])
+        attempts = attempts.subset(keep)
     periods = trend_periods(attempts, run.range.period_of, len(run.range.period_starts), low, high)
     hourly = run.filter.interval == "hour"
     return {
