@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ValidationError
+from ..queries.funnel_results import funnel_payload
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
 from .runner import Calculation
@@ -24,6 +25,7 @@ Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime]
 ENGINES: dict[str, Engine] = {
     "RETENTION": retention_payload,
     "PATHS": paths_payload,
+    "FUNNELS": funnel_payload,
 }
 # Keys that change how a result is fetched, not what it is.
 _NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")

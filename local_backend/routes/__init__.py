@@ -10,6 +10,7 @@ from . import (
     dashboards,
     event_definitions,
     events,
+    funnels,
     health,
     insight_actions,
     insights,
@@ -39,6 +40,7 @@ ROUTERS: list[APIRouter] = [
     # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
     retention.router,
     paths.router,
+    funnels.router,
     timing.router,
     insight_actions.router,
     insights.router,

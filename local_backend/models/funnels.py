@@ -1,0 +1,236 @@
+"""Funnels: the filter ``insights/funnel/`` reads and the shapes it answers with."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from ..errors import ValidationError
+from ..filter_params import decode_json_text
+from ..queries.filters import BaseFilter, Entity
+from ..queries.property_model import parse_properties
+from .analysis import CalculationEnvelope
+
+__all__ = [
+    "FunnelExclusion",
+    "FunnelFilter",
+    "FunnelStep",
+    "FunnelTrendSeries",
+    "TimeToConvert",
+    "FunnelResponse",
+    "FunnelPeopleGroup",
+    "FunnelPeoplePage",
+    "CorrelatedEvent",
+    "CorrelationEntry",
+    "CorrelationResult",
+    "CorrelationResponse",
+    "WINDOW_UNITS",
+    "VIZ_TYPES",
+    "ATTRIBUTION_TYPES",
+    "ORDER_TYPES",
+    "DEFAULT_BREAKDOWN_LIMIT",
+]
+
+WINDOW_UNITS = ("second", "minute", "hour", "day", "week", "month")
+VIZ_TYPES = ("steps", "trends", "time_to_convert")
+ATTRIBUTION_TYPES = ("first_touch", "last_touch", "all_events", "step")
+ORDER_TYPES = ("ordered", "strict", "unordered")
+DEFAULT_BREAKDOWN_LIMIT = 10
+MAX_BREAKDOWN_LIMIT = 1000
+
+
+def _lower_choice(value: Any, choices: tuple[str, ...], what: str) -> Any:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"'{value}' is not a {what}: use one of {', '.join(choices)}")
+    return value.lower()
+
+
+class FunnelExclusion(Entity):
+    """An event that, between steps ``funnel_from_step`` and ``funnel_to_step``, removes the attempt."""
+
+    funnel_from_step: int | None = None
+    funnel_to_step: int | None = None
+
+
+def _prepare_exclusions(data: dict[str, Any]) -> None:
+    items = decode_json_text(data.get("exclusions"), "exclusions")
+    if items is None:
+        return
+    if not isinstance(items, list):
+        raise ValidationError("Expected a list of exclusions.", attr="exclusions")
+    prepared = []
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            item = {**item, "type": item.get("type") or "events"}
+            item["properties"] = parse_properties(item.get("properties"), f"exclusions__{index}__properties")
+        prepared.append(item)
+    data["exclusions"] = prepared
+
+
+class FunnelFilter(BaseFilter):
+    """The legacy funnel filter: the shared base filter plus the funnel's own fields.
+
+    Unknown keys are ignored; a bad value of a known key is a 400 naming it.
+    """
+
+    exclusions: list[FunnelExclusion] = Field(default_factory=list)
+    insight: str | None = None
+    display: str | None = None
+    breakdown: str | int | list[str | int] | None = None
+    breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
+    breakdown_attribution_type: str = "first_touch"
+    breakdown_attribution_value: int | None = Field(None, ge=0)
+    funnel_order_type: str = "ordered"
+    funnel_viz_type: str | None = None
+    funnel_window_interval: int | None = Field(None, ge=1)
+    funnel_window_interval_type: str | None = None
+    funnel_window_interval_unit: str | None = None
+    funnel_window_days: int | None = Field(None, ge=1)
+    funnel_from_step: int | None = Field(None, ge=0)
+    funnel_to_step: int | None = Field(None, ge=0)
+    bin_count: int | None = None
+    funnel_step: int | None = None
+    funnel_step_breakdown: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_funnel(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        _prepare_exclusions(data)
+        data["funnel_step_breakdown"] = decode_json_text(data.get("funnel_step_breakdown"), "funnel_step_breakdown")
+        return data
+
+    @model_validator(mode="after")
+    def _breakdown_needs(self) -> FunnelFilter:
+        # funnels also break down by several properties at once (a list of names)
+        if self.breakdown in (None, "", []):
+            self.breakdown = None
+            return self
+        kind = self.breakdown_type or "event"
+        self.breakdown_type = kind
+        if kind == "group" and self.breakdown_group_type_index is None:
+            raise ValidationError(
+                "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
+            )
+        names = self.breakdown if isinstance(self.breakdown, list) else [self.breakdown]
+        if kind != "cohort" and not all(isinstance(name, str) and name for name in names):
+            raise ValidationError(f"A breakdown of type {kind} is a property name or a list of them.", attr="breakdown")
+        return self
+
+    @field_validator("funnel_order_type", mode="before")
+    @classmethod
+    def _order_type(cls, value: Any) -> Any:
+        return _lower_choice(value, ORDER_TYPES, "funnel order type") or "ordered"
+
+    @field_validator("funnel_viz_type", mode="before")
+    @classmethod
+    def _viz_type(cls, value: Any) -> Any:
+        return _lower_choice(value, VIZ_TYPES, "funnel visualisation")
+
+    @field_validator("funnel_window_interval_type", "funnel_window_interval_unit", mode="before")
+    @classmethod
+    def _window_unit(cls, value: Any) -> Any:
+        return _lower_choice(value, WINDOW_UNITS, "window unit")
+
+    @field_validator("breakdown_attribution_type", mode="before")
+    @classmethod
+    def _attribution(cls, value: Any) -> Any:
+        return _lower_choice(value, ATTRIBUTION_TYPES, "breakdown attribution type") or "first_touch"
+
+    @property
+    def steps(self) -> list[Entity]:
+        """The entities in funnel order (actions then events, stably by ``order``)."""
+        return self.entities
+
+    @property
+    def viz_type(self) -> str:
+        if self.funnel_viz_type:
+            return self.funnel_viz_type
+        return "trends" if self.display == "ActionsLineGraph" else "steps"
+
+    @property
+    def window(self) -> tuple[int, str]:
+        """``(amount, unit)``: the deprecated ``funnel_window_days`` only when the new fields are absent."""
+        unit = self.funnel_window_interval_type or self.funnel_window_interval_unit
+        if self.funnel_window_interval is None and unit is None and self.funnel_window_days is not None:
+            return self.funnel_window_days, "day"
+        return self.funnel_window_interval or 14, unit or "day"
+
+
+class FunnelStep(BaseModel):
+    action_id: str | int | None = Field(description="Event name or action id; null for unordered funnels")
+    name: str | None
+    custom_name: str | None
+    order: int
+    people: list[Any] = Field(default_factory=list, description="Always empty; follow the people URLs.")
+    count: int
+    type: str
+    average_conversion_time: float | None = Field(description="Seconds from the previous step; null on step 0")
+    median_conversion_time: float | None
+    converted_people_url: str
+    dropped_people_url: str | None = Field(description="Null on the first step")
+    breakdown: Any = None
+    breakdown_value: Any = None
+
+
+class FunnelTrendSeries(BaseModel):
+    count: int = Field(description="Number of periods")
+    data: list[float] = Field(description="Conversion rate (percent) of those who entered in each period")
+    days: list[str]
+    labels: list[str]
+    reached_from_step_count: list[int] = Field(default_factory=list)
+    reached_to_step_count: list[int] = Field(default_factory=list)
+    breakdown_value: Any = None
+
+
+class TimeToConvert(BaseModel):
+    bins: list[list[float]] = Field(description="[bin start in seconds, persons]")
+    average_conversion_time: float | None
+
+
+class FunnelResponse(CalculationEnvelope):
+    result: list[FunnelStep] | list[list[FunnelStep]] | list[FunnelTrendSeries] | TimeToConvert
+
+
+class FunnelPeopleGroup(BaseModel):
+    people: list[dict[str, Any]] = Field(description="Persons (or groups, for group funnels) of this page")
+    count: int = Field(description="How many are on this page")
+
+
+class FunnelPeoplePage(BaseModel):
+    results: list[FunnelPeopleGroup] = Field(description="One item, as PostHog's persons/funnel answers")
+    count: int = Field(description="How many persons converted or dropped at the step in all")
+    next: str | None
+    previous: str | None
+
+
+class CorrelatedEvent(BaseModel):
+    event: str = Field(description="Event name, or 'property::value' for property correlation")
+    properties: dict[str, Any] = Field(default_factory=dict)
+    elements: list[Any] = Field(default_factory=list)
+
+
+class CorrelationEntry(BaseModel):
+    event: CorrelatedEvent
+    success_count: int = Field(description="Converted persons who did it")
+    failure_count: int = Field(description="Persons who dropped off and did it")
+    odds_ratio: float
+    correlation_type: Literal["success", "failure"]
+    success_people_url: str
+    failure_people_url: str
+
+
+class CorrelationResult(BaseModel):
+    events: list[CorrelationEntry] = Field(description="10 most positive (odds ratio descending), then 10 negative")
+    skewed: bool = Field(description="One side outnumbers the other more than 10 to 1 (or one side is empty)")
+
+
+class CorrelationResponse(BaseModel):
+    result: CorrelationResult
+    last_refresh: str
+    is_cached: bool

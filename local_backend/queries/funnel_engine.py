@@ -1,0 +1,266 @@
+"""The per-person funnel state machine, vectorised over arrays of rows.
+
+Input rows are sorted by ``group`` (a person, a group, or a person under one breakdown value) and then by
+timestamp; ties on the same timestamp come in step order (the caller sorts by the lowest step a row matches).
+Each row carries ``mask`` (bit ``i`` set when the event matches step ``i``) and ``excluded`` (bit ``j`` set
+when it matches exclusion ``j``).
+
+An *attempt* starts at every row that can start the funnel (a step-0 event; for unordered funnels an event of
+any step, one pass per rotation of the step list) and reaches as many steps as the order type allows within
+the conversion window, measured inclusively from the attempt's first event:
+
+* ordered: step ``i`` is the earliest matching event at or after step ``i - 1``; strictly after it when step
+  ``i`` repeats or widens step ``i - 1`` (``strictly_after[i]``), so one event never counts twice;
+* strict: step ``i`` must be the very next row of the group (the caller passes every event, not only steps);
+* unordered: each other step counts when a matching event follows the first one within the window; the
+  conversion times are the gaps between the sorted step times.
+
+Attempts during which an exclusion event happened (after its ``from`` step and before its ``to`` step, or
+before ``from`` + window when ``to`` was not reached) are dropped. :mod:`.funnel_outcomes` reduces attempts
+to one outcome per group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ORDERED",
+    "STRICT",
+    "UNORDERED",
+    "ORDER_TYPES",
+    "ExclusionSpan",
+    "FunnelSpec",
+    "FunnelRows",
+    "Attempts",
+    "compute_attempts",
+    "tie_keys",
+]
+
+ORDERED, STRICT, UNORDERED = "ordered", "strict", "unordered"
+ORDER_TYPES = (ORDERED, STRICT, UNORDERED)
+MICROS = 1_000_000
+
+WindowEnd = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ExclusionSpan:
+    """Exclusion ``bit`` (its index) applies between steps ``from_step`` and ``to_step``."""
+
+    from_step: int
+    to_step: int
+
+
+@dataclass(frozen=True)
+class FunnelSpec:
+    """What the state machine needs to know about a funnel.
+
+    ``window_end`` maps start timestamps (µs) to the last timestamp a later step may have (inclusive).
+    """
+
+    steps: int
+    order: str
+    window_end: WindowEnd
+    strictly_after: tuple[bool, ...] = ()
+    exclusions: tuple[ExclusionSpan, ...] = ()
+
+    def strictly(self, step: int) -> bool:
+        return step < len(self.strictly_after) and self.strictly_after[step]
+
+
+@dataclass(frozen=True)
+class FunnelRows:
+    group: np.ndarray
+    ts: np.ndarray
+    mask: np.ndarray
+    excluded: np.ndarray
+
+    @classmethod
+    def from_lists(
+        cls, group: list[int], ts: list[int], mask: list[int], excluded: list[int] | None = None
+    ) -> FunnelRows:
+        as_array = np.asarray
+        zeros = [0] * len(group)
+        return cls(
+            as_array(group, dtype=np.int64),
+            as_array(ts, dtype=np.int64),
+            as_array(mask, dtype=np.int64),
+            as_array(excluded if excluded is not None else zeros, dtype=np.int64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+
+@dataclass(frozen=True)
+class Attempts:
+    """One entry per attempt, sorted by group: where it started, how far it got, how long each step took.
+
+    ``times[:, i]`` is the seconds from step ``i - 1`` to step ``i`` (NaN where not reached; column 0 NaN);
+    ``finish`` the timestamp of the last step reached.
+    """
+
+    group: np.ndarray
+    start: np.ndarray
+    steps: np.ndarray
+    times: np.ndarray
+    finish: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.group)
+
+    def subset(self, keep: np.ndarray) -> Attempts:
+        return Attempts(self.group[keep], self.start[keep], self.steps[keep], self.times[keep], self.finish[keep])
+
+
+def tie_keys(mask: np.ndarray, steps: int) -> np.ndarray:
+    """The lowest step each row matches (``steps`` for rows matching none): the order of same-time rows."""
+    keys = np.full(len(mask), steps, dtype=np.int64)
+    for step in range(steps - 1, -1, -1):
+        keys[(mask >> step) & 1 == 1] = step
+    return keys
+
+
+class _Layout:
+    """Position arithmetic shared by the passes: same-timestamp runs and the next row matching a bit."""
+
+    def __init__(self, rows: FunnelRows) -> None:
+        n = len(rows)
+        self.n = n
+        self.rows = rows
+        # one sentinel row at index n, in no group, so that "no next row" needs no special case
+        self.group = np.append(rows.group, -1)
+        self.ts = np.append(rows.ts, np.iinfo(np.int64).max)
+        change = np.ones(n, dtype=bool)
+        if n > 1:
+            change[1:] = (rows.group[1:] != rows.group[:-1]) | (rows.ts[1:] != rows.ts[:-1])
+        run_starts = np.flatnonzero(change)
+        run_id = np.cumsum(change) - 1
+        run_ends = np.append(run_starts[1:], n)
+        self.first_same = np.append(run_starts[run_id], n)
+        self.after_same = np.append(run_ends[run_id], n)
+        self._next: dict[tuple[str, int], np.ndarray] = {}
+
+    def next_with(self, column: str, bit: int) -> np.ndarray:
+        """For each position (and the sentinel), the first position at or after it whose ``column`` has ``bit``."""
+        key = (column, bit)
+        if key not in self._next:
+            values = getattr(self.rows, column)
+            candidates = np.where((values >> bit) & 1 == 1, np.arange(self.n), self.n)
+            following = np.minimum.accumulate(candidates[::-1])[::-1] if self.n else candidates
+            self._next[key] = np.append(following, self.n)
+        return self._next[key]
+
+    def found(self, positions: np.ndarray, group: np.ndarray) -> np.ndarray:
+        return (positions < self.n) & (self.group[positions] == group)
+
+
+def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
+    """Ordered and strict attempts: start rows, steps reached, step times and each step's row position."""
+    rows = layout.rows
+    starts = np.flatnonzero(rows.mask & 1)
+    group = rows.group[starts]
+    limit = spec.window_end(rows.ts[starts])
+    count = len(starts)
+    steps = np.ones(count, dtype=np.int64)
+    times = np.full((count, spec.steps), np.nan)
+    positions = np.full((count, spec.steps), layout.n, dtype=np.int64)
+    positions[:, 0] = starts
+    alive = np.ones(count, dtype=bool)
+    previous = starts
+    mask = np.append(rows.mask, 0)
+    for step in range(1, spec.steps):
+        if spec.order == STRICT:
+            candidate = np.minimum(previous + 1, layout.n)
+            matches = (mask[candidate] >> step) & 1 == 1
+        else:
+            origin = layout.after_same[previous] if spec.strictly(step) else layout.first_same[previous]
+            candidate = layout.next_with("mask", step)[origin]
+            matches = np.ones(count, dtype=bool)
+        ok = alive & matches & layout.found(candidate, group) & (layout.ts[candidate] <= limit)
+        steps += ok
+        times[ok, step] = (layout.ts[candidate[ok]] - layout.ts[previous[ok]]) / MICROS
+        positions[ok, step] = candidate[ok]
+        previous = np.where(ok, candidate, previous)
+        alive = ok
+    return starts, steps, times, positions, layout.ts[previous]
+
+
+def _chain_excluded(layout: _Layout, spec: FunnelSpec, steps: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    dropped = np.zeros(len(steps), dtype=bool)
+    for bit, span in enumerate(spec.exclusions):
+        reached = steps > span.from_step
+        origin = np.where(reached, positions[:, span.from_step], layout.n)
+        group = layout.group[origin]
+        from_ts = layout.ts[origin]
+        event = layout.next_with("excluded", bit)[layout.after_same[origin]]
+        window_bound = spec.window_end(np.where(reached, from_ts, 0))
+        to_ts = layout.ts[np.where(steps > span.to_step, positions[:, span.to_step], layout.n)]
+        bound = np.where(steps > span.to_step, to_ts, window_bound + 1)
+        dropped |= reached & layout.found(event, group) & (layout.ts[event] < bound)
+    return dropped
+
+
+def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
+    rows = layout.rows
+    all_starts, all_steps, all_times, all_dropped, all_last = [], [], [], [], []
+    for first in range(spec.steps):
+        starts = np.flatnonzero((rows.mask >> first) & 1)
+        group = rows.group[starts]
+        start_ts = rows.ts[starts]
+        limit = spec.window_end(start_ts)
+        origin = layout.after_same[starts]
+        moments = np.full((len(starts), spec.steps), np.iinfo(np.int64).max, dtype=np.int64)
+        moments[:, 0] = start_ts
+        column = 1
+        for other in range(spec.steps):
+            if other == first:
+                continue
+            candidate = layout.next_with("mask", other)[origin]
+            ok = layout.found(candidate, group) & (layout.ts[candidate] <= limit)
+            moments[ok, column] = layout.ts[candidate[ok]]
+            column += 1
+        steps = (moments != np.iinfo(np.int64).max).sum(axis=1)
+        moments.sort(axis=1)
+        times = np.full((len(starts), spec.steps), np.nan)
+        if spec.steps > 1:
+            reached = np.arange(1, spec.steps)[None, :] < steps[:, None]
+            gaps = (np.diff(moments, axis=1) / MICROS).astype(float)
+            times[:, 1:] = np.where(reached, gaps, np.nan)
+        last = moments[np.arange(len(starts)), steps - 1]
+        dropped = np.zeros(len(starts), dtype=bool)
+        for bit, _span in enumerate(spec.exclusions):
+            event = layout.next_with("excluded", bit)[origin]
+            bound = np.where(steps == spec.steps, last, limit + 1)
+            dropped |= layout.found(event, group) & (layout.ts[event] < bound)
+        all_starts.append(starts)
+        all_steps.append(steps)
+        all_times.append(times)
+        all_dropped.append(dropped)
+        all_last.append(last)
+    return (
+        np.concatenate(all_starts),
+        np.concatenate(all_steps).astype(np.int64),
+        np.concatenate(all_times),
+        np.concatenate(all_dropped),
+        np.concatenate(all_last),
+    )
+
+
+def compute_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
+    """Every attempt of every group (exclusions applied), sorted by group."""
+    layout = _Layout(rows)
+    if spec.order == UNORDERED:
+        starts, steps, times, dropped, finish = _unordered(layout, spec)
+    else:
+        starts, steps, times, positions, finish = _chain(layout, spec)
+        dropped = _chain_excluded(layout, spec, steps, positions)
+    keep = ~dropped
+    starts, steps, times, finish = starts[keep], steps[keep], times[keep], finish[keep]
+    group = rows.group[starts]
+    order = np.argsort(group, kind="stable")
+    return Attempts(group[order], rows.ts[starts][order], steps[order], times[order], finish[order])

@@ -1,0 +1,209 @@
+"""A computed funnel as the API answers it: step objects, funnel trends, or the time-to-convert histogram.
+
+Every step object links to its people: ``converted_people_url`` (``funnel_step`` = step + 1: those who reached
+the step) and ``dropped_people_url`` (``funnel_step`` = -(step + 1): those who reached the step before and not
+this one; null on the first step). The links carry the funnel's filter with its dates pinned to the instants
+they resolved to, so they keep naming the same people later on.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+
+from ..filter_params import parse_filter
+from ..models.funnels import FunnelFilter
+from .filters import Entity
+from .funnel_breakdown import OTHER
+from .funnel_engine import UNORDERED, Attempts
+from .funnel_outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
+from .funnels import FunnelRun, run_funnel
+
+__all__ = [
+    "funnel_result",
+    "funnel_payload",
+    "step_actors",
+    "bucket_outcomes",
+    "breakdown_value_of",
+    "people_url",
+    "MAX_BREAKDOWN_VALUES",
+]
+
+MAX_BREAKDOWN_VALUES = 100
+_NOT_LINKED = ("funnel_step", "funnel_step_breakdown", "date_from", "date_to")
+
+
+def bucket_outcomes(run: FunnelRun) -> list[tuple[int | None, Outcomes]]:
+    """``(bucket, outcomes)`` per breakdown value, best converting first; ``[(None, all)]`` without breakdown."""
+    if not run.broken_down or run.filter.viz_type == "time_to_convert":
+        return [(None, run.outcomes)]
+    values = run.labelled.group_value[run.outcomes.group]
+    buckets = sorted(set(values.tolist()))
+    parts = [(bucket, run.outcomes.subset(values == bucket)) for bucket in buckets]
+    size = len(run.steps)
+
+    def exact_counts(item: tuple[int, Outcomes]) -> tuple[int, ...]:
+        tally = np.bincount(item[1].steps, minlength=size + 1)
+        return tuple(-int(tally[k]) for k in range(size, 0, -1))
+
+    return sorted(parts, key=exact_counts)[:MAX_BREAKDOWN_VALUES]
+
+
+def breakdown_value_of(run: FunnelRun, bucket: int) -> tuple[Any, Any]:
+    """``(breakdown, breakdown_value)`` of one bucket as the API shows them."""
+    labels = run.labelled.values
+    label = labels[bucket] if bucket < len(labels) else OTHER
+    filter = run.filter
+    kind = filter.breakdown_type or "event"
+    if kind == "cohort":
+        return label, int(label)
+    if isinstance(filter.breakdown, list):
+        boxed = [OTHER] if label == OTHER else json.loads(label)
+        return boxed, boxed
+    if kind == "group":
+        return label, label
+    if (filter.insight or "").upper() == "FUNNELS" and kind in ("event", "person"):
+        return label, label
+    return [label], [label]
+
+
+def people_url(project_id: int, run: FunnelRun, step: int, breakdown_value: Any = None) -> str:
+    """The persons endpoint for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
+    data = run.filter.model_dump(exclude_none=True, exclude_defaults=True)
+    params: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _NOT_LINKED:
+            continue
+        params[key] = json.dumps(value) if isinstance(value, list | dict) else value
+    params["date_from"] = run.range.start.replace(tzinfo=None).isoformat()
+    params["date_to"] = run.range.end.replace(tzinfo=None).isoformat()
+    params["funnel_step"] = step
+    if breakdown_value is not None:
+        params["funnel_step_breakdown"] = json.dumps(breakdown_value)
+    return f"/api/projects/{project_id}/persons/funnel/?{urlencode(params)}"
+
+
+def _action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
+    ids = [step.id for step in steps if step.type == "actions"]
+    if not ids:
+        return {}
+    marks = ",".join("?" for _ in ids)
+    rows = conn.execute(f"SELECT id, name FROM actions WHERE project_id = ? AND id IN ({marks})", [project_id, *ids])
+    return {row[0]: row[1] for row in rows}
+
+
+def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: int | None, outcomes: Outcomes) -> list:
+    numbers = step_numbers(outcomes, len(run.steps))
+    names = _action_names(conn, project_id, run.steps)
+    breakdown, value = breakdown_value_of(run, bucket) if bucket is not None else (None, None)
+    unordered = run.filter.funnel_order_type == UNORDERED
+    result = []
+    for index, (step, number) in enumerate(zip(run.steps, numbers, strict=True)):
+        if unordered:
+            plural = "step" if index == 0 else "steps"
+            action_id, name, custom_name = None, f"Completed {index + 1} {plural}", None
+        else:
+            action_id = step.id
+            name = names.get(step.id, str(step.id)) if step.type == "actions" else step.id  # type: ignore[arg-type]
+            custom_name = step.custom_name
+        item: dict[str, Any] = {
+            "action_id": action_id,
+            "name": name,
+            "custom_name": custom_name,
+            "order": index,
+            "people": [],
+            "count": number.count,
+            "type": step.type,
+            "average_conversion_time": number.average_conversion_time,
+            "median_conversion_time": number.median_conversion_time,
+            "converted_people_url": people_url(project_id, run, index + 1, value),
+            "dropped_people_url": people_url(project_id, run, -(index + 1), value) if index else None,
+        }
+        if bucket is not None:
+            item["breakdown"] = breakdown
+            item["breakdown_value"] = value
+        result.append(item)
+    return result
+
+
+def _trend_items(run: FunnelRun, bucket: int | None) -> dict[str, Any]:
+    last = len(run.steps) - 1
+    low = run.filter.funnel_from_step or 0
+    high = run.filter.funnel_to_step if run.filter.funnel_to_step is not None else last
+    attempts: Attempts = run.attempts
+    if bucket is not None:
+        keep = run.labelled.group_value[attempts.group] == bucket
+        attempts = attempts.subset(keep)
+    periods = trend_periods(attempts, run.range.period_of, len(run.range.period_starts), low, high)
+    hourly = run.filter.interval == "hour"
+    return {
+        "count": len(periods),
+        "data": [period.conversion_rate for period in periods],
+        "days": [moment.strftime("%Y-%m-%d %H:%M:%S" if hourly else "%Y-%m-%d") for moment in run.range.period_starts],
+        "labels": [f"{moment.day}-{moment.strftime('%b')}-{moment.year}" for moment in run.range.period_starts],
+        "reached_from_step_count": [period.reached_from_step_count for period in periods],
+        "reached_to_step_count": [period.reached_to_step_count for period in periods],
+    }
+
+
+def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> Any:
+    """The ``result`` of the funnel response for the filter's visualisation."""
+    viz = run.filter.viz_type
+    if viz == "time_to_convert":
+        last = len(run.steps) - 1
+        high = run.filter.funnel_to_step if run.filter.funnel_to_step is not None else last
+        bins, average = conversion_bins(run.outcomes, run.filter.funnel_from_step or 0, high, run.filter.bin_count)
+        return {"bins": bins, "average_conversion_time": average}
+    if viz == "trends":
+        if not run.broken_down:
+            return [_trend_items(run, None)]
+        buckets = sorted(set(run.labelled.group_value.tolist()))
+        return [
+            {**_trend_items(run, bucket), "breakdown_value": breakdown_value_of(run, bucket)[1]} for bucket in buckets
+        ]
+    parts = bucket_outcomes(run)
+    if not run.broken_down:
+        return _steps(conn, project_id, run, None, parts[0][1])
+    return [_steps(conn, project_id, run, bucket, outcomes) for bucket, outcomes in parts]
+
+
+def funnel_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy funnel filter given as a dict (a saved insight's ``filters``)."""
+    run = run_funnel(conn, project, parse_filter(FunnelFilter, data), now)
+    return {"result": funnel_result(conn, int(project["id"]), run), "timezone": project.get("timezone") or "UTC"}
+
+
+def step_actors(run: FunnelRun, funnel_step: int, breakdown_value: Any = None) -> list[int]:
+    """The persons (or groups) behind one people URL, sorted by id.
+
+    ``funnel_step`` k > 0: those who reached step k (1-based); -k: those who reached step k - 1 but not k.
+    With a breakdown, only those counted under ``breakdown_value``.
+    """
+    steps = run.outcomes.steps
+    chosen = steps >= funnel_step if funnel_step > 0 else steps == -funnel_step - 1
+    if breakdown_value is not None and run.broken_down:
+        buckets = run.labelled.group_value[run.outcomes.group]
+        matching = [
+            bucket
+            for bucket in sorted(set(buckets.tolist()))
+            if _same_value(breakdown_value_of(run, bucket)[1], breakdown_value)
+        ]
+        chosen &= np.isin(buckets, matching)
+    persons = run.labelled.group_person[run.outcomes.group[chosen]]
+    return sorted(set(persons.tolist()))
+
+
+def _same_value(shown: Any, asked: Any) -> bool:
+    def plain(value: Any) -> Any:
+        if isinstance(value, list) and len(value) == 1:
+            return str(value[0])
+        return [str(item) for item in value] if isinstance(value, list) else str(value)
+
+    return plain(shown) == plain(asked)

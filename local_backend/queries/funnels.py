@@ -1,0 +1,286 @@
+"""Funnels from stored events: one ordered scan of the range's step events, then the per-person pass.
+
+The scan reads only events that match a step or an exclusion (every event of the range for strict funnels,
+whose steps must follow each other directly), in ``(person, timestamp)`` order straight from the
+``(project_id, person_id, timestamp, event)`` index, as three or four columns: the person, the timestamp,
+a bit mask of the steps the event matches and one of the exclusions it matches. Events on the same
+microsecond are put in step order here, not by SQLite (the index would order them by event name).
+:mod:`.funnel_engine` then finds every attempt and :mod:`.funnel_outcomes` reduces them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from ..errors import ValidationError
+from ..models.funnels import FunnelFilter
+from .filters import Entity
+from .funnel_breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
+from .funnel_engine import (
+    STRICT,
+    UNORDERED,
+    Attempts,
+    ExclusionSpan,
+    FunnelRows,
+    FunnelSpec,
+    compute_attempts,
+    tie_keys,
+)
+from .funnel_inputs import (
+    FunnelRange,
+    breakdown_expression,
+    cohort_members,
+    compiler_for,
+    filter_condition,
+    is_same_or_wider,
+    resolve_funnel_range,
+    step_condition,
+    window_end,
+)
+from .funnel_outcomes import Outcomes, reduce_attempts
+
+__all__ = ["FunnelRun", "run_funnel", "validate_funnel", "funnel_spec"]
+
+MAX_STEPS = 30
+
+
+@dataclass(frozen=True)
+class FunnelRun:
+    """Everything shaped results and people lists are made of."""
+
+    filter: FunnelFilter
+    steps: list[Entity]
+    range: FunnelRange
+    labelled: Labelled
+    attempts: Attempts
+    outcomes: Outcomes
+
+    @property
+    def broken_down(self) -> bool:
+        return self.filter.breakdown not in (None, "", [])
+
+
+def validate_funnel(filter: FunnelFilter) -> list[Entity]:
+    """The steps, after the checks that need the whole filter (each failure a 400 naming its field)."""
+    steps = filter.steps
+    if not steps:
+        raise ValidationError("A funnel needs at least one step in events or actions.", attr="events", code="required")
+    if len(steps) > MAX_STEPS:
+        raise ValidationError(f"A funnel has at most {MAX_STEPS} steps.", attr="events")
+    last = len(steps) - 1
+    for index, exclusion in enumerate(filter.exclusions):
+        attr = f"exclusions__{index}"
+        low, high = exclusion.funnel_from_step, exclusion.funnel_to_step
+        if low is None or high is None:
+            raise ValidationError("An exclusion needs funnel_from_step and funnel_to_step.", attr=attr)
+        if low < 0 or low >= high:
+            raise ValidationError("An exclusion's funnel_to_step must be after its funnel_from_step.", attr=attr)
+        if low >= last or high > last:
+            raise ValidationError(f"An exclusion's steps must lie between 0 and {last}.", attr=attr)
+        if filter.funnel_order_type == UNORDERED and (low, high) != (0, last):
+            raise ValidationError(
+                f"Exclusions of unordered funnels must span the whole funnel (0 to {last}).", attr=attr
+            )
+        for step in steps[low : high + 1]:
+            if is_same_or_wider(exclusion, step):
+                raise ValidationError("An exclusion cannot be the same event as a step it spans.", attr=attr)
+    if filter.viz_type == "time_to_convert":
+        low = filter.funnel_from_step or 0
+        high = filter.funnel_to_step if filter.funnel_to_step is not None else last
+        if high < 1 or high > last:
+            raise ValidationError(f"funnel_to_step must lie between 1 and {last}.", attr="funnel_to_step")
+        if low >= high:
+            raise ValidationError("funnel_from_step must be before funnel_to_step.", attr="funnel_from_step")
+    if filter.viz_type == "trends":
+        low = filter.funnel_from_step or 0
+        high = filter.funnel_to_step if filter.funnel_to_step is not None else last
+        if high > last:
+            raise ValidationError(f"funnel_to_step must lie between 0 and {last}.", attr="funnel_to_step")
+        if low > high:
+            raise ValidationError("funnel_from_step must not be after funnel_to_step.", attr="funnel_from_step")
+    if filter.bin_count is not None and filter.bin_count < 1:
+        raise ValidationError("bin_count must be at least 1.", attr="bin_count")
+    if filter.breakdown_attribution_type == "step":
+        value = filter.breakdown_attribution_value
+        if value is None or value > last:
+            raise ValidationError(
+                f"Step attribution needs breakdown_attribution_value between 0 and {last}.",
+                attr="breakdown_attribution_value",
+            )
+    if filter.aggregation_group_type_index is not None and filter.breakdown_type == "cohort":
+        raise ValidationError("Cohort breakdowns count persons, not groups.", attr="breakdown_type")
+    return steps
+
+
+def funnel_spec(filter: FunnelFilter, steps: list[Entity]) -> FunnelSpec:
+    amount, unit = filter.window
+    return FunnelSpec(
+        steps=len(steps),
+        order=filter.funnel_order_type,
+        window_end=window_end(amount, unit),
+        strictly_after=(False, *(is_same_or_wider(steps[i], steps[i - 1]) for i in range(1, len(steps)))),
+        exclusions=tuple(ExclusionSpan(e.funnel_from_step or 0, e.funnel_to_step or 0) for e in filter.exclusions),
+    )
+
+
+def _flags(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    if not parts:
+        return "0", []
+    sql = " + ".join(f"(CASE WHEN {cond} THEN {1 << bit} ELSE 0 END)" for bit, (cond, _) in enumerate(parts))
+    return sql, [param for _, params in parts for param in params]
+
+
+def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[Entity]) -> list[str] | None:
+    """The event names that can match any of ``entities``, or None when one of them matches any event."""
+    names: list[str] = []
+    for entity in entities:
+        if entity.type == "events":
+            if entity.id is None:
+                return None
+            names.append(str(entity.id))
+            continue
+        row = conn.execute(
+            "SELECT steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (entity.id, project["id"])
+        ).fetchone()
+        for step in json.loads(row["steps"] or "[]") if row is not None else []:
+            if not step.get("event"):
+                return None
+            names.append(str(step["event"]))
+    return sorted(set(names))
+
+
+def _target(filter: FunnelFilter) -> str:
+    index = filter.aggregation_group_type_index
+    return "e.person_id" if index is None else f"e.group_{int(index)}"
+
+
+def _scan(
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: FunnelFilter,
+    steps: list[Entity],
+    span: FunnelRange,
+) -> tuple[FunnelRows, list[Any] | None]:
+    """The range's rows in (target, timestamp) order, and each row's breakdown value when broken down."""
+    compiler = compiler_for(conn, project)
+    step_parts = [step_condition(compiler, step, f"events__{i}") for i, step in enumerate(steps)]
+    exclusion_parts = [step_condition(compiler, e, f"exclusions__{i}") for i, e in enumerate(filter.exclusions)]
+    mask_sql, mask_params = _flags(step_parts)
+    excluded_sql, excluded_params = _flags(exclusion_parts)
+    where_sql, where_params = filter_condition(compiler, project, filter)
+    target = _target(filter)
+    columns = f"{target}, e.timestamp, {mask_sql}, {excluded_sql}"
+    params: list[Any] = [*mask_params, *excluded_params]
+    with_values = filter.breakdown not in (None, "", []) and filter.breakdown_type != "cohort"
+    if with_values:
+        value_sql, value_params = breakdown_expression(filter)
+        columns += f", {value_sql}"
+        params += value_params
+    conditions = ["e.project_id = ?", "e.timestamp >= ?", "e.timestamp <= ?", where_sql]
+    params += [project["id"], span.start_micros, span.end_micros, *where_params]
+    if target != "e.person_id":
+        conditions.append(f"{target} IS NOT NULL")
+    if filter.funnel_order_type != STRICT:
+        names = _event_names(conn, project, [*steps, *filter.exclusions])
+        if names is not None:
+            conditions.append(f"e.event IN ({','.join('?' for _ in names) or 'NULL'})")
+            params += names
+        any_sql = " OR ".join(f"({sql})" for sql, _ in [*step_parts, *exclusion_parts])
+        conditions.append(f"({any_sql})")
+        params += [param for _, part_params in [*step_parts, *exclusion_parts] for param in part_params]
+    sql = f"SELECT {columns} FROM events e WHERE {' AND '.join(conditions)} ORDER BY {target}, e.timestamp"
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    cursor.execute(sql, params)
+    if not with_values and target == "e.person_id":
+        flat = np.fromiter(chain.from_iterable(cursor), dtype=np.int64)
+        table = flat.reshape(-1, 4)
+        rows = FunnelRows(table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), table[:, 3].copy())
+        return _in_step_order(rows, len(steps)), None
+    fetched = cursor.fetchall()
+    keys = [row[0] for row in fetched]
+    if target != "e.person_id":
+        codes: dict[Any, int] = {}
+        keys = [codes.setdefault(key, len(codes)) for key in keys]
+    rows = FunnelRows.from_lists(
+        keys, [row[1] for row in fetched], [row[2] for row in fetched], [row[3] for row in fetched]
+    )
+    values = [row[4] for row in fetched] if with_values else None
+    order = _step_order(rows, len(steps))
+    if order is not None:
+        rows = _take(rows, order)
+        values = [values[i] for i in order] if values is not None else None
+    return rows, values
+
+
+def _take(rows: FunnelRows, order: np.ndarray) -> FunnelRows:
+    return FunnelRows(rows.group[order], rows.ts[order], rows.mask[order], rows.excluded[order])
+
+
+def _step_order(rows: FunnelRows, steps: int) -> np.ndarray | None:
+    """The permutation putting same-time rows of a target in step order, or None when they already are."""
+    if len(rows) < 2:
+        return None
+    keys = tie_keys(rows.mask, steps)
+    tied = (rows.group[1:] == rows.group[:-1]) & (rows.ts[1:] == rows.ts[:-1])
+    if not (tied & (keys[1:] < keys[:-1])).any():
+        return None
+    return np.lexsort((keys, rows.ts, rows.group))
+
+
+def _in_step_order(rows: FunnelRows, steps: int) -> FunnelRows:
+    order = _step_order(rows, steps)
+    return rows if order is None else _take(rows, order)
+
+
+def _value_text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _label(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, rows: FunnelRows, values: list[Any] | None
+) -> Labelled:
+    if filter.breakdown in (None, "", []):
+        return unlabelled(rows)
+    if filter.breakdown_type == "cohort":
+        ids = filter.breakdown if isinstance(filter.breakdown, list) else [filter.breakdown]
+        try:
+            cohort_ids = [int(value) for value in ids]
+        except (TypeError, ValueError):
+            raise ValidationError("A cohort breakdown lists cohort ids.", attr="breakdown") from None
+        pairs = sorted(cohort_members(compiler_for(conn, project), project, cohort_ids))
+        persons = np.array([person for person, _ in pairs], dtype=np.int64)
+        buckets = np.array([cohort_ids.index(cohort) for _, cohort in pairs], dtype=np.int64)
+        return by_membership(rows, persons, buckets, [str(cohort) for cohort in cohort_ids])
+    texts = [_value_text(value) for value in values or []]
+    names: dict[str, int] = {}
+    codes = np.array([names.setdefault(text, len(names)) for text in texts], dtype=np.int64)
+    ordered_names = list(names)
+    empty = np.array([text in ("", '[""]') for text in texts], dtype=bool) if texts else np.zeros(0, dtype=bool)
+    attribution = filter.breakdown_attribution_type
+    if attribution == "step" and filter.funnel_order_type != UNORDERED:
+        counted = (rows.mask >> (filter.breakdown_attribution_value or 0)) & 1 == 1
+    else:
+        counted = rows.mask != 0
+    bucket, labels = bucket_values(codes, ordered_names, counted, filter.breakdown_limit)
+    return attribute(rows, bucket[codes], empty, labels, attribution, filter.breakdown_attribution_value or 0)
+
+
+def run_funnel(conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, now: datetime) -> FunnelRun:
+    """Scan, attribute, and compute every attempt and every group's outcome."""
+    steps = validate_funnel(filter)
+    span = resolve_funnel_range(conn, filter, project, now)
+    rows, values = _scan(conn, project, filter, steps, span)
+    # a time-to-convert histogram is one distribution of persons, whatever the breakdown
+    labelled = unlabelled(rows) if filter.viz_type == "time_to_convert" else _label(conn, project, filter, rows, values)
+    spec = funnel_spec(filter, steps)
+    attempts = compute_attempts(labelled.rows, spec)
+    outcomes = reduce_attempts(attempts, len(steps))
+    return FunnelRun(filter, steps, span, labelled, attempts, outcomes)
