@@ -9,7 +9,7 @@ Examples
 
 from __future__ import annotations
 
-from . import frames, local
+from . import frames, local, plots
 from ._version import __version__
 from .capture import CaptureResult
 from .client import Client
@@ -29,6 +29,14 @@ from .errors import (
 )
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
 from .io import to_csv, to_parquet
+from .plots import (
+    plot_funnel,
+    plot_funnel_trends,
+    plot_paths,
+    plot_retention,
+    plot_time_to_convert,
+    plot_trend,
+)
 
 __all__ = [
     "APIError",
@@ -54,6 +62,13 @@ __all__ = [
     "event",
     "frames",
     "local",
+    "plot_funnel",
+    "plot_funnel_trends",
+    "plot_paths",
+    "plot_retention",
+    "plot_time_to_convert",
+    "plot_trend",
+    "plots",
     "to_csv",
     "to_parquet",
 ]

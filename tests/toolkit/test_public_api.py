@@ -21,26 +21,31 @@ MODULES = [
     "toolkit._columns",
     "toolkit.analysis",
     "toolkit.capture",
+    "toolkit.cohort_plots",
     "toolkit.client",
     "toolkit.config",
     "toolkit.data",
     "toolkit.entities",
     "toolkit.errors",
     "toolkit.frames",
+    "toolkit.funnel_plots",
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
     "toolkit.local",
+    "toolkit.plot_style",
+    "toolkit.plots",
     "toolkit.plugins",
     "toolkit.result_frames",
     "toolkit.transport",
+    "toolkit.trend_plots",
 ]
 
 
 def test_all_is_sorted_and_complete():
     assert toolkit.__all__ == sorted(toolkit.__all__)
     public = {name for name in vars(toolkit) if not name.startswith("_")} - {"annotations"}
-    modules = {name for name in public if inspect.ismodule(getattr(toolkit, name))} - {"frames", "local"}
+    modules = {name for name in public if inspect.ismodule(getattr(toolkit, name))} - {"frames", "local", "plots"}
     assert set(toolkit.__all__) | modules == public | {"__version__"}
 
 
