@@ -9,6 +9,9 @@ Examples
 
 from __future__ import annotations
 
+from importlib import import_module as _import_module
+from typing import Any as _Any
+
 from . import frames, local
 from ._version import __version__
 from .capture import CaptureResult
@@ -36,6 +39,7 @@ __all__ = [
     "CaptureResult",
     "Client",
     "ConfigError",
+    "FunnelBuilder",
     "FunnelRequest",
     "LocalBackendError",
     "MethodNotAllowedError",
@@ -47,6 +51,7 @@ __all__ = [
     "ServerError",
     "ToolkitError",
     "TransportError",
+    "TrendBuilder",
     "TrendRequest",
     "ValidationError",
     "__version__",
@@ -54,6 +59,48 @@ __all__ = [
     "event",
     "frames",
     "local",
+    "plot_funnel",
+    "plot_funnel_trends",
+    "plot_paths",
+    "plot_retention",
+    "plot_time_to_convert",
+    "plot_trend",
+    "plots",
     "to_csv",
     "to_parquet",
+    "widgets",
 ]
+
+# Plots and builders need the ``widgets`` extra (matplotlib, ipywidgets): they load on first use, so
+# ``import toolkit`` works without it.
+_LAZY = {
+    "FunnelBuilder": "widgets",
+    "TrendBuilder": "widgets",
+    "plot_funnel": "plots",
+    "plot_funnel_trends": "plots",
+    "plot_paths": "plots",
+    "plot_retention": "plots",
+    "plot_time_to_convert": "plots",
+    "plot_trend": "plots",
+    "plots": "plots",
+    "widgets": "widgets",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+    try:
+        module = _import_module(f".{module_name}", __name__)
+    except ImportError as error:
+        raise ImportError(
+            f"toolkit.{name} needs the widgets extra (pip install 'insightlab[widgets]'): {error}"
+        ) from error
+    value = module if name == module_name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -11,7 +12,7 @@ from ._columns import typed_frame
 from .frames import events_frame, persons_frame, projects_frame
 from .transport import Transport
 
-__all__ = ["ACTION_COLUMNS", "DEFINITION_COLUMNS", "DataMixin"]
+__all__ = ["ACTION_COLUMNS", "DEFINITION_COLUMNS", "PROPERTY_DEFINITION_COLUMNS", "PROPERTY_TYPES", "DataMixin"]
 
 ACTION_COLUMNS: dict[str, str] = {
     "id": "int",
@@ -31,6 +32,11 @@ DEFINITION_COLUMNS: dict[str, str] = {
     "volume_30_day": "int",
     "last_seen_at": "datetime",
 }
+
+PROPERTY_DEFINITION_COLUMNS: dict[str, str] = {**DEFINITION_COLUMNS, "is_seen_on_filtered_events": "bool"}
+
+PROPERTY_TYPES = ("event", "person", "group", "session")
+"""The ``type`` values of PostHog's ``/property_definitions/``."""
 
 
 class DataMixin(Transport):
@@ -144,23 +150,71 @@ class DataMixin(Transport):
         return typed_frame(items, DEFINITION_COLUMNS)
 
     def property_definitions(
-        self, *, type: str = "event", search: str | None = None, limit: int | None = None
+        self,
+        *,
+        type: str = "event",
+        search: str | None = None,
+        event_names: Sequence[str] | None = None,
+        filter_by_event_names: bool | None = None,
+        is_numerical: bool | None = None,
+        group_type_index: int | None = None,
+        limit: int | None = None,
     ) -> pd.DataFrame:
-        """The property keys seen in the project: ``type`` is ``event``, ``person`` or ``group``.
+        """The property keys seen in the project (PostHog's ``/property_definitions/`` list).
+
+        Parameters
+        ----------
+        type : str
+            ``event``, ``person``, ``group`` (with ``group_type_index``) or ``session``.
+        search : str, optional
+            Only keys whose name contains this.
+        event_names : sequence of str, optional
+            Fills ``is_seen_on_filtered_events`` (was the property seen on one of these events?).
+        filter_by_event_names : bool, optional
+            With ``event_names``: only the properties seen on those events.
+        is_numerical : bool, optional
+            Only numeric (True) or only non-numeric (False) properties.
+        group_type_index : int, optional
+            The group type, required with ``type="group"``.
+        limit : int, optional
 
         Returns
         -------
         pandas.DataFrame
-            `DEFINITION_COLUMNS`.
+            `PROPERTY_DEFINITION_COLUMNS`: `DEFINITION_COLUMNS` plus ``is_seen_on_filtered_events``
+            (boolean, NA unless ``event_names`` was given).
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``type``, or ``type="group"`` without ``group_type_index``.
 
         Examples
         --------
         >>> client.property_definitions(type="person")["name"].tolist()  # doctest: +SKIP
         ['email', 'plan']
+        >>> client.property_definitions(event_names=["purchase"], filter_by_event_names=True,  # doctest: +SKIP
+        ...                             is_numerical=True)["name"].tolist()
+        ['amount']
         """
-        params = {"type": type, "search": search}
+        if type not in PROPERTY_TYPES:
+            raise ValueError(f"type must be one of {', '.join(PROPERTY_TYPES)}; got {type!r}")
+        if (type == "group") != (group_type_index is not None):
+            raise ValueError("group_type_index goes with type='group', and type='group' needs it")
+
+        def flag(value: bool | None) -> str | None:
+            return None if value is None else ("true" if value else "false")
+
+        params = {
+            "type": type,
+            "search": search,
+            "event_names": json.dumps(list(event_names)) if event_names is not None else None,
+            "filter_by_event_names": flag(filter_by_event_names),
+            "is_numerical": flag(is_numerical),
+            "group_type_index": group_type_index,
+        }
         return typed_frame(
-            self.paginate(self.project_path("property_definitions/"), params, limit=limit), DEFINITION_COLUMNS
+            self.paginate(self.project_path("property_definitions/"), params, limit=limit), PROPERTY_DEFINITION_COLUMNS
         )
 
     def actions(self, *, limit: int | None = None) -> pd.DataFrame:

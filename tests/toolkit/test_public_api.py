@@ -7,6 +7,8 @@ import doctest
 import importlib
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -21,26 +23,42 @@ MODULES = [
     "toolkit._columns",
     "toolkit.analysis",
     "toolkit.capture",
+    "toolkit.cohort_plots",
     "toolkit.client",
     "toolkit.config",
     "toolkit.data",
     "toolkit.entities",
     "toolkit.errors",
     "toolkit.frames",
+    "toolkit.funnel_plots",
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
     "toolkit.local",
+    "toolkit.plot_style",
+    "toolkit.plots",
     "toolkit.plugins",
     "toolkit.result_frames",
     "toolkit.transport",
+    "toolkit.trend_plots",
+    "toolkit.widgets",
+    "toolkit.widgets.base",
+    "toolkit.widgets.catalog",
+    "toolkit.widgets.controls",
+    "toolkit.widgets.funnel",
+    "toolkit.widgets.trend",
 ]
 
 
 def test_all_is_sorted_and_complete():
     assert toolkit.__all__ == sorted(toolkit.__all__)
-    public = {name for name in vars(toolkit) if not name.startswith("_")} - {"annotations"}
-    modules = {name for name in public if inspect.ismodule(getattr(toolkit, name))} - {"frames", "local"}
+    public = {name for name in dir(toolkit) if not name.startswith("_")} - {"annotations"}
+    modules = {name for name in public if inspect.ismodule(getattr(toolkit, name))} - {
+        "frames",
+        "local",
+        "plots",
+        "widgets",
+    }
     assert set(toolkit.__all__) | modules == public | {"__version__"}
 
 
@@ -49,6 +67,14 @@ def test_every_module_lists_what_exists(name):
     module = importlib.import_module(name)
     for exported in getattr(module, "__all__", []):
         assert hasattr(module, exported), f"{name}.__all__ names missing {exported}"
+
+
+def test_import_toolkit_needs_neither_matplotlib_nor_ipywidgets():
+    code = "import sys, toolkit; print(sorted({'matplotlib', 'ipywidgets'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+    assert toolkit.plot_trend is toolkit.plots.plot_trend
+    assert toolkit.TrendBuilder is toolkit.widgets.TrendBuilder
 
 
 def test_py_typed_ships():

@@ -1,0 +1,35 @@
+"""Matplotlib plots of the toolkit's frames: each takes the frame a `Client` method returned, draws on ``ax``
+(or a new figure's Axes) and returns the Axes. None calls ``plt.show()``: a notebook shows the figure
+of a cell's last expression, and a script decides itself when to show or save.
+
+==========================  ======================================================
+`plot_trend`                `Client.trend` (line, cumulative, bar, bar_value, pie, number)
+`plot_funnel`               `Client.funnel` steps (bars with counts and conversion)
+`plot_time_to_convert`      `Client.funnel` with ``funnel_viz_type="time_to_convert"``
+`plot_funnel_trends`        `Client.funnel` with ``funnel_viz_type="trends"``
+`plot_retention`            `Client.retention` (heat-map table)
+`plot_paths`                `Client.paths` (flow drawing)
+==========================  ======================================================
+
+Examples
+--------
+>>> ax = plot_trend(client.trend(events=["$pageview"], date_from="-30d"))  # doctest: +SKIP
+>>> ax.figure.savefig("pageviews.png")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .cohort_plots import plot_paths, plot_retention
+from .funnel_plots import plot_funnel, plot_funnel_trends, plot_time_to_convert
+from .trend_plots import DISPLAY_KINDS, TREND_KINDS, plot_trend
+
+__all__ = [
+    "DISPLAY_KINDS",
+    "TREND_KINDS",
+    "plot_funnel",
+    "plot_funnel_trends",
+    "plot_paths",
+    "plot_retention",
+    "plot_time_to_convert",
+    "plot_trend",
+]

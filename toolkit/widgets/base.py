@@ -1,0 +1,206 @@
+"""`Builder`: what the trend and funnel builders share.
+
+A builder turns its controls into a request object (`Builder.request`), runs it through the client
+(`Builder.run`, also the Run button), keeps the frame and figure (`Builder.df`, `Builder.figure`), shows
+them in its output area, and saves the request as an insight (`Builder.save`, the "Save as insight"
+button). Nothing needs a browser: setting control values and calling ``run()`` or ``.click()`` works in
+plain Python. Errors, from the API or from what was typed, become a message (`Builder.error`), never
+a traceback in the notebook.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import fields, replace
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..errors import APIError, ToolkitError
+from .catalog import Catalog
+from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
+
+__all__ = ["INTERVALS", "Builder", "error_message"]
+
+INTERVALS = ["hour", "day", "week", "month"]
+
+
+def error_message(error: Exception) -> str:
+    """One readable sentence for an error shown in a builder.
+
+    Examples
+    --------
+    >>> from toolkit import ValidationError
+    >>> error_message(ValidationError(400, code="invalid_input", detail="Unknown interval.", attr="interval"))
+    'The API refused the request: Unknown interval. (field interval, 400 invalid_input)'
+    """
+    if isinstance(error, APIError):
+        where = f"field {error.attr}, " if error.attr else ""
+        code = f" {error.code}" if error.code else ""
+        return f"The API refused the request: {error.detail or 'no detail given'} ({where}{error.status}{code})"
+    if isinstance(error, ToolkitError):
+        return f"Could not reach the API: {error}"
+    return f"Check the builder: {error}"
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class Builder:
+    """Base of `TrendBuilder` and `FunnelBuilder`; subclasses give the request class and their controls."""
+
+    request_class: type
+    run_label = "Run"
+
+    def __init__(self, client: Any, initial: Any) -> None:
+        self.client = client
+        self.catalog = Catalog(client)
+        self.df: pd.DataFrame | None = None
+        self.figure: Figure | None = None
+        self.error: str | None = None
+        self.short_id: str | None = None
+        self._initial = initial
+        self.dates = DateRangeControl()
+        self.interval = widgets.Dropdown(options=INTERVALS, value="day", description="Interval")
+        self.breakdown = BreakdownControl(self.catalog)
+        self.filters = PropertyFilterEditor(self.catalog)
+        self.run_button = widgets.Button(description=self.run_label, button_style="primary", icon="play")
+        self.busy = widgets.HTML()
+        self.message = widgets.HTML()
+        self.output = widgets.Output()
+        self.name = widgets.Text(placeholder="Insight name", description="Name")
+        self.save_button = widgets.Button(description="Save as insight", icon="save")
+        self.saved = widgets.HTML()
+        self.run_button.on_click(lambda _button: self.run())
+        self.save_button.on_click(lambda _button: self.save())
+        self.dates.load(initial.date_from, initial.date_to)
+        if initial.interval is not None:
+            if initial.interval not in INTERVALS:
+                self.interval.options = [*INTERVALS, initial.interval]
+            self.interval.value = initial.interval
+        self.breakdown.load(initial.breakdown, initial.breakdown_type)
+        self.filters.load(initial.properties)
+
+    def _report_catalog(self) -> None:
+        """Say which picker lists could not be loaded (called once a builder's controls exist)."""
+        if self.catalog.problems:
+            self.message.value = self._note("Pickers show only the given values: " + "; ".join(self.catalog.problems))
+
+    # what subclasses provide ------------------------------------------------------------------------------
+
+    def _fields(self) -> dict[str, Any]:  # pragma: no cover - each builder defines it
+        raise NotImplementedError
+
+    def _compute(self, request: Any) -> pd.DataFrame:  # pragma: no cover - each builder defines it
+        raise NotImplementedError
+
+    def _draw(self, frame: pd.DataFrame) -> Figure:  # pragma: no cover - each builder defines it
+        raise NotImplementedError
+
+    def _controls(self) -> list[widgets.Widget]:  # pragma: no cover - each builder defines it
+        raise NotImplementedError
+
+    # shared -----------------------------------------------------------------------------------------------
+
+    @property
+    def request(self) -> Any:
+        """The request the controls describe (fields no control shows are kept from the initial values).
+
+        Raises
+        ------
+        ValueError
+            When a control holds something that is not a valid request (the message names it).
+        """
+        values = {
+            **self.dates.values(),
+            "interval": self.interval.value,
+            **self.breakdown.values(),
+            **self.filters.values(),
+            **self._fields(),
+        }
+        known = {item.name for item in fields(self.request_class)}
+        return replace(self._initial, **{key: value for key, value in values.items() if key in known})
+
+    @property
+    def widget(self) -> widgets.VBox:
+        """The whole builder as one widget (what a notebook displays)."""
+        if not hasattr(self, "_widget"):
+            actions = widgets.HBox([self.run_button, self.busy])
+            save = widgets.HBox([self.name, self.save_button, self.saved])
+            self._widget = widgets.VBox([*self._controls(), actions, self.message, self.output, save])
+        return self._widget
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    @staticmethod
+    def _note(text: str, colour: str = "#666") -> str:
+        return f'<span style="color:{colour}">{html.escape(text)}</span>'
+
+    def _fail(self, error: Exception) -> None:
+        self.error = error_message(error)
+        self.message.value = self._note(self.error, "#b00020")
+
+    def run(self) -> pd.DataFrame | None:
+        """Send the request, keep and show the frame and its plot; on an error show it and return None.
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            The result frame (also `df`), or None when the request could not be built or the API refused
+            it (`error` says why).
+        """
+        self.error = None
+        self.message.value = ""
+        self.run_button.disabled = True
+        self.run_button.icon = "spinner"
+        self.busy.value = self._note("Running…")
+        try:
+            frame = self._compute(self.request)
+            figure = self._draw(frame)
+        except (ToolkitError, ValueError) as error:
+            self._fail(error)
+            return None
+        finally:
+            self.run_button.disabled = False
+            self.run_button.icon = "play"
+            self.busy.value = ""
+        self.df, self.figure = frame, figure
+        self._show()
+        return frame
+
+    def _show(self) -> None:
+        self.output.outputs = ()
+        if _in_kernel():  # outside a kernel there is no front end to capture the output
+            from IPython.display import display
+
+            with self.output:
+                display(self.figure)
+                display(self.df)
+
+    def save(self, name: str | None = None) -> str | None:
+        """Save the current request as an insight named ``name`` (else the name field); return its short id.
+
+        Returns
+        -------
+        str or None
+            The new insight's short id (also `short_id`, and shown beside the button), or None on an error.
+        """
+        self.error = None
+        title = (name if name is not None else self.name.value).strip() or None
+        try:
+            saved = self.client.create_insight(name=title, request=self.request)
+        except (ToolkitError, ValueError) as error:
+            self._fail(error)
+            return None
+        self.short_id = str(saved.loc[0, "short_id"])
+        self.saved.value = f"Saved as <code>{html.escape(self.short_id)}</code>"
+        return self.short_id

@@ -1,0 +1,117 @@
+"""`Catalog`: what the pickers offer (event names, actions, property keys), fetched once per builder.
+
+A backend without the definition endpoints (or a key without their scope) does not stop a builder: the
+pickers then offer what the builder was given, and `Catalog.problems` says what could not be loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..entities import Entity, entity_dict
+from ..errors import ToolkitError
+
+__all__ = ["Catalog", "entity_key", "entity_label"]
+
+EntityKey = str | int
+"""A picker's value: an event name (str) or an action id (int), as `TrendRequest` takes them."""
+
+
+def entity_key(entity: Entity) -> EntityKey:
+    """The picker value of a series or step: its event name, or its action id.
+
+    Examples
+    --------
+    >>> entity_key({"id": 4, "type": "actions"}), entity_key("signup")
+    (4, 'signup')
+    """
+    value = entity_dict(entity)
+    if value.get("type") == "actions":
+        return int(value["id"])
+    return str(value["id"])
+
+
+def entity_label(key: EntityKey, actions: dict[int, str] | None = None) -> str:
+    """How a picker shows an event name or an action id."""
+    if isinstance(key, int):
+        name = (actions or {}).get(key)
+        return f"{name} (action {key})" if name else f"Action {key}"
+    return key
+
+
+class Catalog:
+    """The project's event names, actions and property keys for the builders' pickers.
+
+    Parameters
+    ----------
+    client : toolkit.Client
+        Asked once for ``event_definitions()`` and ``actions()``, and once per property type for
+        ``property_definitions(type=...)``.
+
+    Attributes
+    ----------
+    problems : list of str
+        What could not be loaded (for example ``event definitions: 404 not_found: ...``).
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.problems: list[str] = []
+        self._events: list[str] | None = None
+        self._actions: dict[int, str] | None = None
+        self._properties: dict[str, list[tuple[str, bool]]] = {}
+
+    def _load(self, what: str, fetch: Any) -> Any:
+        try:
+            return fetch()
+        except ToolkitError as error:
+            self.problems.append(f"{what}: {error}")
+            return None
+
+    @property
+    def events(self) -> list[str]:
+        """Event names, in the order the API listed them."""
+        if self._events is None:
+            frame = self._load("event definitions", self.client.event_definitions)
+            self._events = [] if frame is None else [str(name) for name in frame["name"].dropna()]
+        return self._events
+
+    @property
+    def actions(self) -> dict[int, str]:
+        """Action names by id (deleted actions left out)."""
+        if self._actions is None:
+            frame = self._load("actions", self.client.actions)
+            self._actions = {}
+            if frame is not None:
+                live = frame[~frame["deleted"].fillna(False).astype(bool)]
+                self._actions = {int(row.id): str(row.name) for row in live.itertuples(index=False)}
+        return self._actions
+
+    def entity_options(self, *extra: EntityKey) -> list[tuple[str, EntityKey]]:
+        """``(label, value)`` pairs for an event picker: events, then actions, then ``extra`` values not listed."""
+        options: list[tuple[str, EntityKey]] = [(name, name) for name in self.events]
+        options += [(entity_label(key, self.actions), key) for key in self.actions]
+        known = {value for _, value in options}
+        for key in extra:
+            if key not in known:
+                options.append((entity_label(key, self.actions), key))
+                known.add(key)
+        return options
+
+    def _property_rows(self, type: str) -> list[tuple[str, bool]]:
+        if type not in self._properties:
+            frame = self._load(f"{type} properties", lambda: self.client.property_definitions(type=type))
+            rows: list[tuple[str, bool]] = []
+            if frame is not None:
+                numeric = frame["is_numerical"].fillna(False).astype(bool)
+                rows = [(str(name), bool(flag)) for name, flag in zip(frame["name"], numeric, strict=True)]
+            self._properties[type] = rows
+        return self._properties[type]
+
+    def properties(self, type: str = "event") -> list[str]:
+        """Property keys of a type (``event``, ``person``, ``session``, ``group``)."""
+        return [name for name, _ in self._property_rows(type)]
+
+    def numeric_properties(self) -> list[str]:
+        """Numeric event property keys, for the property maths (sum, average, percentiles)."""
+        return [name for name, numeric in self._property_rows("event") if numeric]
