@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from . import (
     actions,
+    capture,
     cohorts,
     dashboards,
     event_definitions,
@@ -31,6 +32,7 @@ __all__ = ["ROUTERS"]
 
 ROUTERS: list[APIRouter] = [
     health.router,
+    capture.router,
     projects.router,
     plugins.router,
     plugin_configs.router,
