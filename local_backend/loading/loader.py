@@ -159,15 +159,20 @@ def ingest_numbered(
         tqdm(total=total, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
         _timed(report, started),
     ):
-        for last, event in events:
-            batch.append(event)
-            rows.append(last)
-            if len(batch) >= batch_size:
+        try:
+            for last, event in events:
+                batch.append(event)
+                rows.append(last)
+                if len(batch) >= batch_size:
+                    _store(conn, project, batch, rows, moment, report)
+                    bar.update(last - bar.n)
+                    batch, rows = [], []
+            if batch:
                 _store(conn, project, batch, rows, moment, report)
-                bar.update(last - bar.n)
-                batch, rows = [], []
-        if batch:
-            _store(conn, project, batch, rows, moment, report)
+        except KeyboardInterrupt:
+            # the batch in hand was rolled back (or never sent): everything before it is stored
+            first = rows[0] if rows else last + 1
+            raise LoadInterrupted(f"interrupted before row {first} was stored", report, first) from None
         # rows rejected after the last event were read too
         report.read = max(report.read, last)
         bar.update(report.read - bar.n)

@@ -106,8 +106,13 @@ def _plain(value: Any) -> Any:
 
 
 def content_uuid(event: str, distinct_id: str, timestamp: str, properties: Mapping[str, Any]) -> str:
-    """The uuid of an event that came without one: the same content always gives the same uuid."""
-    text = json.dumps([event, distinct_id, timestamp, properties], sort_keys=True, separators=(",", ":"), default=str)
+    """The uuid of an event that came without one: the same content always gives the same uuid.
+
+    A whole float counts as the integer it equals, so ``29`` from a CSV and ``29.0`` from a DataFrame column
+    with gaps (pandas makes such columns float) are the same event.
+    """
+    canonical = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in properties.items()}
+    text = json.dumps([event, distinct_id, timestamp, canonical], sort_keys=True, separators=(",", ":"), default=str)
     return str(uuid.uuid5(_CONTENT_NAMESPACE, text))
 
 

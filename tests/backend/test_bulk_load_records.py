@@ -143,7 +143,8 @@ def test_content_uuid_is_stable_and_changes_with_any_part_of_the_event():
         wire_event({**BASE, "plan": "pro", "n": 1, "timestamp": "2026-01-10T10:00:00.000001Z"})["uuid"],
     }
     assert first not in others and len(others) == 4
-    assert content_uuid("a", "b", "c", {}) == content_uuid("a", "b", "c", {})
+    assert content_uuid("a", "b", "c", {"amount": 29}) == content_uuid("a", "b", "c", {"amount": 29.0})
+    assert content_uuid("a", "b", "c", {"amount": 29}) != content_uuid("a", "b", "c", {"amount": 29.5})
 
 
 # --- readers ---------------------------------------------------------------------------------------------
