@@ -7,11 +7,20 @@ from typing import Any
 
 from .errors import ValidationError
 
-__all__ = ["parse_bool_param", "parse_json_list_param", "MAX_LIST_ITEMS"]
+__all__ = [
+    "parse_bool_param",
+    "parse_json_list_param",
+    "parse_filter_param",
+    "check_nesting",
+    "MAX_LIST_ITEMS",
+    "MAX_FILTER_NESTING",
+]
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
 MAX_LIST_ITEMS = 1000
+# Property filters nest groups in groups; deeper than this is no real filter and would only cost recursion.
+MAX_FILTER_NESTING = 10
 
 
 def parse_bool_param(value: str | None, *, name: str) -> bool | None:
@@ -32,10 +41,34 @@ def parse_json_list_param(value: str | None, *, name: str) -> list[str] | None:
         return None
     try:
         items: Any = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name) from None
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name)
     if len(items) > MAX_LIST_ITEMS:
         raise ValidationError(f"'{name}' may list at most {MAX_LIST_ITEMS} names.", attr=name)
     return items
+
+
+def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_NESTING) -> Any:
+    """``value`` unchanged if its lists and objects nest at most ``limit`` deep; else a 400 on ``attr``."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                raise ValidationError(f"Filters may nest at most {limit} levels deep.", attr=attr)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return value
+
+
+def parse_filter_param(value: str | None, *, name: str) -> Any:
+    """A JSON property-filter parameter (a list of filters or a group), or None when absent."""
+    if value is None or value == "":
+        return None
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        raise ValidationError(f"'{name}' must be JSON: a list of property filters.", attr=name) from None
+    return check_nesting(parsed, attr=name)

@@ -54,6 +54,8 @@ async def read_body(request: Request) -> dict[str, Any]:
         body = json.loads(raw)
     except ValueError as exc:
         raise ParseError(f"JSON parse error - {exc}") from None
+    except RecursionError:
+        raise ParseError("JSON parse error - nested too deeply") from None
     if not isinstance(body, dict):
         raise ValidationError(f"Invalid data. Expected a dictionary, but got {type(body).__name__}.")
     return body

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
 from ..queries.analysis_inputs import properties_condition
+from ..query_params import check_nesting
 from .common import UserBasic
 
 __all__ = [
@@ -94,6 +95,7 @@ def validate_steps(steps: list[ActionStep]) -> list[dict[str, Any]]:
         _check_pattern(step.text, step.text_matching, f"{prefix}__text")
         _check_pattern(step.href, step.href_matching, f"{prefix}__href")
         # Compiling the filters refuses what the calculations cannot run, with the filter's path in attr.
+        check_nesting(step.properties, attr=f"{prefix}__properties")
         properties_condition(step.properties or [], f"{prefix}__properties")
         stored.append(step.model_dump())
     return stored

@@ -107,7 +107,7 @@ async def _form_fields(form: FormData) -> tuple[dict[str, Any], bytes | None]:
         elif key == "filters":
             try:
                 data[key] = json.loads(value) if value.strip() else None
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ValidationError("Enter valid JSON.", attr=key) from None
         elif key == "distinct_ids":
             data.setdefault(key, []).append(value)

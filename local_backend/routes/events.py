@@ -7,7 +7,6 @@ among them.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from datetime import datetime
 from typing import Any
@@ -21,6 +20,7 @@ from ..errors import NotFound, ValidationError
 from ..models.persons import Event, EventPage
 from ..pagination import parse_int_param, replace_query, request_url
 from ..queries.analysis_inputs import parse_point, properties_condition
+from ..query_params import parse_filter_param
 from ..storage import get_conn, get_settings
 from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
@@ -51,10 +51,9 @@ def _conditions(
     tz = ZoneInfo(access.project["timezone"])
     now = get_settings(request).clock.now()
     if params["after"]:
-        after = parse_point(params["after"], tz=tz, now=now, attr="after")
-        where.append(("e.timestamp > ?", [to_micros_checked(after, "after")]))
+        where.append(("e.timestamp > ?", [_instant(params["after"], tz, now, "after")]))
     if params["before"]:
-        before = to_micros_checked(parse_point(params["before"], tz=tz, now=now, attr="before"), "before")
+        before = _instant(params["before"], tz, now, "before")
         if params["before_id"] is not None:
             last_id = parse_int_param(params["before_id"], name="before_id", default=0, minimum=0, maximum=2**63 - 1)
             where.append(("(e.timestamp < ? OR (e.timestamp = ? AND e.id < ?))", [before, before, last_id]))
@@ -62,19 +61,17 @@ def _conditions(
             where.append(("e.timestamp < ?", [before]))
     elif params["before_id"] is not None:
         raise ValidationError("before_id only applies with before.", attr="before_id")
-    if params["properties"]:
-        try:
-            properties = json.loads(params["properties"])
-        except ValueError:
-            raise ValidationError("properties must be JSON: a list of property filters.", attr="properties") from None
+    properties = parse_filter_param(params["properties"], name="properties")
+    if properties is not None:
         where.append(properties_condition(properties, "properties"))
     return where
 
 
-def to_micros_checked(moment: datetime, attr: str) -> int:
+def _instant(text: str, tz: ZoneInfo, now: datetime, attr: str) -> int:
+    """An ISO or relative time as UTC microseconds; one too far from today to convert is a 400."""
     try:
-        return to_micros(moment)
-    except OverflowError:
+        return to_micros(parse_point(text, tz=tz, now=now, attr=attr))
+    except (OverflowError, ValueError):
         raise ValidationError(f"'{attr}' is out of range.", attr=attr) from None
 
 

@@ -5,18 +5,18 @@ The retention people list, ``persons/retention/``, lives with retention.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound, ValidationError
+from ..errors import NotFound
 from ..models.common import Paginated
 from ..models.persons import Person, person_body
 from ..pagination import Page, page_params, paginated
 from ..queries.person_filters import person_properties_condition
+from ..query_params import parse_filter_param
 from ..storage import get_conn
 from ..store.person_list import (
     Condition,
@@ -35,12 +35,9 @@ READ = project_access("person:read")
 
 def properties_param_condition(text: str | None) -> Condition:
     """The ``properties`` query parameter (JSON: a list of person filters, or a group) as a condition."""
-    if text is None or text == "":
+    properties = parse_filter_param(text, name="properties")
+    if properties is None:
         return "1", []
-    try:
-        properties = json.loads(text)
-    except ValueError:
-        raise ValidationError("properties must be JSON: a list of property filters.", attr="properties") from None
     return person_properties_condition(properties, "properties")
 
 

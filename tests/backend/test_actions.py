@@ -10,6 +10,9 @@ ACTIONS = "/api/projects/{pid}/actions"
 ONE = ACTIONS + "/{aid}"
 OTHER = ACTIONS + "/{oaid}"
 STEP = {"event": "$pageview", "url": "/pricing", "url_matching": "contains"}
+DEEP: dict = {"key": "plan", "value": "pro"}
+for _ in range(10):
+    DEEP = {"type": "AND", "values": [DEEP]}
 
 # (name, method, path, body, status when all is well, a scope that is NOT enough)
 ENDPOINTS = [
@@ -49,6 +52,8 @@ BAD_INPUT = [
      "value": "lots"}]}]}, 400, "invalid_input", "steps__0__properties__0"),
     ("POST", ACTIONS, {"name": "A", "steps": [{"event": "x", "properties": [{"key": "n", "type": "cohort",
      "value": 1}]}]}, 400, "invalid_input", "steps__0__properties__0"),
+    ("POST", ACTIONS, {"name": "A", "steps": [{"event": "x", "properties": [DEEP]}]}, 400, "invalid_input",
+     "steps__0__properties"),
     ("POST", ACTIONS, {"name": "A", "tags": "growth"}, 400, "invalid_input", "tags"),
     ("POST", ACTIONS, {"name": "A", "steps": [{}] * 101}, 400, "invalid_input", "steps"),
     ("POST", ACTIONS, ["name"], 400, "invalid_input", None),

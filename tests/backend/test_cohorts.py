@@ -60,6 +60,7 @@ BAD_INPUT = [
      "distinct_ids"),
     ("POST", COHORTS, {"name": "x", "is_static": "sometimes"}, 400, "invalid_input", "is_static"),
     ("POST", COHORTS, "[", 400, "parse_error", None),
+    ("POST", COHORTS, '{"name": "x", "filters": ' + "[" * 5000 + "]" * 5000 + "}", 400, "parse_error", None),
     ("PATCH", ONE, {"is_static": False}, 400, "invalid_input", "is_static"),
     ("PATCH", ONE, {"name": None}, 400, "null", "name"),
     ("PATCH", ONE, {"name": ""}, 400, "blank", "name"),

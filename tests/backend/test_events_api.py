@@ -28,6 +28,9 @@ BAD_INPUT = [
     ("GET", EVENTS + "?properties=[{", 400, "invalid_input", "properties"),
     ("GET", EVENTS + '?properties=[{"key":"plan","operator":"matches"}]', 400, "invalid_input", "properties__0"),
     ("GET", EVENTS + '?properties=[{"key":"plan","type":"group"}]', 400, "invalid_input", "properties__0"),
+    ("GET", EVENTS + "?properties=" + "[" * 5000 + "]" * 5000, 400, "invalid_input", "properties"),
+    ("GET", EVENTS + "?properties=" + "[" * 11 + "]" * 11, 400, "invalid_input", "properties"),
+    ("GET", EVENTS + "?after=0001-01-01T00:00:00%2B14:00", 400, "invalid_input", "after"),
     ("GET", EVENTS + "/{oeid}", 404, "not_found", None),
     ("GET", EVENTS + "/not-an-event", 404, "not_found", None),
 ]

@@ -31,6 +31,7 @@ BAD_INPUT = [
      "properties__0"),
     ("GET", PERSONS + "?properties=[1]", 400, "invalid_input", "properties__0"),
     ("GET", PERSONS + "?limit=100000000", 400, "invalid_input", "limit"),
+    ("GET", PERSONS + "?properties=" + "[" * 5000 + "]" * 5000, 400, "invalid_input", "properties"),
     ("GET", PERSONS + "/{operson}", 404, "not_found", None),
     ("GET", PERSONS + "/00000000-0000-0000-0000-000000000000", 404, "not_found", None),
     ("GET", PERSONS + "/99999999999999999999999", 404, "not_found", None),
