@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import ValidationError
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
+from ..queries.trends import trends_payload
 from .runner import Calculation
 from .service import cache_key_for
 
@@ -24,6 +25,7 @@ Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime]
 ENGINES: dict[str, Engine] = {
     "RETENTION": retention_payload,
     "PATHS": paths_payload,
+    "TRENDS": trends_payload,
 }
 # Keys that change how a result is fetched, not what it is.
 _NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")
@@ -45,6 +47,8 @@ def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], 
     engine = ENGINES[kind]
     normalized = {k: v for k, v in legacy.items() if k not in _NOT_IN_CACHE_KEY}
     interval = str(normalized.get("period", "Day")).lower() if kind == "RETENTION" else None
+    if kind == "TRENDS":
+        interval = str(normalized.get("interval") or "day").lower()
 
     def compute(conn: sqlite3.Connection) -> dict[str, Any]:
         return engine(conn, project, normalized, now)

@@ -18,6 +18,7 @@ from . import (
     retention,
     sharing,
     timing,
+    trends,
 )
 
 __all__ = ["ROUTERS"]
@@ -33,6 +34,7 @@ ROUTERS: list[APIRouter] = [
     # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
     retention.router,
     paths.router,
+    trends.router,
     timing.router,
     insight_actions.router,
     insights.router,
