@@ -26,6 +26,7 @@ from . import (
     retention,
     sharing,
     timing,
+    trends,
 )
 
 __all__ = ["ROUTERS"]
@@ -43,6 +44,7 @@ ROUTERS: list[APIRouter] = [
     retention.router,
     paths.router,
     funnels.router,
+    trends.router,
     timing.router,
     insight_actions.router,
     insights.router,
