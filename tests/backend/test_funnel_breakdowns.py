@@ -78,7 +78,8 @@ def test_session_duration_breakdown(client, world, conn):
     add_events(
         conn,
         world.project_id,
-        [("a", "u1", "2026-01-10T10:00:00Z", {"$session_id": "s1"}), ("b", "u1", "2026-01-10T10:01:00Z", {"$session_id": "s1"}),
+        [("a", "u1", "2026-01-10T10:00:00Z", {"$session_id": "s1"}),
+         ("b", "u1", "2026-01-10T10:01:00Z", {"$session_id": "s1"}),
          ("a", "u2", "2026-01-10T10:00:00Z", {"$session_id": "s2"})],
     )  # fmt: skip
     result = funnel(client, world, breakdown="$session_duration", breakdown_type="session", insight="FUNNELS")
@@ -114,8 +115,9 @@ def test_hourly_trends(client, world, conn):
 
 def test_strict_funnel_with_exclusion(client, world, conn):
     # u1: a then x then nothing (x inside the window after a): excluded; u2: a b directly
-    add_events(conn, world.project_id, [("a", "u1", "2026-01-10T10:00:00Z"), ("x", "u1", "2026-01-10T10:05:00Z"),
-                                        ("a", "u2", "2026-01-10T10:00:00Z"), ("b", "u2", "2026-01-10T10:01:00Z")])  # fmt: skip
+    events = [("a", "u1", "2026-01-10T10:00:00Z"), ("x", "u1", "2026-01-10T10:05:00Z"),
+              ("a", "u2", "2026-01-10T10:00:00Z"), ("b", "u2", "2026-01-10T10:01:00Z")]  # fmt: skip
+    add_events(conn, world.project_id, events)
     exclusion = [{"id": "x", "funnel_from_step": 0, "funnel_to_step": 1}]
     assert [s["count"] for s in funnel(client, world, funnel_order_type="strict", exclusions=exclusion)] == [1, 1]
     assert [s["count"] for s in funnel(client, world, funnel_order_type="strict")] == [2, 1]
