@@ -49,6 +49,8 @@ from .funnel_outcomes import Outcomes, reduce_attempts
 __all__ = ["FunnelRun", "run_funnel", "validate_funnel", "funnel_spec"]
 
 MAX_STEPS = 30
+MAX_WINDOW_DAYS = 36_600  # a century: beyond it, window arithmetic would leave the calendar
+WINDOW_UNIT_DAYS = {"second": 1 / 86400, "minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 31}
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,16 @@ def validate_funnel(filter: FunnelFilter) -> list[Entity]:
             raise ValidationError(f"funnel_to_step must lie between 0 and {last}.", attr="funnel_to_step")
         if low > high:
             raise ValidationError("funnel_from_step must not be after funnel_to_step.", attr="funnel_from_step")
+    amount, unit = filter.window
+    if amount * WINDOW_UNIT_DAYS[unit] > MAX_WINDOW_DAYS:
+        field = (
+            "funnel_window_days"
+            if filter.funnel_window_interval is None and unit == "day"
+            else "funnel_window_interval"
+        )
+        if filter.funnel_window_interval is None and filter.funnel_window_days is None:
+            field = "funnel_window_interval"
+        raise ValidationError(f"The conversion window is at most {MAX_WINDOW_DAYS} days.", attr=field)
     if filter.bin_count is not None and filter.bin_count < 1:
         raise ValidationError("bin_count must be at least 1.", attr="bin_count")
     if filter.breakdown_attribution_type == "step":

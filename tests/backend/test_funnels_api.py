@@ -359,6 +359,15 @@ THREE = [{"id": "a"}, {"id": "b", "order": 1}, {"id": "c", "order": 2}]
         ({"events": TWO, "funnel_window_interval": -1}, "funnel_window_interval"),
         ({"events": TWO, "funnel_window_interval": 0}, "funnel_window_interval"),
         ({"events": TWO, "funnel_window_days": -3}, "funnel_window_days"),
+        ({"events": TWO, "funnel_window_days": 10**9}, "funnel_window_days"),
+        (
+            {"events": TWO, "funnel_window_interval": 10**12, "funnel_window_interval_type": "second"},
+            "funnel_window_interval",
+        ),
+        (
+            {"events": TWO, "funnel_window_interval": 5000, "funnel_window_interval_type": "month"},
+            "funnel_window_interval",
+        ),
         ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 0, "funnel_to_step": 2}]}, "exclusions__0"),
         ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 1, "funnel_to_step": 1}]}, "exclusions__0"),
         ({"events": THREE, "exclusions": [{"id": "x", "funnel_from_step": 2, "funnel_to_step": 2}]}, "exclusions__0"),
