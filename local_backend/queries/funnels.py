@@ -111,13 +111,8 @@ def validate_funnel(filter: FunnelFilter) -> list[Entity]:
             raise ValidationError("funnel_from_step must not be after funnel_to_step.", attr="funnel_from_step")
     amount, unit = filter.window
     if amount * WINDOW_UNIT_DAYS[unit] > MAX_WINDOW_DAYS:
-        field = (
-            "funnel_window_days"
-            if filter.funnel_window_interval is None and unit == "day"
-            else "funnel_window_interval"
-        )
-        if filter.funnel_window_interval is None and filter.funnel_window_days is None:
-            field = "funnel_window_interval"
+        from_days = filter.funnel_window_interval is None and filter.funnel_window_days is not None
+        field = "funnel_window_days" if from_days and unit == "day" else "funnel_window_interval"
         raise ValidationError(f"The conversion window is at most {MAX_WINDOW_DAYS} days.", attr=field)
     if filter.bin_count is not None and filter.bin_count < 1:
         raise ValidationError("bin_count must be at least 1.", attr="bin_count")
