@@ -98,7 +98,7 @@ class FunnelRows:
 
 @dataclass(frozen=True)
 class Attempts:
-    """One entry per attempt, sorted by group: where it started, how far it got, how long each step took.
+    """One entry per attempt, sorted by group then start: where it started, how far it got, how long each step took.
 
     ``times[:, i]`` is the seconds from step ``i - 1`` to step ``i`` (NaN where not reached; column 0 NaN);
     ``finish`` the timestamp of the last step reached.
@@ -261,6 +261,8 @@ def compute_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
         dropped = _chain_excluded(layout, spec, steps, positions)
     keep = ~dropped
     starts, steps, times, finish = starts[keep], steps[keep], times[keep], finish[keep]
-    group = rows.group[starts]
-    order = np.argsort(group, kind="stable")
-    return Attempts(group[order], rows.ts[starts][order], steps[order], times[order], finish[order])
+    if spec.order == UNORDERED:
+        # rotations come one after the other; row positions order attempts by group, then by start
+        order = np.argsort(starts, kind="stable")
+        starts, steps, times, finish = starts[order], steps[order], times[order], finish[order]
+    return Attempts(rows.group[starts], rows.ts[starts], steps, times, finish)

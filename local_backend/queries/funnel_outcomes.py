@@ -78,6 +78,13 @@ def group_medians(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray
     keys, values = keys[present], values[present]
     if not len(keys):
         return result
+    counts = np.bincount(keys, minlength=size)
+    # most groups have one value, which is their median: sort only the others
+    single = counts[keys] == 1
+    result[keys[single]] = values[single]
+    keys, values = keys[~single], values[~single]
+    if not len(keys):
+        return result
     order = np.lexsort((values, keys))
     keys, values = keys[order], values[order]
     counts = np.bincount(keys, minlength=size)
@@ -115,8 +122,8 @@ def reduce_attempts(attempts: Attempts, steps: int) -> Outcomes:
         values = attempts.times[keep, step]
         average[:, step] = _group_means(index[keep], values, size)
         median[:, step] = group_medians(index[keep], values, size)
+    # attempts are sorted by group then start, so a group's first kept attempt is its earliest furthest one
     chosen = np.flatnonzero(keep)
-    chosen = chosen[np.lexsort((attempts.start[chosen], index[chosen]))]
     earliest = np.ones(len(chosen), dtype=bool)
     earliest[1:] = index[chosen][1:] != index[chosen][:-1]
     chosen = chosen[earliest]

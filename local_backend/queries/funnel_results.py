@@ -65,7 +65,7 @@ def breakdown_value_of(run: FunnelRun, bucket: int) -> tuple[Any, Any]:
     if isinstance(filter.breakdown, list):
         boxed = [OTHER] if label == OTHER else json.loads(label)
         return boxed, boxed
-    if kind == "group":
+    if kind in ("group", "session"):
         return label, label
     if (filter.insight or "").upper() == "FUNNELS" and kind in ("event", "person"):
         return label, label

@@ -239,3 +239,13 @@ def test_group_medians() -> None:
 @pytest.mark.parametrize("order", [ORDERED, STRICT, UNORDERED])
 def test_no_rows(order: str) -> None:
     assert numbers(rows(), spec(2, order)) == [(0, None, None), (0, None, None)]
+
+
+def test_outcome_keeps_the_earliest_furthest_attempt_bounds() -> None:
+    # attempts at 0 (-> 50) and 100 (-> 130) both reach step 2; the earliest one gives first 0, finish 50
+    data = rows((1, 0, {0}), (1, 50, {1}), (1, 100, {0}), (1, 130, {1}), (2, 10, {0}))
+    reduced = reduce_attempts(compute_attempts(data, spec(2, window=40)), 2)
+    assert reduced.steps.tolist() == [2, 1]
+    # with a 40 s window the attempt at 0 cannot reach 50: only the one at 100 converts
+    assert (reduced.first // 1_000_000).tolist() == [100, 10]
+    assert (reduced.finish // 1_000_000).tolist() == [130, 10]

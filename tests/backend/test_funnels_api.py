@@ -359,6 +359,15 @@ THREE = [{"id": "a"}, {"id": "b", "order": 1}, {"id": "c", "order": 2}]
         ({"events": TWO, "funnel_window_interval": -1}, "funnel_window_interval"),
         ({"events": TWO, "funnel_window_interval": 0}, "funnel_window_interval"),
         ({"events": TWO, "funnel_window_days": -3}, "funnel_window_days"),
+        ({"events": TWO, "funnel_window_days": 10**9}, "funnel_window_days"),
+        (
+            {"events": TWO, "funnel_window_interval": 10**12, "funnel_window_interval_type": "second"},
+            "funnel_window_interval",
+        ),
+        (
+            {"events": TWO, "funnel_window_interval": 5000, "funnel_window_interval_type": "month"},
+            "funnel_window_interval",
+        ),
         ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 0, "funnel_to_step": 2}]}, "exclusions__0"),
         ({"events": TWO, "exclusions": [{"id": "x", "funnel_from_step": 1, "funnel_to_step": 1}]}, "exclusions__0"),
         ({"events": THREE, "exclusions": [{"id": "x", "funnel_from_step": 2, "funnel_to_step": 2}]}, "exclusions__0"),
@@ -419,3 +428,21 @@ def test_funnel_needs_insight_read(client, world):
     key = world.make_key("person:read")
     response = client.post(URL.format(pid=world.project_id), json={"events": TWO}, headers=world.headers(key))
     assert response.status_code == 403
+
+
+def test_same_microsecond_events_count_in_step_order(client, world, conn):
+    # the index orders same-time rows by name ("alpha" before "zeta"); the funnel must not
+    add_events(conn, world.project_id, [("zeta", "p", "2026-01-10T10:00:00Z"), ("alpha", "p", "2026-01-10T10:00:00Z")])
+    steps = [{"id": "zeta", "order": 0}, {"id": "alpha", "order": 1}]
+    assert [s["count"] for s in funnel(client, world, events=steps)["result"]] == [1, 1]
+    assert [s["count"] for s in funnel(client, world, events=steps, funnel_order_type="strict")["result"]] == [1, 1]
+
+
+def test_dropped_people_of_strict_and_unordered_funnels(client, world, conn):
+    add_events(conn, world.project_id, EVENTS)
+    # strict: alice's and bob's steps follow each other directly, dave never starts
+    # unordered: dave's signup and purchase are two steps in any order, so he stops before the third with bob
+    for order, third in (("strict", ["bob"]), ("unordered", ["bob", "dave"])):
+        steps = funnel(client, world, funnel_order_type=order)["result"]
+        assert people(client, world, steps[2]["dropped_people_url"]) == third, order
+        assert people(client, world, steps[1]["dropped_people_url"]) == ["carol"], order
