@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path
 
-from .plot_style import format_count, format_percent, new_axes, plain
+from .plot_style import format_count, format_percent, new_axes, no_data, plain
 
 __all__ = ["plot_paths", "plot_retention"]
 
@@ -61,6 +61,8 @@ def plot_retention(
     request = df.attrs.get("request") or {}
     period_name = str(request.get("period") or "Period")
     ax.set_title(plain(title) if title is not None else f"Retention by {period_name.lower()}")
+    if df.empty:
+        return no_data(ax)
     keys = ["breakdown_value", "cohort_date", "cohort"]
     frame = df.assign(breakdown_value=df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), ""))
     cohorts = frame[frame["period"] == 0].drop_duplicates(keys)
@@ -149,8 +151,7 @@ def plot_paths(
     ax.set_axis_off()
     edges = df.dropna(subset=["step", "value"]).sort_values("value", ascending=False, kind="stable").head(max_edges)
     if edges.empty:
-        ax.text(0.5, 0.5, "No data", ha="center", va="center", transform=ax.transAxes, color="grey")
-        return ax
+        return no_data(ax)
     first = int(edges["step"].min())
     flows: dict[tuple[int, str], list[float]] = {}
     for row in edges.itertuples(index=False):

@@ -9,7 +9,16 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import PercentFormatter
 
-from .plot_style import format_count, format_percent, local_dates, new_axes, place_legend, plain, request_title
+from .plot_style import (
+    format_count,
+    format_percent,
+    local_dates,
+    new_axes,
+    no_data,
+    place_legend,
+    plain,
+    request_title,
+)
 
 __all__ = ["format_duration", "plot_funnel", "plot_funnel_trends", "plot_time_to_convert"]
 
@@ -78,6 +87,8 @@ def plot_funnel(
     heading = title if title is not None else request_title(df.attrs)
     if heading:
         ax.set_title(plain(heading))
+    if df.empty:
+        return no_data(ax)
     groups = _groups(df)
     steps = df.drop_duplicates("step").sort_values("step")
     positions = {int(step): index for index, step in enumerate(steps["step"])}
@@ -144,6 +155,8 @@ def plot_time_to_convert(df: pd.DataFrame, ax: Axes | None = None, *, title: str
     ax = new_axes(ax)
     heading = title if title is not None else request_title(df.attrs)
     ax.set_title(plain(f"Time to convert: {heading}") if heading else "Time to convert")
+    if df.empty:
+        return no_data(ax)
     starts = df["bin_start"].dt.total_seconds().to_numpy(dtype="float64")
     ends = df["bin_end"].dt.total_seconds().to_numpy(dtype="float64")
     longest = float(np.nanmax(np.concatenate([starts, ends]))) if len(starts) else 0.0
@@ -189,6 +202,9 @@ def plot_funnel_trends(df: pd.DataFrame, ax: Axes | None = None, *, title: str |
     ax = new_axes(ax)
     heading = title if title is not None else request_title(df.attrs)
     ax.set_title(plain(f"Conversion: {heading}") if heading else "Conversion over time")
+    rates = df["conversion_rate"].to_numpy(dtype="float64")
+    if np.isnan(rates).all():
+        return no_data(ax)
     groups = _groups(df)
     for label, rows in groups:
         ax.plot(
@@ -201,7 +217,7 @@ def plot_funnel_trends(df: pd.DataFrame, ax: Axes | None = None, *, title: str |
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
     ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    top = float(np.nanmax(df["conversion_rate"].to_numpy(dtype="float64"))) if len(df) else 1.0
+    top = float(np.nanmax(rates))
     ax.set_ylim(0, max(1.0, top) * 1.05 if top > 0.5 else max(top * 1.2, 0.05))
     ax.set_ylabel("Conversion rate")
     ax.grid(axis="y", alpha=0.3)

@@ -1,12 +1,13 @@
 """What every plot shares: titles read from the request in ``df.attrs``, percentage text, the legend's
-place, local dates for the x axis and a fresh Axes when none is given (never through pyplot's global
-figure list, so a builder's figures are not shown twice and are freed with the builder)."""
+place, local dates for the x axis and a fresh Axes when none is given (a pyplot figure, so a notebook
+shows it; the builders pass Axes of figures pyplot does not track, so theirs are not shown twice)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -18,9 +19,11 @@ __all__ = [
     "format_percent",
     "local_dates",
     "new_axes",
+    "no_data",
     "place_legend",
     "plain",
     "request_title",
+    "untracked_axes",
 ]
 
 LEGEND_INSIDE_MAX = 4
@@ -30,11 +33,17 @@ DEFAULT_FIGSIZE = (8.0, 4.5)
 
 
 def new_axes(ax: Axes | None, *, figsize: tuple[float, float] = DEFAULT_FIGSIZE) -> Axes:
-    """``ax`` itself, or the Axes of a new Figure that pyplot does not track."""
+    """``ax`` itself, or the Axes of a new pyplot figure (which a notebook shows at the end of the cell)."""
     if ax is not None:
         return ax
-    figure = Figure(figsize=figsize, layout="constrained")
-    return figure.add_subplot()
+    _figure, axes = plt.subplots(figsize=figsize, layout="constrained")
+    return axes
+
+
+def untracked_axes(figsize: tuple[float, float] = DEFAULT_FIGSIZE) -> Axes:
+    """The Axes of a new Figure that pyplot does not track: shown only where it is displayed, freed with
+    its owner."""
+    return Figure(figsize=figsize, layout="constrained").add_subplot()
 
 
 def plain(text: str) -> str:
@@ -46,6 +55,14 @@ def plain(text: str) -> str:
     '\\\\$pageview by \\\\$browser'
     """
     return text.replace("$", r"\$")
+
+
+def no_data(ax: Axes) -> Axes:
+    """Say "No data" in the middle of an empty plot (an empty frame draws no misleading axes)."""
+    ax.text(0.5, 0.5, "No data", ha="center", va="center", transform=ax.transAxes, color="grey")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
 
 
 def format_percent(fraction: float) -> str:

@@ -11,7 +11,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from .plot_style import format_count, format_percent, local_dates, new_axes, place_legend, plain, request_title
+from .plot_style import (
+    format_count,
+    format_percent,
+    local_dates,
+    new_axes,
+    no_data,
+    place_legend,
+    plain,
+    request_title,
+)
 
 __all__ = ["DISPLAY_KINDS", "TREND_KINDS", "plot_trend"]
 
@@ -174,7 +183,7 @@ def _plot_pie(ax: Axes, series: list[_Series]) -> None:
     colors = _colors(series)
     slices = [(item, total) for item, total in _totals(series) if total > 0]
     if not slices:
-        _no_data(ax)
+        no_data(ax)
         return
     grand = sum(total for _, total in slices)
     ax.pie(
@@ -201,12 +210,6 @@ def _plot_number(ax: Axes, series: list[_Series]) -> None:
         change = "" if before == 0 else f" ({'+' if total >= before else ''}{format_percent(total / before - 1)})"
         ax.text(0.5, 0.15, f"Previous period {format_count(before)}{change}", ha="center", va="center", fontsize=11)
     ax.set_axis_off()
-
-
-def _no_data(ax: Axes) -> None:
-    ax.text(0.5, 0.5, "No data", ha="center", va="center", transform=ax.transAxes, color="grey")
-    ax.set_xticks([])
-    ax.set_yticks([])
 
 
 def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = None, title: str | None = None) -> Axes:
@@ -256,7 +259,7 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
         ax.set_title(plain(heading))
     series = _series(tidy)
     if not series:
-        _no_data(ax)
+        no_data(ax)
         return ax
     if kind in _TIME_KINDS:
         _overlay_previous(series)

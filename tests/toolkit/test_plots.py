@@ -61,16 +61,23 @@ def texts(ax):
 
 
 @pytest.fixture(autouse=True)
-def no_pyplot(monkeypatch):
-    """Plots never show or register figures with pyplot: a notebook shows what the cell returns."""
+def never_shown(monkeypatch):
+    """Plots never call plt.show(): the notebook or the script decides when to show."""
 
     def refuse(*args, **kwargs):
         raise AssertionError("plt.show() was called")
 
     monkeypatch.setattr(plt, "show", refuse)
-    before = plt.get_fignums()
+    before = set(plt.get_fignums())
     yield
-    assert plt.get_fignums() == before
+    for number in set(plt.get_fignums()) - before:
+        plt.close(number)
+
+
+def test_without_axes_a_pyplot_figure_is_made_so_notebooks_show_it():
+    before = set(plt.get_fignums())
+    ax = plot_trend(trend(series("a", [1, 2, 3])))
+    assert set(plt.get_fignums()) - before == {ax.figure.number}
 
 
 def test_line_per_series_with_dates_and_title_from_request():
@@ -194,8 +201,20 @@ def test_draws_on_the_given_axes():
         plt.close(figure)
 
 
-def test_empty_frame_says_no_data():
-    assert texts(plot_trend(trend())) == ["No data"]
+@pytest.mark.parametrize(
+    "plot, frame",
+    [
+        (plot_trend, lambda: trend()),
+        (plot_funnel, lambda: funnel_frame({"result": []})),
+        (plot_time_to_convert, lambda: time_to_convert_frame({"result": {}})),
+        (plot_funnel_trends, lambda: funnel_trends_frame({"result": []})),
+        (plot_funnel_trends, lambda: funnel_trends_frame({"result": [{"days": DAYS[:1], "data": [None]}]})),
+        (plot_retention, lambda: retention_frame({"result": []})),
+        (plot_paths, lambda: paths_frame({"result": []})),
+    ],
+)
+def test_empty_frames_say_no_data(plot, frame):
+    assert texts(plot(frame())) == ["No data"]
 
 
 @pytest.mark.parametrize(

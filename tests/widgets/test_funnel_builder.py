@@ -39,6 +39,7 @@ def test_initial_values_round_trip_into_the_request():
     builder = FunnelBuilder(client, **fields)
     assert builder.request.to_dict() == FunnelRequest(**fields).to_dict()
     assert [row.label.value for row in builder.steps] == ["Step 1", "Step 2", "Step 3"]
+    assert repr(builder) == "<FunnelBuilder: signup → 7 → purchase by $browser>"
     assert (builder.exclusions[0].from_step.value, builder.exclusions[0].to_step.value) == (1, 2)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 import requests
@@ -65,7 +66,9 @@ def test_run_sends_the_controls_and_keeps_frame_and_figure(client, fake):
     builder.series[0].entity.value = "signup"
     builder.series[0].math.value = "dau"
     builder.interval.value = "week"
+    figures = plt.get_fignums()
     builder.run_button.click()
+    assert plt.get_fignums() == figures  # the builder shows its own figure; pyplot would show it twice
     assert sent(fake, TREND) == [
         {
             "insight": "TRENDS",
@@ -333,4 +336,30 @@ def test_the_builder_is_one_displayable_widget(client):
     assert builder.widget is builder.widget
     bundle = builder._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "<TrendBuilder: signup>"  # short and stable for stored notebook outputs
+    builder.series[0].math.value = "avg"
+    assert repr(builder) == "<TrendBuilder: incomplete: series 1: avg needs a numeric property>"
     assert builder.run_button in builder.widget.children[6].children
+
+
+def test_in_a_kernel_the_plot_and_table_are_displayed(client, fake, monkeypatch, capsys):
+    shown = []
+    monkeypatch.setattr("toolkit.widgets.base._in_kernel", lambda: True)
+    monkeypatch.setattr("IPython.display.display", lambda item: shown.append(item))
+    fake.routes[("POST", TREND)] = trend_answer(series("signup", [1, 2]))
+    builder = TrendBuilder(client, events=["signup"])
+    builder.run()
+    picture, table = shown
+    assert picture.format == "png" and picture.data.startswith(b"\x89PNG")
+    assert table is builder.df
+
+
+def test_the_catalog_is_fetched_once_per_builder(client, fake):
+    builder = TrendBuilder(client, events=["signup"])
+    for _ in range(3):
+        builder.filters.add_row()
+        builder.add_series()
+    builder.breakdown.type.value = "event"
+    paths = [call.path.rsplit("/", 2)[-2] for call in fake.calls]
+    assert sorted(paths) == ["actions", "event_definitions", "property_definitions"]
+    assert fake.calls[0].params["limit"] == "100"  # pages of 100, up to the picker limit

@@ -11,6 +11,7 @@ a traceback in the notebook.
 from __future__ import annotations
 
 import html
+import io
 from dataclasses import fields, replace
 from typing import Any
 
@@ -19,12 +20,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..errors import APIError, ToolkitError
+from ..plot_style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 
 __all__ = ["INTERVALS", "Builder", "error_message"]
 
 INTERVALS = ["hour", "day", "week", "month"]
+SCREEN_DPI = 100
 
 
 def error_message(error: Exception) -> str:
@@ -139,7 +142,17 @@ class Builder:
         return self._widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # a short text form instead of the nested VBox repr
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle
+
+    def __repr__(self) -> str:
+        try:
+            title = request_title({"request": self.request.to_dict()}) or "no series"
+        except ValueError as error:
+            title = f"incomplete: {error}"
+        return f"<{type(self).__name__}: {title}>"
 
     @staticmethod
     def _note(text: str, colour: str = "#666") -> str:
@@ -179,11 +192,15 @@ class Builder:
 
     def _show(self) -> None:
         self.output.outputs = ()
-        if _in_kernel():  # outside a kernel there is no front end to capture the output
-            from IPython.display import display
+        if _in_kernel() and self.figure is not None:  # outside a kernel there is no front end to show it
+            from IPython.display import Image, display
 
+            # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed once
+            # pyplot has been used, and the builder's figures stay out of pyplot
+            picture = io.BytesIO()
+            self.figure.savefig(picture, format="png", dpi=SCREEN_DPI)
             with self.output:
-                display(self.figure)
+                display(Image(data=picture.getvalue(), format="png"))
                 display(self.df)
 
     def save(self, name: str | None = None) -> str | None:

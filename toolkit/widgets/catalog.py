@@ -11,7 +11,10 @@ from typing import Any
 from ..entities import Entity, entity_dict
 from ..errors import ToolkitError
 
-__all__ = ["Catalog", "entity_key", "entity_label"]
+__all__ = ["PICKER_LIMIT", "Catalog", "entity_key", "entity_label"]
+
+PICKER_LIMIT = 1000
+"""At most this many event names, actions or property keys are fetched for a picker."""
 
 EntityKey = str | int
 """A picker's value: an event name (str) or an action id (int), as `TrendRequest` takes them."""
@@ -72,7 +75,7 @@ class Catalog:
     def events(self) -> list[str]:
         """Event names, in the order the API listed them."""
         if self._events is None:
-            frame = self._load("event definitions", self.client.event_definitions)
+            frame = self._load("event definitions", lambda: self.client.event_definitions(limit=PICKER_LIMIT))
             self._events = [] if frame is None else [str(name) for name in frame["name"].dropna()]
         return self._events
 
@@ -80,7 +83,7 @@ class Catalog:
     def actions(self) -> dict[int, str]:
         """Action names by id (deleted actions left out)."""
         if self._actions is None:
-            frame = self._load("actions", self.client.actions)
+            frame = self._load("actions", lambda: self.client.actions(limit=PICKER_LIMIT))
             self._actions = {}
             if frame is not None:
                 live = frame[~frame["deleted"].fillna(False).astype(bool)]
@@ -100,7 +103,9 @@ class Catalog:
 
     def _property_rows(self, type: str) -> list[tuple[str, bool]]:
         if type not in self._properties:
-            frame = self._load(f"{type} properties", lambda: self.client.property_definitions(type=type))
+            frame = self._load(
+                f"{type} properties", lambda: self.client.property_definitions(type=type, limit=PICKER_LIMIT)
+            )
             rows: list[tuple[str, bool]] = []
             if frame is not None:
                 numeric = frame["is_numerical"].fillna(False).astype(bool)

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 from ..entities import Entity, entity_dict
 from ..funnel_plots import plot_funnel, plot_funnel_trends, plot_time_to_convert
 from ..insight_requests import FunnelRequest
+from ..plot_style import untracked_axes
 from .base import Builder
 from .catalog import Catalog, EntityKey, entity_key
 
@@ -201,7 +202,7 @@ class FunnelBuilder(Builder):
 
     def _draw(self, frame: pd.DataFrame) -> Figure:
         draw = {"trends": plot_funnel_trends, "time_to_convert": plot_time_to_convert}.get(self.viz.value, plot_funnel)
-        return draw(frame).figure
+        return draw(frame, ax=untracked_axes()).figure
 
     def _controls(self) -> list[widgets.Widget]:
         return [

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from ..entities import Entity, entity_dict
 from ..insight_requests import TrendRequest
+from ..plot_style import untracked_axes
 from ..trend_plots import plot_trend
 from .base import Builder
 from .catalog import Catalog, entity_key
@@ -130,9 +131,8 @@ class TrendBuilder(Builder):
         super().__init__(client, request)
         self.series: list[SeriesRow] = []
         self.series_box = widgets.VBox()
-        default = self.catalog.entity_options()
         self.add_series_button = widgets.Button(description="Add series", icon="plus")
-        self.add_series_button.on_click(lambda _button: self.add_series(default[0][1] if default else None))
+        self.add_series_button.on_click(lambda _button: self.add_series())
         for entity in request.events:
             self.add_series(entity)
         self.display = widgets.Dropdown(options=DISPLAYS, value="ActionsLineGraph", description="Display")
@@ -144,8 +144,12 @@ class TrendBuilder(Builder):
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
         self._report_catalog()
 
-    def add_series(self, entity: Entity | None) -> SeriesRow | None:
-        """Append a series row (``entity`` as for `TrendRequest.events`); None when there is nothing to pick."""
+    def add_series(self, entity: Entity | None = None) -> SeriesRow | None:
+        """Append a series row (``entity`` as for `TrendRequest.events`; by default the first event the
+        project knows, else a copy of the last series' event); None when there is nothing to pick."""
+        if entity is None:
+            options = self.catalog.entity_options()
+            entity = options[0][1] if options else (self.series[-1].entity.value if self.series else None)
         if entity is None:
             self._fail(ValueError("no events to pick from: pass events=[...] to the builder"))
             return None
@@ -172,7 +176,7 @@ class TrendBuilder(Builder):
         return self.client.trend(request)
 
     def _draw(self, frame: pd.DataFrame) -> Figure:
-        return plot_trend(frame).figure
+        return plot_trend(frame, ax=untracked_axes()).figure
 
     def _controls(self) -> list[widgets.Widget]:
         return [
