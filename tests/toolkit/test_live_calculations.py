@@ -16,6 +16,8 @@ bob also has an ``e2e_other`` event at 2026-01-11 10:00, between his two steps.
 Ordered funnel: 4 reached step 1, 3 step 2; times 3,600 / 10,800 / 1,800 s -> average 5,400 s, median 3,600 s.
 Strict funnel: bob's other event breaks his sequence -> 4 and 2 (alice 3,600 s, dave 1,800 s: average and
 median 2,700 s).
+
+Daily trends over 10-12 January: signups 1, 1, 2; purchases 1, 1, 1; purchases / signups 1.0, 1.0, 0.5.
 """
 
 from __future__ import annotations
@@ -89,3 +91,20 @@ def test_a_window_shorter_than_bobs_three_hours_drops_him(backend):
         steps=["e2e_signup", "e2e_purchase"], funnel_window_interval=2, funnel_window_interval_unit="hour", **RANGE
     )
     assert frame["count"].tolist() == [4, 2]
+
+
+def test_daily_trend_as_a_tidy_frame(backend):
+    frame = backend.trend(events=["e2e_signup"], date_from="2026-01-10", date_to="2026-01-12", interval="day")
+    assert frame["series"].tolist() == ["e2e_signup"] * 3
+    assert frame["value"].tolist() == [1.0, 1.0, 2.0]
+    assert frame["date"].tolist() == list(pd.date_range("2026-01-10", periods=3, freq="D", tz="UTC"))
+
+
+def test_trend_wide_frame_with_a_formula_over_two_series(backend):
+    wide = backend.trend(events=["e2e_purchase", "e2e_signup"], date_from="2026-01-10", date_to="2026-01-12", wide=True)
+    assert wide["e2e_purchase"].tolist() == [1.0, 1.0, 1.0]
+    assert wide["e2e_signup"].tolist() == [1.0, 1.0, 2.0]
+    ratio = backend.trend(
+        events=["e2e_purchase", "e2e_signup"], formula="A / B", date_from="2026-01-10", date_to="2026-01-12"
+    )
+    assert ratio["value"].tolist() == [1.0, 1.0, 0.5]
