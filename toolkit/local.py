@@ -150,6 +150,8 @@ def start(
     host: str = "127.0.0.1",
     port: int | None = None,
     timeout: float = START_TIMEOUT,
+    events: int | None = None,
+    seed: int | None = None,
 ) -> LocalClient:
     """Start the local backend on ``db`` and return a client connected to it.
 
@@ -169,6 +171,10 @@ def start(
         Port; a free one by default.
     timeout : float
         Seconds to wait for the server to answer ``/_health``.
+    events, seed : int, optional
+        With ``demo``: how many demo events to generate and the generator's seed (``demo --events --seed``),
+        used only when the database is seeded; the backend's defaults when not given. A small ``events`` keeps
+        a notebook quick, and the same ``events``, ``seed`` and ``now`` give the same data every time.
 
     Returns
     -------
@@ -182,7 +188,7 @@ def start(
 
     Examples
     --------
-    >>> with start("demo.db", now="2026-01-15T12:00:00Z") as client:  # doctest: +SKIP
+    >>> with start("demo.db", now="2026-01-15T12:00:00Z", events=20_000, seed=7) as client:  # doctest: +SKIP
     ...     client.insights()
     """
     path = Path(db).expanduser().resolve()
@@ -190,7 +196,12 @@ def start(
     key: str | None = None
     project_id: str | None = None
     if demo:
-        output = _cli("demo", "--db", str(path), *(["--now", now] if now else []))
+        options = ["--now", now] if now else []
+        if events is not None:
+            options += ["--events", str(events)]
+        if seed is not None:
+            options += ["--seed", str(seed)]
+        output = _cli("demo", "--db", str(path), *options)
         key_match = re.search(r"phx_\w+", output)
         project_match = re.search(r"Project id:\s*(\d+)", output)
         if not key_match or not project_match:
