@@ -1,0 +1,114 @@
+"""The example notebooks exist, are run by `make test`, and hold outputs nbval can compare.
+
+nbval itself (in `make test`) re-runs every notebook and compares its outputs; these tests catch what it
+cannot: a notebook missing from the list, outputs stored out of order or from a failed run, a cell whose
+output would differ on every run.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = ROOT / "notebooks"
+# the six notebooks of the documentation, one topic each
+NOTEBOOKS = [
+    "01_quickstart.ipynb",
+    "02_trends.ipynb",
+    "03_funnels.ipynb",
+    "04_builders.ipynb",
+    "05_saved_insights_and_plugins.ipynb",
+    "06_connecting_to_posthog.ipynb",
+]
+SCREENSHOT_TAG = "screenshot:"
+
+
+def _read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+
+
+def _code_cells(name: str) -> list[nbformat.NotebookNode]:
+    return [cell for cell in _read(name).cells if cell.cell_type == "code"]
+
+
+def test_every_listed_notebook_exists_and_nothing_else_is_there():
+    assert sorted(path.name for path in NOTEBOOK_DIR.glob("*.ipynb")) == NOTEBOOKS
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_test_runs_every_notebook_through_nbval_with_the_sanitize_file():
+    command = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    pytest_line = next(line for line in command.splitlines() if "-m pytest" in line)
+    assert "--nbval " in pytest_line
+    assert "--nbval-sanitize-with notebooks/sanitize.cfg" in pytest_line
+    for name in NOTEBOOKS:
+        assert f"notebooks/{name}" in pytest_line.split()
+
+
+def test_sanitize_file_parses_and_every_pattern_compiles():
+    config = configparser.ConfigParser()
+    config.read(NOTEBOOK_DIR / "sanitize.cfg")
+    assert config.sections()
+    for section in config.sections():
+        re.compile(config[section]["regex"])
+        assert "replace" in config[section]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_outputs_are_stored_from_one_clean_run_top_to_bottom(name):
+    notebook = _read(name)
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    assert "widgets" not in notebook.metadata, "widget state repeats the builders' pictures: run_notebooks.py drops it"
+    cells = _code_cells(name)
+    assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1))
+    errors = [output for cell in cells for output in cell.outputs if output.output_type == "error"]
+    assert errors == []
+    streams = [output.text for cell in cells for output in cell.outputs if output.get("name") == "stderr"]
+    assert streams == [], "warnings or progress bars in stored outputs"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_backend_runs_on_a_fixed_clock_and_seed_and_is_stopped(name):
+    source = "\n".join(cell.source for cell in _code_cells(name))
+    assert re.search(r"local\.start\([^)]*now=", source), "relative dates and the demo data need a fixed clock"
+    assert re.search(r"local\.start\([^)]*seed=", source)
+    assert ".stop()" in _code_cells(name)[-1].source
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_plotting_cells_show_the_figure_and_not_an_axes_repr(name):
+    for cell in _code_cells(name):
+        lines = [line for line in cell.source.splitlines() if line.strip() and not line.startswith("#")]
+        if lines and re.match(r"(toolkit\.)?plot_\w+\(", lines[-1]):
+            pytest.fail(f"end the cell with plt.show(): {lines[-1]}")
+        for output in cell.outputs:
+            assert not str(output.get("data", {}).get("text/plain", "")).startswith("<Axes"), cell.source
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_screenshot_cells_show_a_figure_whose_png_is_in_docs(name):
+    for cell in _code_cells(name):
+        for tag in cell.metadata.get("tags", []):
+            if tag.startswith(SCREENSHOT_TAG):
+                assert any("image/png" in output.get("data", {}) for output in cell.outputs), tag
+                assert (ROOT / "docs" / "images" / f"{tag[len(SCREENSHOT_TAG) :]}.png").is_file(), tag
+
+
+def test_readme_quickstart_shows_a_notebook_screenshot():
+    readme = (ROOT / "README.md").read_text()
+    shown = re.findall(r"!\[[^\]]*\]\((docs/images/[\w.]+\.png)\)", readme)
+    tagged = {
+        f"docs/images/{tag[len(SCREENSHOT_TAG) :]}.png"
+        for name in NOTEBOOKS
+        for cell in _code_cells(name)
+        for tag in cell.metadata.get("tags", [])
+        if tag.startswith(SCREENSHOT_TAG)
+    }
+    assert tagged & set(shown), "the README shows none of the notebooks' figures"
