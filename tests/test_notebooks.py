@@ -112,3 +112,39 @@ def test_readme_quickstart_shows_a_notebook_screenshot():
         if tag.startswith(SCREENSHOT_TAG)
     }
     assert tagged & set(shown), "the README shows none of the notebooks' figures"
+
+
+def _sanitize(text: str) -> str:
+    config = configparser.ConfigParser()
+    config.read(NOTEBOOK_DIR / "sanitize.cfg")
+    for section in config.sections():
+        text = re.sub(config[section]["regex"], config[section]["replace"], text)
+    return text
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (
+            "LocalClient(base_url='http://127.0.0.1:43567', project_id='1', "
+            "db='/tmp/insightlab-nb-op3pjyen/demo.db', running)",
+            "LocalClient(base_url='http://127.0.0.1:PORT', project_id='1', "
+            "db='TMPDIR/insightlab-nb-XXXX/demo.db', running)",
+        ),
+        ("db='/var/folders/x1/T/insightlab-nb-a_b-c/q.db'", "db='TMPDIR/insightlab-nb-XXXX/q.db'"),
+        ("Settings(api_key='phx_...xAPn')", "Settings(api_key='phx_KEY')"),
+        ("Bearer phx_K9Okgn3djWIsK9cnOJArVlmuaDpuueEFA88Mvaiu4nO", "Bearer phx_KEY"),
+        ("token phc_mfp4n6NSJciK92VcnMNCYdIyZdhknRSgbrJyIUYyIJs", "token phc_TOKEN"),
+        ("2026-01-15 12:00:00.577523+00:00", "2026-01-15 12:MM:SS+00:00"),
+        ("2026-01-15T12:03:09Z", "2026-01-15 12:MM:SSZ"),
+        ("<matplotlib.lines.Line2D at 0x7f3a2c1d9e80>", "<matplotlib.lines.Line2D at 0xADDRESS>"),
+        ("816ab888-9258-5e4e-9b21-f07bf33164dc", "UUID"),
+        # what the notebooks show as results stays as it is
+        ("2026-01-15 10:30:07.816+00:00", "2026-01-15 10:30:07.816+00:00"),
+        ("2026-01-14 12:00:00+00:00", "2026-01-14 12:00:00+00:00"),
+        ("Signup to purchase  FUNNELS   True", "Signup to purchase  FUNNELS   True"),
+        ("0x1f", "0x1f"),
+    ],
+)
+def test_sanitize_replaces_what_changes_between_runs_and_nothing_else(output, expected):
+    assert _sanitize(output) == expected
