@@ -407,3 +407,10 @@ def test_bar_ticks_are_thinned_to_stay_readable():
     assert [label.get_text() for label in ax.get_xticklabels()][:3] == ["Jan 01", "Jan 04", "Jan 07"]
     assert len(ax.get_xticklabels()) == 10
     assert heights(ax) == [float(value) for value in range(30)]
+
+
+def test_retention_periods_are_named_from_the_labels_without_a_request():
+    rows = [{"label": "Week 0", "date": "2026-01-05T00:00:00Z", "values": [{"count": 3}, {"count": 1}]}]
+    ax = plot_retention(retention_frame({"result": rows}))
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Week 0", "Week 1"]
+    assert ax.get_title() == "Retention by week"
