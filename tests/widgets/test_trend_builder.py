@@ -381,3 +381,9 @@ def test_a_successful_save_clears_the_previous_error(client, fake):
     assert builder.save("x") is None and "busy" in builder.message.value
     assert builder.save("x") == "a1B2c3D4"
     assert builder.error is None and builder.message.value == ""
+
+
+def test_an_unnamed_action_is_offered_by_its_id(client, fake):
+    fake.routes[("GET", "/api/projects/1/actions/")] = (200, {"next": None, "results": [{"id": 9, "name": None}]})
+    builder = TrendBuilder(client, events=["signup"])
+    assert builder.series[0].entity.options[-1] == ("Action 9", 9)
