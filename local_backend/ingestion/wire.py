@@ -8,6 +8,7 @@ Anything that cannot be stored raises :class:`InvalidEvent` with a reason an ana
 
 from __future__ import annotations
 
+import re
 import uuid as uuid_module
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ __all__ = ["InvalidEvent", "SentAtCache", "WireEvent", "read_event", "MAX_DISTIN
 MAX_DISTINCT_ID_LENGTH = 200  # longer ids are cut, as PostHog does
 MAX_EVENT_NAME_LENGTH = 400
 _PERSON_BAGS = ("$set", "$set_once", "$unset")
+# The canonical form, as every SDK sends it: checked without building a UUID object.
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class InvalidEvent(ValueError):
@@ -108,8 +111,11 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
     else:
         if not isinstance(given, str):
             raise InvalidEvent("uuid must be text")
-        try:
-            event_uuid = str(uuid_module.UUID(given))
-        except ValueError:
-            raise InvalidEvent(f"uuid is not a valid UUID: {given[:64]!r}") from None
+        if _CANONICAL_UUID.fullmatch(given):
+            event_uuid = given
+        else:
+            try:
+                event_uuid = str(uuid_module.UUID(given))
+            except ValueError:
+                raise InvalidEvent(f"uuid is not a valid UUID: {given[:64]!r}") from None
     return WireEvent(event_uuid, name, distinct_id, timestamp, properties)

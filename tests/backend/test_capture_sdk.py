@@ -157,3 +157,13 @@ def test_concurrent_requests_are_all_acknowledged_and_stored(server):
         worker.join()
     assert statuses == [200] * (threads * batches)
     assert rows(server, "SELECT COUNT(*) FROM events WHERE event = 'load'") == [(threads * batches * per_batch,)]
+
+
+def test_a_historical_migration_client_keeps_timestamps_exactly(server):
+    client = Posthog(server.project_token(), host=server.base_url, sync_mode=True, historical_migration=True)
+    try:
+        client.capture("imported", distinct_id="importer", timestamp=datetime(2024, 3, 1, 10, 0, tzinfo=UTC))
+    finally:
+        client.shutdown()
+    [(micros,)] = rows(server, "SELECT timestamp FROM events WHERE event = 'imported'")
+    assert datetime.fromtimestamp(micros / 1_000_000, UTC) == datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
