@@ -80,6 +80,11 @@ def test_valid_events_are_stored_with_their_fields(conn, world):
         ({"event": "x", "distinct_id": "a", "properties": {"v": float("nan")}},
          "properties are not valid JSON: Out of range float values are not JSON compliant"),
         ("not an event", "event must be a JSON object"),
+        ({"event": "x" * 401, "distinct_id": "a"}, "event name is longer than 400 characters"),
+        ({"event": "x", "distinct_id": "a", "uuid": 7}, "uuid must be text"),
+        ({"event": "x", "distinct_id": True}, "distinct_id must be text or a number"),
+        ({"event": "x", "distinct_id": "a", "timestamp": True},
+         "timestamp must be an ISO 8601 date-time or epoch milliseconds"),
     ],
 )  # fmt: skip
 def test_invalid_events_are_rejected_with_a_reason_and_the_rest_stored(conn, world, event, reason):
@@ -324,3 +329,15 @@ def test_run_plugins_false_skips_the_pipeline(conn, world):
     ingest(conn, world, [{"event": "Signed Up", "distinct_id": "u"}], run_plugins=False)
     ingest(conn, world, [{"event": "Signed Up", "distinct_id": "u"}])
     assert stored(conn, "event") == [("Signed Up",), ("signed_up",)]
+
+
+def test_circular_properties_from_a_python_caller_are_rejected_not_fatal(conn, world):
+    circular: dict = {}
+    circular["self"] = circular
+    report = ingest(conn, world, [{"event": "x", "distinct_id": "a", "properties": {"loop": circular}}])
+    assert report.rejections == [{"index": 0, "reason": "properties are not valid JSON: nested too deeply or circular"}]
+    assert stored(conn, "event") == []
+
+
+def test_an_event_name_of_exactly_400_characters_is_kept(conn, world):
+    assert ingest(conn, world, [{"event": "x" * 400, "distinct_id": "a"}]).accepted == 1
