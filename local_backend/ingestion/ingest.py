@@ -15,9 +15,11 @@ call, the stages run in this order::
 from __future__ import annotations
 
 import json
+import json.encoder
 import os
+import random
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,7 +39,32 @@ __all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]
 MAX_REJECTIONS = 100
 _CHUNK = 500
 _MERGING_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously"})
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=str).encode
+_MILLIS_MASK = (1 << 48) - 1
+_LOW_62 = (1 << 62) - 1
+
+
+def _make_encoder() -> Callable[[Any], str]:
+    """Compact JSON, non-ASCII kept, NaN refused, unknown types as text; the C encoder directly when present.
+
+    ``json.dumps`` with options builds a new encoder per call, which costs more than encoding a small event.
+    """
+    fallback = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=str).encode
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return fallback
+    # No circular-reference markers: a shared marker table keeps stale entries after a failed encode, and a
+    # circular object (only a Python caller can make one) ends in RecursionError instead.
+    encoder = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+
+    def encode(value: Any) -> str:
+        if not isinstance(value, dict):
+            return fallback(value)
+        return "".join(encoder(value, 0))
+
+    return encode
+
+
+_encode = _make_encoder()
 
 
 @dataclass
@@ -118,32 +145,33 @@ def _deduplicate(
                 f"SELECT uuid FROM events WHERE project_id = ? AND uuid IN ({marks})", [project_id, *chunk]
             )
         )
+    missing = [event for _, event in checked if event.uuid is None]
+    for event, fresh in zip(missing, _time_ordered_uuids([event.timestamp for event in missing]), strict=True):
+        event.uuid = fresh
+    if not given:  # nothing the client named can be a duplicate
+        return checked
     kept = []
-    missing = sum(1 for _, event in checked if event.uuid is None)
-    fresh = _time_ordered_uuids([event.timestamp for _, event in checked if event.uuid is None]) if missing else []
-    position = 0
-    for index, event in checked:
-        if event.uuid is None:
-            event.uuid = fresh[position]
-            position += 1
-        elif event.uuid in stored:
+    for item in checked:
+        event_uuid = item[1].uuid
+        if event_uuid in stored:
             report.duplicates += 1
             continue
-        else:
-            stored.add(event.uuid)
-        kept.append((index, event))
+        stored.add(event_uuid)  # a generated uuid is never repeated, so adding it costs nothing but a set entry
+        kept.append(item)
     return kept
 
 
 def _time_ordered_uuids(timestamps: list[int]) -> list[str]:
     """Version 7 UUIDs from the events' times: a bulk load in time order appends to the uuid index."""
-    noise = os.urandom(10 * len(timestamps)).hex()
+    bits = random.Random(os.urandom(16)).getrandbits  # seeded per call: forked processes never share a stream
     uuids = []
-    for position, micros in enumerate(timestamps):
-        millis = f"{(micros // 1000) & 0xFFFFFFFFFFFF:012x}"
-        r = noise[position * 20 : position * 20 + 20]
-        variant = "89ab"[int(r[3], 16) & 3]
-        uuids.append(f"{millis[:8]}-{millis[8:]}-7{r[:3]}-{variant}{r[4:7]}-{r[7:19]}")
+    for micros in timestamps:
+        noise = bits(74)
+        value = (
+            ((micros // 1000) & _MILLIS_MASK) << 80 | 0x7 << 76 | (noise >> 62) << 64 | 0x2 << 62 | (noise & _LOW_62)
+        )
+        text = f"{value:032x}"
+        uuids.append(f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}")
     return uuids
 
 
@@ -192,6 +220,8 @@ def _encode_properties(kept: list[tuple[int, WireEvent]], report: IngestReport) 
         except (ValueError, TypeError) as error:
             # NaN and Infinity are not JSON: SQLite's JSON functions would fail on every query that reads them.
             report.reject(index, f"properties are not valid JSON: {error}")
+        except RecursionError:
+            report.reject(index, "properties are not valid JSON: nested too deeply or circular")
     return encoded
 
 

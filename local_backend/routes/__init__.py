@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from . import (
+    capture,
     dashboards,
     health,
     insight_actions,
@@ -24,6 +25,7 @@ __all__ = ["ROUTERS"]
 
 ROUTERS: list[APIRouter] = [
     health.router,
+    capture.router,
     projects.router,
     plugins.router,
     plugin_configs.router,

@@ -7,7 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+import local_backend.ingestion.ingest as ingest_module
 from local_backend.ingestion import ingest_events
+from local_backend.plugins.base import Plugin
+from local_backend.plugins.pipeline import ConfiguredPlugin
 from local_backend.store.persons import apply_property_updates, is_illegal_distinct_id
 from local_backend.store.projects import get_project
 
@@ -224,3 +227,66 @@ def test_groups_on_events_fill_the_group_columns_and_a_sixth_type_is_ignored(con
     ]
     mappings = dict(conn.execute("SELECT group_type, group_type_index FROM group_type_mappings").fetchall())
     assert mappings == {"type2": 0, "type0": 1, "type3": 2, "type4": 3, "type5": 4}
+
+
+def test_a_chain_of_merges_in_one_call_ends_in_one_person(conn, world):
+    ingest(conn, world, ev("$pageview", "c"))  # stored before the call: "c" survives
+    ingest(
+        conn,
+        world,
+        ev("$pageview", "a"),
+        ev("$pageview", "b", **{"$set": {"from_b": 1}}),
+        ev("$identify", "b", **{"$anon_distinct_id": "a"}),  # a -> b (b becomes identified)
+        ev("$merge_dangerously", "c", alias="b"),  # b (with a) -> c, allowed although b is identified
+        ev("$pageview", "a"),
+    )
+    c = person_of(conn, "c")
+    assert {person_of(conn, d)["id"] for d in "abc"} == {c["id"]}
+    assert {person for _, person in event_persons(conn)} == {c["id"]}
+    assert c["properties"] == {"from_b": 1}
+    assert count(conn, "persons") == 1
+    assert count(conn, "person_distinct_ids") == 3
+
+
+def test_an_alias_to_itself_changes_nothing(conn, world):
+    ingest(conn, world, ev("$create_alias", "same", alias="same"))
+    assert person_of(conn, "same")["is_identified"] is False
+    assert count(conn, "persons") == 1
+
+
+def test_top_level_unset_removes_person_properties(conn, world):
+    ingest(conn, world, ev("a", "u", **{"$set": {"a": 1, "b": 2}}))
+    ingest(conn, world, {"event": "b", "distinct_id": "u", "$unset": ["a"]})
+    assert person_of(conn, "u")["properties"] == {"b": 2}
+
+
+def test_group_types_keep_their_index_across_calls(conn, world):
+    ingest(conn, world, ev("a", "u", **{"$groups": {"company": "acme"}}))
+    ingest(conn, world, ev("b", "u", **{"$groups": {"project": "p1", "company": 42}}))
+    mappings = dict(conn.execute("SELECT group_type, group_type_index FROM group_type_mappings").fetchall())
+    assert mappings == {"company": 0, "project": 1}
+    rows = [tuple(r) for r in conn.execute("SELECT group_0, group_1 FROM events ORDER BY id")]
+    assert rows == [("acme", None), ("42", "p1")]
+
+
+def test_group_properties_update_a_stored_group(conn, world):
+    identify = {"$group_type": "company", "$group_key": "acme"}
+    ingest(conn, world, ev("$groupidentify", "x", **identify, **{"$group_set": {"name": "Acme", "size": 1}}))
+    ingest(conn, world, ev("$groupidentify", "x", "2026-01-12T00:00:00Z", **identify, **{"$group_set": {"size": 2}}))
+    [(properties, created_at)] = conn.execute("SELECT properties, created_at FROM groups").fetchall()
+    assert (json.loads(properties), created_at) == ({"name": "Acme", "size": 2}, T0_US)
+
+
+def lowercase_ids(event, config):
+    return {**event, "distinct_id": event["distinct_id"].lower()}
+
+
+LOWERCASE = Plugin(id=99, slug="lower", name="Lower", description="", tag="0", process_event=lowercase_ids)
+
+
+def test_a_plugin_that_changes_the_distinct_id_moves_the_event_to_that_person(conn, world, monkeypatch):
+    configured = [ConfiguredPlugin(config_id=999, plugin=LOWERCASE, config={})]
+    monkeypatch.setattr(ingest_module, "load_enabled_plugins", lambda connection, project_id: configured)
+    ingest(conn, world, ev("a", "ALICE"), ev("b", "alice"))
+    assert [d for d, _ in event_persons(conn)] == ["alice", "alice"]
+    assert count(conn, "persons") == 1
