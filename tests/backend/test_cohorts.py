@@ -256,3 +256,17 @@ def test_list_is_newest_first_and_searchable(client, world, seed):
     assert [
         c["name"] for c in client.get(url(world), params={"search": "bet"}, headers=world.headers()).json()["results"]
     ] == ["Beta"]
+
+
+def test_patch_with_no_ids_changes_nothing(client, world, seed):
+    one = url(world, str(seed.static_cohort_id))
+    patched = client.patch(one, json={"distinct_ids": ["", ""]}, headers=world.headers()).json()
+    assert (patched["count"], patched["unknown_ids"]) == (1, None)
+    assert client.get(one + "/activity", headers=world.headers()).json()["total_count"] == 0
+
+
+def test_openapi_documents_the_csv_upload(client):
+    spec = client.get("/api/schema").json()
+    body = spec["paths"]["/api/projects/{project_id}/cohorts"]["post"]["requestBody"]["content"]
+    assert body["multipart/form-data"]["schema"]["properties"]["csv"]["format"] == "binary"
+    assert "distinct_ids" in body["application/json"]["schema"]["properties"]
