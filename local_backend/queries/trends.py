@@ -31,12 +31,12 @@ from .breakdowns import (
     rank_values,
 )
 from .buckets import Buckets, make_buckets
-from .dates import DateRange, resolve_date_range
+from .dates import DateRange, add_intervals, resolve_date_range
 from .filters import Entity, compiler_for, entity_condition, global_condition
 from .properties import PropertyCompiler
 from .trends_compare import previous_range
 from .trends_math import MathPlan, plan_math
-from .trends_query import Where, aggregate_counted, aggregate_spans, first_seen
+from .trends_query import Where, active_in_windows, aggregate_counted, aggregate_spans, first_seen
 from .trends_series import RawSeries, shape_period
 
 __all__ = ["TrendsResult", "compute_trends", "trends_payload", "resolve_trends_range"]
@@ -126,6 +126,27 @@ def _cumulative_distinct(
     return counts
 
 
+def _active_by_day(
+    ctx: _Context, where: Where, plan: MathPlan, buckets: Buckets, upper: int, group: Where | None
+) -> dict[tuple[int, Any], int]:
+    """Weekly/monthly actives of a daily series: each day's actors once, windows slid in Python."""
+    first = buckets.starts[0]
+    before = [
+        (to_micros(add_intervals(first, "day", -days)), to_micros(add_intervals(first, "day", 1 - days)))
+        for days in range(plan.active_days - 1, 0, -1)
+    ]
+    spans = before + [(low, min(high, upper + 1)) for low, high in zip(buckets.edges, buckets.edges[1:], strict=False)]
+    return active_in_windows(
+        ctx.conn,
+        project_id=ctx.project_id,
+        day_spans=spans,
+        window=plan.active_days,
+        where=where,
+        actor=plan.distinct_actor or "e.person_id",
+        group=group,
+    )
+
+
 def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets: Buckets) -> list[RawSeries]:
     filter = ctx.filter
     where = _and(entity_condition(ctx.compiler, entity, f"{entity.type}__{entity.index}"), ctx.global_where)
@@ -136,7 +157,11 @@ def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets
         filter.display == CUMULATIVE_DISPLAY and (entity.math or "total") in _DISTINCT_MATHS and not filter.is_aggregate
     )
 
+    daily_active = plan.active_days and filter.interval == "day" and not filter.is_aggregate
+
     def run(condition: Where, group: Where | None) -> dict[tuple[int, Any], float]:
+        if daily_active:
+            return _active_by_day(ctx, condition, plan, buckets, upper, group)  # type: ignore[return-value]
         if cumulative_distinct:
             return _cumulative_distinct(ctx, condition, plan, buckets, lower, upper, group)
         return aggregate_spans(

@@ -14,7 +14,7 @@ from typing import Any
 
 from .trends_math import MathPlan
 
-__all__ = ["aggregate_spans", "aggregate_counted", "first_seen", "Where"]
+__all__ = ["aggregate_spans", "aggregate_counted", "active_in_windows", "first_seen", "Where"]
 
 Where = tuple[str, list[Any]]
 _SESSIONS = (
@@ -125,3 +125,46 @@ def first_seen(
     )
     rows = conn.execute(sql, [*group_params, project_id, lower, upper, *where_params])
     return [(row[0], row[2]) for row in rows]
+
+
+def active_in_windows(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    day_spans: Sequence[tuple[int, int]],
+    window: int,
+    where: Where,
+    actor: str,
+    group: Where | None = None,
+) -> dict[tuple[int, Any], int]:
+    """Distinct actors over ``window`` consecutive spans ending with each span from the ``window``-th on.
+
+    One pass collects who was active in each day (``SELECT DISTINCT`` span, group, actor); the windows slide
+    over those sets in Python, so a 30-day monthly-active series reads each event once instead of 30 times.
+    Result keys are ``(index - window + 1, group value)``.
+    """
+    where_sql, where_params = where
+    group_sql, group_params = group if group is not None else ("NULL", [])
+    sql = (
+        f"WITH {_spans_table(day_spans)} SELECT DISTINCT b.i, {group_sql}, {actor} FROM b JOIN events e"
+        f" ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi WHERE {where_sql}"
+        f" AND {actor} IS NOT NULL"
+    )
+    days: dict[Any, list[list[Any]]] = {}
+    for index, value, who in conn.execute(sql, [*group_params, project_id, *where_params]):
+        days.setdefault(value, [[] for _ in day_spans])[index].append(who)
+    counts: dict[tuple[int, Any], int] = {}
+    for value, actors_by_day in days.items():
+        seen: dict[Any, int] = {}
+        for index, actors in enumerate(actors_by_day):
+            for who in actors:
+                seen[who] = seen.get(who, 0) + 1
+            leaving = index - window
+            if leaving >= 0:
+                for who in actors_by_day[leaving]:
+                    seen[who] -= 1
+                    if not seen[who]:
+                        del seen[who]
+            if index >= window - 1 and seen:
+                counts[(index - window + 1, value)] = len(seen)
+    return counts

@@ -619,3 +619,45 @@ def test_weekly_active_broken_down(client, world, conn):
     )
     # the 14th looks back over the 8th..14th (p1 and p2 for a), the 15th over the 9th..15th (the same)
     assert [(s["breakdown_value"], s["data"]) for s in body["result"]] == [("a", [2, 2]), ("b", [1, 1])]
+
+
+def test_weekly_active_by_hour_looks_back_seven_days_from_each_hour(client, world, conn):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            # the 11:00 bucket looks back over the 7 days to its end, from 12:00 on the 8th; the 12:00 bucket from
+            # 13:00 on the 8th
+            ("e", "a", "2026-01-08T12:30:00Z"),
+            ("e", "b", "2026-01-15T11:15:00Z"),
+        ],
+    )
+    body = trend(
+        client,
+        world,
+        {"events": [{"id": "e", "math": "weekly_active"}], "date_from": "-1h", "interval": "hour"},
+    )
+    assert body["result"][0]["days"] == ["2026-01-15 11:00:00", "2026-01-15 12:00:00"]
+    assert data_of(body) == [[2, 1]]
+
+
+def test_explicit_dates_keep_exact_bounds(client, world, conn):
+    add_events(conn, world.project_id, [("e", "a", "2026-01-14T08:00:00Z"), ("e", "a", "2026-01-14T20:00:00Z")])
+    body = trend(
+        client,
+        world,
+        {
+            "events": [{"id": "e"}],
+            "date_from": "2026-01-14T06:00:00",
+            "date_to": "2026-01-14T12:00:00",
+            "explicit_date": True,
+        },
+    )
+    assert body["result"][0]["days"] == ["2026-01-14"] and data_of(body) == [[1]]
+
+
+def test_all_time_starts_at_the_first_event(client, world, conn):
+    add_events(conn, world.project_id, [("e", "a", "2026-01-12T08:00:00Z"), ("e", "a", "2026-01-15T08:00:00Z")])
+    body = trend(client, world, {"events": [{"id": "e"}], "date_from": "all"})
+    assert body["result"][0]["days"] == ["2026-01-12", "2026-01-13", "2026-01-14", "2026-01-15"]
+    assert data_of(body) == [[1, 0, 0, 1]]
