@@ -162,7 +162,7 @@ def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> 
     if viz == "trends":
         if not run.broken_down:
             return [_trend_items(run, None)]
-        buckets = sorted(set(run.labelled.group_value.tolist()))
+        buckets = sorted(set(run.labelled.group_value[run.attempts.group].tolist()))
         return [
             {**_trend_items(run, bucket), "breakdown_value": breakdown_value_of(run, bucket)[1]} for bucket in buckets
         ]
