@@ -241,6 +241,7 @@ def _scan(
     if packed:
         table = np.fromiter(chain.from_iterable(cursor), dtype=np.int64).reshape(-1, 2)
         group, ts, flags = table[:, 0] >> bits, table[:, 1].copy(), table[:, 0] & ((1 << bits) - 1)
+        del table
     else:
         fetched = cursor.fetchall()
         targets = [row[0] for row in fetched]
