@@ -2,9 +2,10 @@
 
 The scan reads only events that match a step or an exclusion (every event of the range for strict funnels,
 whose steps must follow each other directly), in ``(person, timestamp)`` order straight from the
-``(project_id, person_id, timestamp, event)`` index, as three or four columns: the person, the timestamp,
-a bit mask of the steps the event matches and one of the exclusions it matches. Events on the same
-microsecond are put in step order here, not by SQLite (the index would order them by event name).
+``(project_id, person_id, timestamp, event)`` index, as few integer columns as possible: the timestamp and
+the person with the bits of the steps and exclusions the event matches packed beside it (plus the breakdown
+value when broken down). Events on the same microsecond are put in step order here, not by SQLite (the
+index would order them by event name).
 :mod:`.funnel_engine` then finds every attempt and :mod:`.funnel_outcomes` reduces them.
 """
 
