@@ -9,7 +9,10 @@ resident memory belongs to that engine alone, it times the ordered, strict and u
 the backend (scan, per-person pass and shaping, as the endpoint does, without HTTP), and the same funnels
 written in DuckDB SQL (ASOF joins for ordered and unordered, LEAD for strict) over the same rows loaded into
 DuckDB. It reports the median of ``--repeat`` runs after one warm-up, events/s, the ratio to DuckDB, peak
-memory, and checks that both engines count the same persons at every step.
+resident memory (which includes up to 512 MiB of the database file mapped by SQLite's mmap) and the peak heap
+of the backend's own arrays (tracemalloc), the CPU seconds of each engine (DuckDB runs on every core; on a
+busy machine CPU time is the steadier figure), the load average, and checks that both engines count the same
+persons at every step with the same median times.
 Needs the ``bench`` extra (duckdb). Numbers from a shared machine are indicative only: the load is printed.
 """
 
@@ -23,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -101,14 +105,22 @@ def measure_backend(path: Path, order: str, repeat: int) -> dict:
     project = get_project(conn, 1)
     data = funnel_filter(order)
     payload = funnel_payload(conn, project, data, NOW)  # warm-up
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         payload = funnel_payload(conn, project, data, NOW)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
     counts = [step["count"] for step in payload["result"]]
     medians = [step["median_conversion_time"] for step in payload["result"]]
-    return {"seconds": statistics.median(times), "counts": counts, "medians": medians, "peak_mib": _peak_mib()}
+    peak = _peak_mib()
+    # one more run, untimed, for the heap alone: numpy and Python allocations, not SQLite's mmap window
+    tracemalloc.start()
+    funnel_payload(conn, project, data, NOW)
+    heap = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return {"seconds": statistics.median(times), "cpu": statistics.median(cpu), "counts": counts,
+            "medians": medians, "peak_mib": peak, "heap_mib": heap, "load": os.getloadavg()[0]}  # fmt: skip
 
 
 def _duckdb_sql(order: str, low: int, high: int) -> str:
@@ -199,14 +211,16 @@ def measure_duckdb(path: Path, order: str, repeat: int) -> dict:
     low = high + 1 - 91 * DAY_US  # 00:00 ninety days ago
     sql = _duckdb_sql(order, low, high)
     result = duck.execute(sql).fetchone()
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         result = duck.execute(sql).fetchone()
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
     assert result is not None
     return {
         "seconds": statistics.median(times),
+        "cpu": statistics.median(cpu),
         "counts": [int(result[0]), int(result[1]), int(result[2])],
         "medians": [None, result[4], result[6]],
         "peak_mib": _peak_mib(),
@@ -245,8 +259,8 @@ def main() -> None:
         started = time.perf_counter()
         build(path, events)
         print(f"\n{events:,} events ({path}, ready in {time.perf_counter() - started:.0f} s)")
-        header = ("order", "backend", "events/s", "peak", "duckdb", "peak", "ratio")
-        print("{:<10} {:>9} {:>12} {:>9} {:>9} {:>9} {:>6}  counts".format(*header))
+        header = ("order", "backend", "cpu", "events/s", "rss", "heap", "duckdb", "cpu", "rss", "ratio", "load")
+        print("{:<10} {:>9} {:>8} {:>12} {:>9} {:>8} {:>9} {:>8} {:>9} {:>6} {:>5}  counts".format(*header))
         for order in args.orders:
             ours = _child("backend", path, order, args.repeat)
             theirs = _child("duckdb", path, order, args.repeat)
@@ -256,9 +270,10 @@ def main() -> None:
             )
             same = "same counts and medians" if agree else f"DIFFER: duckdb {theirs['counts']} {theirs['medians']}"
             print(
-                f"{order:<10} {ours['seconds']:8.3f}s {events / ours['seconds']:12,.0f} {ours['peak_mib']:7.0f}MiB"
-                f" {theirs['seconds']:8.3f}s {theirs['peak_mib']:7.0f}MiB {ours['seconds'] / theirs['seconds']:5.2f}x"
-                f"  {ours['counts']} {same}"
+                f"{order:<10} {ours['seconds']:8.3f}s {ours['cpu']:7.2f}s {events / ours['seconds']:12,.0f}"
+                f" {ours['peak_mib']:6.0f}MiB {ours['heap_mib']:5.0f}MiB {theirs['seconds']:8.3f}s"
+                f" {theirs['cpu']:7.2f}s {theirs['peak_mib']:6.0f}MiB"
+                f" {ours['seconds'] / theirs['seconds']:5.2f}x {ours['load']:5.1f}  {ours['counts']} {same}"
             )
     print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
 

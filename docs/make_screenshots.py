@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 
 from toolkit.frames import (  # noqa: E402
@@ -174,6 +175,7 @@ def main() -> None:
     for name, draw in PLOTS.items():
         figure = draw().figure
         figure.savefig(IMAGES / f"plot_{name}.png", dpi=80)
+        plt.close(figure)
         print(IMAGES / f"plot_{name}.png")
 
 

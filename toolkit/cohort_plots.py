@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -16,6 +18,13 @@ __all__ = ["plot_paths", "plot_retention"]
 _NODE_WIDTH = 0.08
 _NODE_GAP = 0.03
 DEFAULT_MAX_EDGES = 40
+
+
+def _period_from_labels(labels: pd.Series) -> str:
+    """The period's name from the API's cohort labels (``Week 0`` -> ``Week``), else ``Period``."""
+    first = next((str(label) for label in labels.dropna()), "")
+    match = re.fullmatch(r"([A-Za-z]+) \d+", first)
+    return match.group(1) if match else "Period"
 
 
 def _cohort_text(row: pd.Series, multiple: bool) -> str:
@@ -59,7 +68,7 @@ def plot_retention(
     if breakdown_value is not None:
         df = df[df["breakdown_value"].eq(breakdown_value).fillna(False).astype(bool)]
     request = df.attrs.get("request") or {}
-    period_name = str(request.get("period") or "Period")
+    period_name = str(request.get("period") or _period_from_labels(df["cohort"]))
     ax.set_title(plain(title) if title is not None else f"Retention by {period_name.lower()}")
     if df.empty:
         return no_data(ax)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..store.events import to_micros
 from .catalog import STAFF, STAFF_DOMAIN
-from .simulation import DAY_US, Simulation, format_micros
+from .simulation import Simulation, format_micros
 
 __all__ = [
     "DEFAULT_DEMO_EVENTS",
@@ -54,8 +54,10 @@ def _staff_sessions(events: int, days: int) -> int:
     return max(1, min(wanted, days * _STAFF_MAX_SESSIONS_PER_DAY))
 
 
-def demo_events(*, events: int = DEFAULT_DEMO_EVENTS, seed: int = DEFAULT_DEMO_SEED, end: datetime) -> Iterator[dict]:
-    """Exactly ``events`` wire-format events (fewer only if ``events`` < 0 is asked: then none)."""
+def demo_events(
+    *, events: int = DEFAULT_DEMO_EVENTS, seed: int = DEFAULT_DEMO_SEED, end: datetime
+) -> Iterator[dict[str, Any]]:
+    """Exactly ``events`` wire-format events (none when ``events`` is 0 or less)."""
     start, end = demo_window(end)
     sim = Simulation(seed=seed, start_us=to_micros(start), end_us=to_micros(end), days=DEMO_DAYS)
     remaining = max(events, 0)
@@ -74,6 +76,3 @@ def demo_events(*, events: int = DEFAULT_DEMO_EVENTS, seed: int = DEFAULT_DEMO_S
         remaining -= min(len(story), remaining)
         if remaining == 0:
             return
-
-
-assert DAY_US == 86_400_000_000  # the simulation counts in UTC microseconds

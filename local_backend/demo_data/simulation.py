@@ -45,7 +45,7 @@ class Simulation:
         }
         self._arrivals = _table(arrivals)
         self._hours = _table(dict(enumerate(_HOUR_WEIGHTS)))
-        self._tables = {
+        self.tables = {
             name: _table(weights)
             for name, weights in {
                 "source": c.SOURCES,
@@ -58,7 +58,7 @@ class Simulation:
             }.items()
         }
         self._os = {browser: _table(weights) for browser, weights in c.OS_BY_BROWSER.items()}
-        self._landing = {source: _table(weights) for source, weights in c.LANDING_BY_SOURCE.items()}
+        self.landing = {source: _table(weights) for source, weights in c.LANDING_BY_SOURCE.items()}
         self.company_members: list[int] = []  # one entry per member: picking one favours big companies
         self.companies: list[dict[str, Any]] = []
         self.seen_teams: set[str] = set()
@@ -83,7 +83,7 @@ class Simulation:
         return self.start_us + day * DAY_US + self.pick(self._hours) * HOUR_US + self.rng.randrange(HOUR_US)
 
     def device(self) -> dict[str, Any]:
-        browser = self.pick(self._tables["browser"])
+        browser = self.pick(self.tables["browser"])
         _, version, agent = c.BROWSERS[browser]
         os_name = self.pick(self._os[browser])
         mobile = os_name in ("iOS", "Android")
@@ -93,7 +93,7 @@ class Simulation:
             "$os": os_name,
             "$device_type": "Mobile" if mobile else "Desktop",
             "$raw_user_agent": agent.format(os=os_name),
-            "$geoip_country_code": self.pick(self._tables["country"]),
+            "$geoip_country_code": self.pick(self.tables["country"]),
             "$ip": f"203.0.113.{self.rng.randrange(1, 255)}",
             "$lib": "web",
         }
@@ -116,7 +116,7 @@ class Simulation:
             at += self.rng.randrange(SECOND_US, 5 * SECOND_US)
             properties = {"$current_url": f"https://{c.HOST}{path}", "$pathname": path, "$raw_user_agent": agent}
             out.append(self.event("$pageview", distinct_id, at, properties))
-        return [event for event in out if self._in_window(event)]
+        return [event for event in out if self.in_window(event)]
 
     def staff(self, member: Sequence[str], sessions: int) -> list[Event]:
         """A staff account: identified from the start, using the app and testing the money paths."""
@@ -129,18 +129,18 @@ class Simulation:
         for _ in range(sessions):
             at += self.delay(DAY_US * self.days / max(sessions, 1) / 1.3, 0.5)
             session = {**device, "$session_id": self.uuid()}
-            for path in ("/app/dashboard", self.pick(self._tables["app"]), self.pick(self._tables["app"])):
+            for path in ("/app/dashboard", self.pick(self.tables["app"]), self.pick(self.tables["app"])):
                 at += self.rng.randrange(5 * SECOND_US, 90 * SECOND_US)
                 out.append(self.pageview(distinct_id, at, path, session))
             if self.rng.random() < 0.2:
                 out.append(self.event("signed_up", distinct_id, at + SECOND_US, {**session, "signup_method": "email"}))
             if self.rng.random() < 0.15:
-                plan = self.pick(self._tables["plan"])
+                plan = self.pick(self.tables["plan"])
                 purchase = {**session, "plan": plan, "amount": c.PLANS[plan][1], "currency": "USD", "is_renewal": False}
                 out.append(self.event("purchase", distinct_id, at + 2 * SECOND_US, purchase))
-        return [event for event in out if self._in_window(event)]
+        return [event for event in out if self.in_window(event)]
 
-    def _in_window(self, event: Event) -> bool:
+    def in_window(self, event: Event) -> bool:
         return int(event["_at"]) <= self.end_us
 
     # --- event builders --------------------------------------------------------------------------------
@@ -188,7 +188,7 @@ class _Visitor:
         self.anon_id = sim.uuid()
         self.distinct_id = self.anon_id
         self.device = sim.device()
-        self.source = sim.pick(sim._tables["source"])
+        self.source = sim.pick(sim.tables["source"])
         self.groups: dict[str, str] | None = None
         self.out: list[Event] = []
         self.number = len(sim.company_members)
@@ -218,8 +218,8 @@ class _Visitor:
         signed_up_at: int | None = None
         for visit in range(1 + min(int(rng.expovariate(1.0)), 6)):
             context = self.context(sim.uuid(), first=visit == 0)
-            landing = sim.pick(sim._landing[self.source]) if visit == 0 else "/"
-            more = [sim.pick(sim._tables["marketing"]) for _ in range(min(int(rng.expovariate(0.6)), 6))]
+            landing = sim.pick(sim.landing[self.source]) if visit == 0 else "/"
+            more = [sim.pick(sim.tables["marketing"]) for _ in range(min(int(rng.expovariate(0.6)), 6))]
             at = self.browse(at, context, [landing, *more])
             if at > sim.end_us:  # a visit cut off by the end of the window signs nobody up
                 break
@@ -230,7 +230,7 @@ class _Visitor:
         if signed_up_at is not None:
             self.customer_life(signed_up_at)
         self.out.sort(key=lambda event: event["_at"])
-        return [event for event in self.out if sim._in_window(event)]
+        return [event for event in self.out if sim.in_window(event)]
 
     def sign_up(self, at: int, context: dict[str, Any]) -> int:
         sim, rng = self.sim, self.rng
@@ -275,7 +275,7 @@ class _Visitor:
             )
         self.groups = {"company": company["key"], "team": team}
         context = {**context, "$groups": self.groups}
-        method = sim.pick(sim._tables["method"])
+        method = sim.pick(sim.tables["method"])
         self.emit("signed_up", at + 2 * SECOND_US, {**context, "signup_method": method})
         return at + 2 * SECOND_US
 
@@ -297,7 +297,7 @@ class _Visitor:
         while at <= sim.end_us:
             paying = paid_at is not None and at >= paid_at
             context = self.context(sim.uuid(), first=False)
-            pages = [sim.pick(sim._tables["app"]) for _ in range(1 + min(int(rng.expovariate(0.4)), 8))]
+            pages = [sim.pick(sim.tables["app"]) for _ in range(1 + min(int(rng.expovariate(0.4)), 8))]
             at = self.browse(at, context, ["/app/dashboard", *pages])
             for name, chance in (("report_viewed", 0.45), ("project_created", 0.12), ("invite_sent", 0.05)):
                 if rng.random() < chance:
@@ -309,7 +309,7 @@ class _Visitor:
     def purchases(self, at: int) -> None:
         """The first purchase after a visit to pricing and checkout, then monthly renewals until cancelled."""
         sim, rng = self.sim, self.rng
-        plan = sim.pick(sim._tables["plan"])
+        plan = sim.pick(sim.tables["plan"])
         context = self.context(sim.uuid(), first=False)
         at = self.browse(at, context, c.CHECKOUT_PAGES[:2])
         properties = {**context, "plan": plan, "amount": c.PLANS[plan][1], "currency": "USD", "is_renewal": False}

@@ -145,20 +145,19 @@ def _deduplicate(
                 f"SELECT uuid FROM events WHERE project_id = ? AND uuid IN ({marks})", [project_id, *chunk]
             )
         )
+    missing = [event for _, event in checked if event.uuid is None]
+    for event, fresh in zip(missing, _time_ordered_uuids([event.timestamp for event in missing]), strict=True):
+        event.uuid = fresh
+    if not given:  # nothing the client named can be a duplicate
+        return checked
     kept = []
-    missing = sum(1 for _, event in checked if event.uuid is None)
-    fresh = _time_ordered_uuids([event.timestamp for _, event in checked if event.uuid is None]) if missing else []
-    position = 0
-    for index, event in checked:
-        if event.uuid is None:
-            event.uuid = fresh[position]
-            position += 1
-        elif event.uuid in stored:
+    for item in checked:
+        event_uuid = item[1].uuid
+        if event_uuid in stored:
             report.duplicates += 1
             continue
-        else:
-            stored.add(event.uuid)
-        kept.append((index, event))
+        stored.add(event_uuid)  # a generated uuid is never repeated, so adding it costs nothing but a set entry
+        kept.append(item)
     return kept
 
 

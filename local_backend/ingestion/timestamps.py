@@ -39,6 +39,11 @@ def to_micros(value: datetime) -> int:
 
 def parse_time(value: Any, field: str) -> int:
     """An ISO 8601 text, a datetime or epoch milliseconds, as UTC microseconds."""
+    if type(value) is str:
+        try:  # the common case first: a clean ISO 8601 text
+            return to_micros(datetime.fromisoformat(value))
+        except ValueError:
+            pass
     if isinstance(value, str):
         text = value.strip()
         try:

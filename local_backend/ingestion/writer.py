@@ -13,10 +13,11 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from ..store.db import transaction
+from ..store.db import connect, transaction
 
-__all__ = ["write_transaction", "WAL_AUTOCHECKPOINT_PAGES"]
+__all__ = ["write_transaction", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES"]
 
 # Ingestion checkpoints the write-ahead log every ~40 MB instead of SQLite's ~4 MB: an index page that many
 # batches touch is copied back to the database once rather than once per few batches (measured: commits of
@@ -53,3 +54,30 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
         with transaction(conn):
             yield conn
+
+
+class SharedWriter:
+    """One long-lived connection for a server's capture requests, used by one request at a time.
+
+    Opening a connection per request costs about as much as storing a small batch, and a new connection
+    starts with a cold page cache; capture requests share this one instead. It closes with its owner (the
+    app), when the object is collected.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                self._conn = connect(self._path)
+            yield self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

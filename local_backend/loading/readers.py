@@ -81,6 +81,7 @@ def _csv_records(path: Path) -> EventsFile:
         raise _bad_file(path, f"not a readable CSV file ({error})") from None
     if not header:
         raise _bad_file(path, "the file is empty (a CSV file needs a header row)")
+    header = [name.strip() for name in header]  # spreadsheets often pad header cells
     _require_columns(path, header)
     raw_columns = {"event", "distinct_id", "timestamp", "uuid", "properties"}
     typed = [name not in raw_columns for name in header]

@@ -1,11 +1,10 @@
 """Breakdowns: which values a series is split by, and the SQL expression that maps an event to one of them.
 
 A property breakdown (``event``, ``person``, ``group``, ``session``, ``hogql``) keeps the top
-``breakdown_limit`` values of the range, ranked by event count (by the aggregate itself for property maths),
-then by value, both descending. Missing and empty values form the null bucket
-(``$$_posthog_breakdown_null_$$``); when more values exist, the rest are collapsed into Other
-(``$$_posthog_breakdown_other_$$``) and the response's ``next`` pages on (``offset``). A cohort breakdown has one
-series per cohort id in ``breakdown`` (``"all"``: everyone).
+``breakdown_limit`` values of the range, ranked by event count, then by value, both descending. Missing and
+empty values form the null bucket (``$$_posthog_breakdown_null_$$``); when more values exist, the rest are
+collapsed into Other (``$$_posthog_breakdown_other_$$``) and the response's ``next`` pages on (``offset``).
+A cohort breakdown has one series per cohort id in ``breakdown`` (``"all"``: everyone).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from .filters import BaseFilter
 from .hogql import compile_expression
 from .properties import PERSON_PROPERTIES, PropertyCompiler, group_properties_column
 from .property_model import Property
-from .trends_math import MathPlan
 
 __all__ = [
     "OTHER",
@@ -30,7 +28,9 @@ __all__ = [
     "BreakdownPage",
     "CohortSplit",
     "breakdown_expression",
-    "breakdown_page",
+    "rank_values",
+    "rank_counted",
+    "page_of",
     "cohort_splits",
     "MAX_OFFSET",
 ]
@@ -77,13 +77,7 @@ class BreakdownPage:
     earlier: list[str] = field(default_factory=list)
 
 
-def _ranking(plan: MathPlan) -> tuple[str, list[Any]]:
-    if plan.numeric and plan.per is None:
-        return plan.aggregate(plan.value_sql), list(plan.value_params)
-    return "count(*)", []
-
-
-def breakdown_page(
+def rank_values(
     conn: sqlite3.Connection,
     *,
     project_id: int,
@@ -91,23 +85,30 @@ def breakdown_page(
     upper: int,
     where: Where,
     expression: Where,
-    plan: MathPlan,
-    limit: int,
-    offset: int,
-) -> BreakdownPage:
-    """The page of values at ``offset`` and the SQL mapping each event to its value, Other or an earlier page."""
+    count: int,
+) -> list[str]:
+    """The first ``count`` values over [lower, upper] by event count, then value, both descending."""
     value_sql, value_params = expression
-    rank_sql, rank_params = _ranking(plan)
     where_sql, where_params = where
     rows = conn.execute(
-        f"SELECT coalesce({value_sql}, ?) AS v, {rank_sql} AS r FROM events e WHERE e.project_id = ?"
+        f"SELECT coalesce({value_sql}, ?) AS v, count(*) AS r FROM events e WHERE e.project_id = ?"
         f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} GROUP BY 1 ORDER BY 2 DESC, 1 DESC LIMIT ?",
-        [*value_params, NULL, *rank_params, project_id, lower, upper, *where_params, offset + limit + 1],
+        [*value_params, NULL, project_id, lower, upper, *where_params, count],
     ).fetchall()
-    ranked = [row[0] for row in rows]
+    return [row[0] for row in rows]
+
+
+def rank_counted(counts: dict[str, int]) -> list[str]:
+    """Values ranked as :func:`rank_values` ranks them, from their event counts."""
+    return [value for value, _ in sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+
+
+def page_of(ranked: list[str], expression: Where, *, limit: int, offset: int) -> BreakdownPage:
+    """The page at ``offset`` of ranked values, with SQL mapping an event to its value, Other or an earlier page."""
+    value_sql, value_params = expression
     earlier, values = ranked[:offset], ranked[offset : offset + limit]
     has_more = len(ranked) > offset + limit
-    cases = [f"WHEN ? THEN {'?'}" for _ in values] + ["WHEN ? THEN ?" for _ in earlier]
+    cases = ["WHEN ? THEN ?" for _ in values] + ["WHEN ? THEN ?" for _ in earlier]
     params: list[Any] = [*value_params, NULL]
     for value in values:
         params += [value, value]

@@ -27,6 +27,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ..errors import ValidationError
+from .funnel_results import linked_params
 from .funnels import FunnelRun, funnel_spec
 
 __all__ = [
@@ -208,14 +209,7 @@ def _name_list(options: dict[str, Any], key: str) -> list[str]:
 
 
 def _people_url(project_id: int, run: FunnelRun, options: dict[str, Any], row: CorrelationRow, success: bool) -> str:
-    data = run.filter.model_dump(exclude_none=True, exclude_defaults=True)
-    params: dict[str, Any] = {
-        key: json.dumps(value) if isinstance(value, list | dict) else value
-        for key, value in data.items()
-        if key not in ("date_from", "date_to", "funnel_step", "funnel_step_breakdown")
-    }
-    params["date_from"] = run.range.start.replace(tzinfo=None).isoformat()
-    params["date_to"] = run.range.end.replace(tzinfo=None).isoformat()
+    params = linked_params(run)
     for key in ("funnel_correlation_type", "funnel_correlation_names", "funnel_correlation_exclude_names",
                 "funnel_correlation_exclude_event_names"):  # fmt: skip
         if options.get(key) not in (None, ""):

@@ -43,6 +43,7 @@ __all__ = [
 ORDERED, STRICT, UNORDERED = "ordered", "strict", "unordered"
 ORDER_TYPES = (ORDERED, STRICT, UNORDERED)
 MICROS = 1_000_000
+CHUNK_ROWS = 500_000
 
 WindowEnd = Callable[[np.ndarray], np.ndarray]
 
@@ -119,7 +120,7 @@ class Attempts:
 
 def tie_keys(mask: np.ndarray, steps: int) -> np.ndarray:
     """The lowest step each row matches (``steps`` for rows matching none): the order of same-time rows."""
-    keys = np.full(len(mask), steps, dtype=np.int64)
+    keys = np.full(len(mask), steps, dtype=np.int8)
     for step in range(steps - 1, -1, -1):
         keys[(mask >> step) & 1 == 1] = step
     return keys
@@ -138,11 +139,13 @@ class _Layout:
         change = np.ones(n, dtype=bool)
         if n > 1:
             change[1:] = (rows.group[1:] != rows.group[:-1]) | (rows.ts[1:] != rows.ts[:-1])
-        run_starts = np.flatnonzero(change)
-        run_id = np.cumsum(change) - 1
-        run_ends = np.append(run_starts[1:], n)
-        self.first_same = np.append(run_starts[run_id], n)
-        self.after_same = np.append(run_ends[run_id], n)
+        # positions fit 32 bits (a funnel reads far fewer than 2^31 rows), halving the biggest arrays
+        run_starts = np.flatnonzero(change).astype(np.int32)
+        run_id = np.cumsum(change, dtype=np.int32) - 1
+        del change
+        run_ends = np.append(run_starts[1:], np.int32(n))
+        self.first_same = np.append(run_starts[run_id], np.int32(n))
+        self.after_same = np.append(run_ends[run_id], np.int32(n))
         self._next: dict[tuple[str, int], np.ndarray] = {}
 
     def next_with(self, column: str, bit: int) -> np.ndarray:
@@ -150,9 +153,9 @@ class _Layout:
         key = (column, bit)
         if key not in self._next:
             values = getattr(self.rows, column)
-            candidates = np.where((values >> bit) & 1 == 1, np.arange(self.n), self.n)
+            candidates = np.where((values >> bit) & 1 == 1, np.arange(self.n, dtype=np.int32), np.int32(self.n))
             following = np.minimum.accumulate(candidates[::-1])[::-1] if self.n else candidates
-            self._next[key] = np.append(following, self.n)
+            self._next[key] = np.append(following, np.int32(self.n))
         return self._next[key]
 
     def found(self, positions: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -162,20 +165,20 @@ class _Layout:
 def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     """Ordered and strict attempts: start rows, steps reached, step times and each step's row position."""
     rows = layout.rows
-    starts = np.flatnonzero(rows.mask & 1)
+    starts = np.flatnonzero(rows.mask & 1).astype(np.int32)
     group = rows.group[starts]
     limit = spec.window_end(rows.ts[starts])
     count = len(starts)
     steps = np.ones(count, dtype=np.int64)
     times = np.full((count, spec.steps), np.nan)
-    positions = np.full((count, spec.steps), layout.n, dtype=np.int64)
+    positions = np.full((count, spec.steps if spec.exclusions else 1), layout.n, dtype=np.int32)
     positions[:, 0] = starts
     alive = np.ones(count, dtype=bool)
     previous = starts
     mask = np.append(rows.mask, 0)
     for step in range(1, spec.steps):
         if spec.order == STRICT:
-            candidate = np.minimum(previous + 1, layout.n)
+            candidate = np.minimum(previous + 1, np.int32(layout.n))
             matches = (mask[candidate] >> step) & 1 == 1
         else:
             origin = layout.after_same[previous] if spec.strictly(step) else layout.first_same[previous]
@@ -184,7 +187,8 @@ def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
         ok = alive & matches & layout.found(candidate, group) & (layout.ts[candidate] <= limit)
         steps += ok
         times[ok, step] = (layout.ts[candidate[ok]] - layout.ts[previous[ok]]) / MICROS
-        positions[ok, step] = candidate[ok]
+        if spec.exclusions:
+            positions[ok, step] = candidate[ok]
         previous = np.where(ok, candidate, previous)
         alive = ok
     return starts, steps, times, positions, layout.ts[previous]
@@ -209,7 +213,7 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     rows = layout.rows
     all_starts, all_steps, all_times, all_dropped, all_last = [], [], [], [], []
     for first in range(spec.steps):
-        starts = np.flatnonzero((rows.mask >> first) & 1)
+        starts = np.flatnonzero((rows.mask >> first) & 1).astype(np.int32)
         group = rows.group[starts]
         start_ts = rows.ts[starts]
         limit = spec.window_end(start_ts)
@@ -251,8 +255,41 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     )
 
 
-def compute_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
-    """Every attempt of every group (exclusions applied), sorted by group."""
+def compute_attempts(rows: FunnelRows, spec: FunnelSpec, *, chunk_rows: int = CHUNK_ROWS) -> Attempts:
+    """Every attempt of every group (exclusions applied), sorted by group then start.
+
+    Groups are independent, so rows are processed in slices of about ``chunk_rows`` cut at group
+    boundaries: the working arrays stay the size of a slice however many rows the funnel reads.
+    """
+    cuts = _group_cuts(rows.group, chunk_rows)
+    parts = [_attempts(_slice(rows, low, high), spec) for low, high in zip(cuts, cuts[1:], strict=False)]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return _attempts(rows, spec)
+    return Attempts(*(np.concatenate([getattr(part, name) for part in parts]) for name in _ATTEMPT_FIELDS))
+
+
+_ATTEMPT_FIELDS = ("group", "start", "steps", "times", "finish")
+
+
+def _group_cuts(group: np.ndarray, chunk_rows: int) -> list[int]:
+    cuts = [0]
+    while cuts[-1] + chunk_rows < len(group):
+        cut = int(np.searchsorted(group, group[cuts[-1] + chunk_rows], side="left"))
+        if cut <= cuts[-1]:  # one group larger than a slice: keep it whole
+            cut = int(np.searchsorted(group, group[cuts[-1] + chunk_rows], side="right"))
+        cuts.append(cut)
+    if cuts[-1] < len(group) or len(cuts) == 1:
+        cuts.append(len(group))
+    return cuts
+
+
+def _slice(rows: FunnelRows, low: int, high: int) -> FunnelRows:
+    return FunnelRows(rows.group[low:high], rows.ts[low:high], rows.mask[low:high], rows.excluded[low:high])
+
+
+def _attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
     layout = _Layout(rows)
     if spec.order == UNORDERED:
         starts, steps, times, dropped, finish = _unordered(layout, spec)

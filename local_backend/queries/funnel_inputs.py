@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ..models.funnels import FunnelFilter
-from ..store.events import from_micros
+from ..store.events import from_micros, to_micros
 from .buckets import Buckets, make_buckets
 from .dates import DateRange, add_months, resolve_date_range
 from .dialect import DIALECT
@@ -57,29 +57,23 @@ class FunnelRange:
 
     @property
     def start_micros(self) -> int:
-        return _micros(self.dates.date_from)
+        return to_micros(self.dates.date_from)
 
     @property
     def end_micros(self) -> int:
-        return _micros(self.dates.date_to)
+        return to_micros(self.dates.date_to)
 
     @property
     def period_starts(self) -> list[datetime]:
         return self.buckets.starts if self.buckets is not None else []
 
     def period_of(self, timestamps: np.ndarray) -> np.ndarray:
-        """The index of the entrance period of each timestamp (-1 before the first, len after the last)."""
+        """The index of the entrance period of each timestamp (-1 outside them all)."""
         if self.buckets is None:
             return np.full(len(timestamps), -1, dtype=np.int64)
         edges = np.array(self.buckets.edges, dtype=np.int64)
         index = np.searchsorted(edges, timestamps, side="right") - 1
         return np.where(index >= len(self.buckets), -1, index)
-
-
-def _micros(moment: datetime) -> int:
-    from ..store.events import to_micros
-
-    return to_micros(moment)
 
 
 def resolve_funnel_range(

@@ -31,11 +31,12 @@ __all__ = [
     "bucket_outcomes",
     "breakdown_value_of",
     "people_url",
+    "linked_params",
     "MAX_BREAKDOWN_VALUES",
 ]
 
 MAX_BREAKDOWN_VALUES = 100
-_NOT_LINKED = ("funnel_step", "funnel_step_breakdown", "date_from", "date_to")
+_NOT_LINKED = ("funnel_step", "funnel_step_breakdown", "date_from", "date_to", "explicit_date")
 
 
 def bucket_outcomes(run: FunnelRun) -> list[tuple[int | None, Outcomes]]:
@@ -72,16 +73,23 @@ def breakdown_value_of(run: FunnelRun, bucket: int) -> tuple[Any, Any]:
     return [label], [label]
 
 
-def people_url(project_id: int, run: FunnelRun, step: int, breakdown_value: Any = None) -> str:
-    """The persons endpoint for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
+def linked_params(run: FunnelRun) -> dict[str, Any]:
+    """The funnel's filter as query parameters of a people link, its range pinned to exact instants."""
     data = run.filter.model_dump(exclude_none=True, exclude_defaults=True)
-    params: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in _NOT_LINKED:
-            continue
-        params[key] = json.dumps(value) if isinstance(value, list | dict) else value
+    params = {
+        key: json.dumps(value) if isinstance(value, list | dict) else value
+        for key, value in data.items()
+        if key not in _NOT_LINKED
+    }
     params["date_from"] = run.range.start.replace(tzinfo=None).isoformat()
     params["date_to"] = run.range.end.replace(tzinfo=None).isoformat()
+    params["explicit_date"] = "true"
+    return params
+
+
+def people_url(project_id: int, run: FunnelRun, step: int, breakdown_value: Any = None) -> str:
+    """The persons endpoint for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
+    params = linked_params(run)
     params["funnel_step"] = step
     if breakdown_value is not None:
         params["funnel_step_breakdown"] = json.dumps(breakdown_value)
@@ -162,7 +170,7 @@ def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> 
     if viz == "trends":
         if not run.broken_down:
             return [_trend_items(run, None)]
-        buckets = sorted(set(run.labelled.group_value.tolist()))
+        buckets = sorted(set(run.labelled.group_value[run.attempts.group].tolist()))
         return [
             {**_trend_items(run, bucket), "breakdown_value": breakdown_value_of(run, bucket)[1]} for bucket in buckets
         ]

@@ -2,9 +2,10 @@
 
 The scan reads only events that match a step or an exclusion (every event of the range for strict funnels,
 whose steps must follow each other directly), in ``(person, timestamp)`` order straight from the
-``(project_id, person_id, timestamp, event)`` index, as three or four columns: the person, the timestamp,
-a bit mask of the steps the event matches and one of the exclusions it matches. Events on the same
-microsecond are put in step order here, not by SQLite (the index would order them by event name).
+``(project_id, person_id, timestamp, event)`` index, as few integer columns as possible: the timestamp and
+the person with the bits of the steps and exclusions the event matches packed beside it (plus the breakdown
+value when broken down). Events on the same microsecond are put in step order here, not by SQLite (the
+index would order them by event name).
 :mod:`.funnel_engine` then finds every attempt and :mod:`.funnel_outcomes` reduces them.
 """
 
@@ -63,6 +64,7 @@ class FunnelRun:
     labelled: Labelled
     attempts: Attempts
     outcomes: Outcomes
+    group_keys: list[str] | None = None  # group funnels: the key of each group number
 
     @property
     def broken_down(self) -> bool:
@@ -188,8 +190,9 @@ def _scan(
     filter: FunnelFilter,
     steps: list[Entity],
     span: FunnelRange,
-) -> tuple[FunnelRows, list[Any] | None]:
-    """The range's rows in (target, timestamp) order, and each row's breakdown value when broken down.
+) -> tuple[FunnelRows, list[Any] | None, list[Any] | None]:
+    """The range's rows in (target, timestamp) order, each row's breakdown value when broken down, and for
+    group funnels the group key behind each group number.
 
     Each row's step bits and exclusion bits travel as one integer (exclusions above the steps), and for
     persons without a breakdown even packed with the person id: every column less is a Python object less
@@ -235,16 +238,19 @@ def _scan(
     cursor.row_factory = None
     cursor.execute(sql, params)
     values: list[Any] | None = None
+    keys: list[Any] | None = None
     if packed:
         table = np.fromiter(chain.from_iterable(cursor), dtype=np.int64).reshape(-1, 2)
         group, ts, flags = table[:, 0] >> bits, table[:, 1].copy(), table[:, 0] & ((1 << bits) - 1)
+        del table
     else:
         fetched = cursor.fetchall()
-        keys = [row[0] for row in fetched]
+        targets = [row[0] for row in fetched]
         if not by_person:
             codes: dict[Any, int] = {}
-            keys = [codes.setdefault(key, len(codes)) for key in keys]
-        group = np.array(keys, dtype=np.int64)
+            targets = [codes.setdefault(key, len(codes)) for key in targets]
+            keys = list(codes)
+        group = np.array(targets, dtype=np.int64)
         ts = np.fromiter((row[1] for row in fetched), dtype=np.int64, count=len(fetched))
         flags = np.fromiter((row[2] for row in fetched), dtype=np.int64, count=len(fetched))
         values = [row[3] for row in fetched] if with_values else None
@@ -254,7 +260,7 @@ def _scan(
     if order is not None:
         rows = _take(rows, order)
         values = [values[i] for i in order] if values is not None else None
-    return rows, values
+    return rows, values, keys
 
 
 def _max_person_id(conn: sqlite3.Connection) -> int:
@@ -314,10 +320,10 @@ def run_funnel(conn: sqlite3.Connection, project: dict[str, Any], filter: Funnel
     """Scan, attribute, and compute every attempt and every group's outcome."""
     steps = validate_funnel(filter)
     span = resolve_funnel_range(conn, filter, project, now)
-    rows, values = _scan(conn, project, filter, steps, span)
+    rows, values, keys = _scan(conn, project, filter, steps, span)
     # a time-to-convert histogram is one distribution of persons, whatever the breakdown
     labelled = unlabelled(rows) if filter.viz_type == "time_to_convert" else _label(conn, project, filter, rows, values)
     spec = funnel_spec(filter, steps)
     attempts = compute_attempts(labelled.rows, spec)
     outcomes = reduce_attempts(attempts, len(steps))
-    return FunnelRun(filter, steps, span, labelled, attempts, outcomes)
+    return FunnelRun(filter, steps, span, labelled, attempts, outcomes, keys)

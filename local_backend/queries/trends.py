@@ -10,6 +10,7 @@ formulas and the comparison with the previous period.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,20 +19,32 @@ from zoneinfo import ZoneInfo
 from ..models.trends import CUMULATIVE_DISPLAY, TrendsFilter
 from ..store.events import from_micros, to_micros
 from .actions import load_action
-from .breakdowns import MAX_OFFSET, OTHER, breakdown_expression, breakdown_page, cohort_splits
+from .breakdowns import (
+    MAX_OFFSET,
+    NULL,
+    OTHER,
+    BreakdownPage,
+    breakdown_expression,
+    cohort_splits,
+    page_of,
+    rank_counted,
+    rank_values,
+)
 from .buckets import Buckets, make_buckets
-from .dates import DateRange, resolve_date_range
+from .dates import DateRange, add_intervals, resolve_date_range
 from .filters import Entity, compiler_for, entity_condition, global_condition
 from .properties import PropertyCompiler
 from .trends_compare import previous_range
 from .trends_math import MathPlan, plan_math
-from .trends_query import Where, aggregate_spans, first_seen
+from .trends_query import Where, active_in_windows, aggregate_counted, aggregate_spans, first_seen
 from .trends_series import RawSeries, shape_period
 
 __all__ = ["TrendsResult", "compute_trends", "trends_payload", "resolve_trends_range"]
 
 DAY_MICROS = 86_400_000_000
 _DISTINCT_MATHS = ("dau", "unique_group", "unique_session")
+# Past this many (bucket, value) groups, values are ranked by SQL in a pass of their own.
+MAX_RANKED_GROUPS = 200_000
 
 
 @dataclass(frozen=True)
@@ -113,6 +126,27 @@ def _cumulative_distinct(
     return counts
 
 
+def _active_by_day(
+    ctx: _Context, where: Where, plan: MathPlan, buckets: Buckets, upper: int, group: Where | None
+) -> dict[tuple[int, Any], int]:
+    """Weekly/monthly actives of a daily series: each day's actors once, windows slid in Python."""
+    first = buckets.starts[0]
+    before = [
+        (to_micros(add_intervals(first, "day", -days)), to_micros(add_intervals(first, "day", 1 - days)))
+        for days in range(plan.active_days - 1, 0, -1)
+    ]
+    spans = before + [(low, min(high, upper + 1)) for low, high in zip(buckets.edges, buckets.edges[1:], strict=False)]
+    return active_in_windows(
+        ctx.conn,
+        project_id=ctx.project_id,
+        day_spans=spans,
+        window=plan.active_days,
+        where=where,
+        actor=plan.distinct_actor or "e.person_id",
+        group=group,
+    )
+
+
 def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets: Buckets) -> list[RawSeries]:
     filter = ctx.filter
     where = _and(entity_condition(ctx.compiler, entity, f"{entity.type}__{entity.index}"), ctx.global_where)
@@ -123,7 +157,11 @@ def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets
         filter.display == CUMULATIVE_DISPLAY and (entity.math or "total") in _DISTINCT_MATHS and not filter.is_aggregate
     )
 
+    daily_active = plan.active_days and filter.interval == "day" and not filter.is_aggregate
+
     def run(condition: Where, group: Where | None) -> dict[tuple[int, Any], float]:
+        if daily_active:
+            return _active_by_day(ctx, condition, plan, buckets, upper, group)  # type: ignore[return-value]
         if cumulative_distinct:
             return _cumulative_distinct(ctx, condition, plan, buckets, lower, upper, group)
         return aggregate_spans(
@@ -149,25 +187,86 @@ def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets
                 )
             )
         return series
-    page = breakdown_page(
+    expression = breakdown_expression(filter)
+    single_pass = plan.per is None and not plan.active_days and not cumulative_distinct
+    if single_pass:
+        shaped = _breakdown_in_one_pass(ctx, entity, plan, spans, where, expression, width)
+        if shaped is not None:
+            return shaped
+    ranked = rank_values(
         ctx.conn,
         project_id=ctx.project_id,
         lower=lower,
         upper=upper,
         where=where,
-        expression=breakdown_expression(filter),
-        plan=plan,
-        limit=filter.breakdown_limit,
-        offset=ctx.offset,
+        expression=expression,
+        count=ctx.offset + filter.breakdown_limit + 1,
     )
+    page = page_of(ranked, expression, limit=filter.breakdown_limit, offset=ctx.offset)
     values = run(where, page.group)
+    return _broken_down(entity, plan, page, lambda key: vector(values, key))
+
+
+def _broken_down(
+    entity: Entity, plan: MathPlan, page: BreakdownPage, vector: Callable[[Any], list[float]]
+) -> list[RawSeries]:
     keys = [*page.values, *([OTHER] if page.has_more else [])]
     return [
-        RawSeries(
-            entity=entity, data=vector(values, key), numeric=plan.numeric, breakdown_value=key, has_more=page.has_more
-        )
+        RawSeries(entity=entity, data=vector(key), numeric=plan.numeric, breakdown_value=key, has_more=page.has_more)
         for key in keys
     ]
+
+
+def _breakdown_in_one_pass(
+    ctx: _Context,
+    entity: Entity,
+    plan: MathPlan,
+    spans: list[tuple[int, int]],
+    where: Where,
+    expression: Where,
+    width: int,
+) -> list[RawSeries] | None:
+    """One grouped query by (bucket, value) that also counts events, so the values are ranked without a
+    second pass; Other is summed in Python for counts and queried for other maths. None when there are too
+    many distinct values to rank here."""
+    value_sql, value_params = expression
+    found = aggregate_counted(
+        ctx.conn,
+        project_id=ctx.project_id,
+        spans=spans,
+        where=where,
+        plan=plan,
+        group=(f"coalesce({value_sql}, ?)", [*value_params, NULL]),
+        max_rows=MAX_RANKED_GROUPS,
+    )
+    if found is None:
+        return None
+    counts: dict[str, int] = {}
+    for (_, key), (_, events) in found.items():
+        counts[key] = counts.get(key, 0) + events
+    limit = ctx.filter.breakdown_limit
+    page = page_of(rank_counted(counts), expression, limit=limit, offset=ctx.offset)
+    shown = set(page.values) | set(page.earlier)
+    others: dict[tuple[int, Any], float] = {}
+    if page.has_more and plan.outer == "count(*)":
+        for (index, key), (value, _) in found.items():
+            if key not in shown:
+                others[(index, OTHER)] = others.get((index, OTHER), 0) + (value or 0)
+    elif page.has_more:
+        others = {
+            key: value
+            for key, value in aggregate_spans(
+                ctx.conn, project_id=ctx.project_id, spans=spans, where=where, plan=plan, group=page.group
+            ).items()
+            if key[1] == OTHER
+        }
+
+    def vector(key: Any) -> list[float]:
+        if key == OTHER:
+            return [others.get((index, OTHER)) or 0 for index in range(width)]
+        return [(found.get((index, key)) or (0, 0))[0] or 0 for index in range(width)]
+
+    return _broken_down(entity, plan, page, vector)
 
 
 def _entity_labels(conn: sqlite3.Connection, project_id: int, entities: list[Entity]) -> dict[int, str] | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .trends_math import MathPlan
 
-__all__ = ["aggregate_spans", "first_seen", "Where"]
+__all__ = ["aggregate_spans", "aggregate_counted", "active_in_windows", "first_seen", "Where"]
 
 Where = tuple[str, list[Any]]
 _SESSIONS = (
@@ -41,6 +41,44 @@ def aggregate_spans(
     """``{(span index, group value): aggregate}`` for the events matching ``where`` in each span."""
     if not spans:
         return {}
+    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=False)
+    return {(row[0], row[1]): row[2] for row in conn.execute(sql, params)}
+
+
+def aggregate_counted(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    spans: Sequence[tuple[int, int]],
+    where: Where,
+    plan: MathPlan,
+    group: Where,
+    max_rows: int,
+) -> dict[tuple[int, Any], tuple[float, int]] | None:
+    """``{(span, group value): (aggregate, events)}``, or None past ``max_rows`` groups (too many values to
+    rank in Python). Only for plans without a per-actor or per-session step."""
+    assert plan.per is None
+    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=True)
+    cursor = conn.execute(sql, params)
+    found: dict[tuple[int, Any], tuple[float, int]] = {}
+    while rows := cursor.fetchmany(10_000):
+        for row in rows:
+            found[(row[0], row[1])] = (row[2], row[3])
+        if len(found) > max_rows:
+            cursor.close()
+            return None
+    return found
+
+
+def _aggregate_sql(
+    *,
+    project_id: int,
+    spans: Sequence[tuple[int, int]],
+    where: Where,
+    plan: MathPlan,
+    group: Where | None,
+    counts: bool,
+) -> tuple[str, list[Any]]:
     where_sql, where_params = where
     group_sql, group_params = group if group is not None else ("NULL", [])
     ctes = [_spans_table(spans)]
@@ -55,7 +93,8 @@ def aggregate_spans(
         f" WHERE {where_sql}"
     )
     if plan.per is None:
-        select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{source} GROUP BY 1, 2"
+        extra = ", count(*)" if counts else ""
+        select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{extra}{source} GROUP BY 1, 2"
         params += [*group_params, *plan.value_params, project_id, *where_params]
     else:
         inner = (
@@ -64,8 +103,7 @@ def aggregate_spans(
         )
         select = f"SELECT i, g, {plan.aggregate('v')} FROM ({inner}) GROUP BY 1, 2"
         params += [*group_params, project_id, *where_params]
-    sql = "WITH " + ", ".join(ctes) + " " + select
-    return {(row[0], row[1]): row[2] for row in conn.execute(sql, params)}
+    return "WITH " + ", ".join(ctes) + " " + select, params
 
 
 def first_seen(
@@ -87,3 +125,46 @@ def first_seen(
     )
     rows = conn.execute(sql, [*group_params, project_id, lower, upper, *where_params])
     return [(row[0], row[2]) for row in rows]
+
+
+def active_in_windows(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    day_spans: Sequence[tuple[int, int]],
+    window: int,
+    where: Where,
+    actor: str,
+    group: Where | None = None,
+) -> dict[tuple[int, Any], int]:
+    """Distinct actors over ``window`` consecutive spans ending with each span from the ``window``-th on.
+
+    One pass collects who was active in each day (``SELECT DISTINCT`` span, group, actor); the windows slide
+    over those sets in Python, so a 30-day monthly-active series reads each event once instead of 30 times.
+    Result keys are ``(index - window + 1, group value)``.
+    """
+    where_sql, where_params = where
+    group_sql, group_params = group if group is not None else ("NULL", [])
+    sql = (
+        f"WITH {_spans_table(day_spans)} SELECT DISTINCT b.i, {group_sql}, {actor} FROM b JOIN events e"
+        f" ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi WHERE {where_sql}"
+        f" AND {actor} IS NOT NULL"
+    )
+    days: dict[Any, list[list[Any]]] = {}
+    for index, value, who in conn.execute(sql, [*group_params, project_id, *where_params]):
+        days.setdefault(value, [[] for _ in day_spans])[index].append(who)
+    counts: dict[tuple[int, Any], int] = {}
+    for value, actors_by_day in days.items():
+        seen: dict[Any, int] = {}
+        for index, actors in enumerate(actors_by_day):
+            for who in actors:
+                seen[who] = seen.get(who, 0) + 1
+            leaving = index - window
+            if leaving >= 0:
+                for who in actors_by_day[leaving]:
+                    seen[who] -= 1
+                    if not seen[who]:
+                        del seen[who]
+            if index >= window - 1 and seen:
+                counts[(index - window + 1, value)] = len(seen)
+    return counts

@@ -21,6 +21,7 @@ from ..storage import get_conn, now_iso
 from ..store.accounts import get_user
 from ..store.actions import action_named, create_action, get_action, list_actions, update_action
 from ..store.activity import log_activity
+from ..store.db import transaction
 from .activity import activity_page
 
 __all__ = ["router", "ACTION_SCOPE_NAME", "load_action"]
@@ -106,16 +107,17 @@ def create_action_route(
 ) -> dict[str, Any]:
     if body.name is None:
         raise ValidationError("This field is required.", attr="name", code="required")
-    _check_name(conn, access, body.name, None)
     values = {
         "name": body.name,
         "description": body.description or "",
         "steps": validate_steps(body.steps or []),
         "tags": body.tags or [],
     }
-    action_id = create_action(
-        conn, project_id=access.project_id, user_id=access.user_id, values=values, now=now_iso(request)
-    )
+    with transaction(conn):  # the name is checked and taken in one write, so two creates cannot share it
+        _check_name(conn, access, body.name, None)
+        action_id = create_action(
+            conn, project_id=access.project_id, user_id=access.user_id, values=values, now=now_iso(request)
+        )
     action = load_action(conn, access, str(action_id))
     _log(conn, access, action, "created", None)
     return action_body(conn, action)
@@ -143,9 +145,10 @@ def _update(
     if "steps" in changes:
         changes["steps"] = validate_steps(body.steps or [])
     name = changes.get("name", action["name"])
-    if "name" in changes or (changes.get("deleted") is False and action["deleted"]):
-        _check_name(conn, access, name, action["id"])
-    update_action(conn, action["id"], changes, now=now_iso(request))
+    with transaction(conn):
+        if "name" in changes or (changes.get("deleted") is False and action["deleted"]):
+            _check_name(conn, access, name, action["id"])
+        update_action(conn, action["id"], changes, now=now_iso(request))
     after = load_action(conn, access, action_id)
     diff = [
         {"type": ACTION_SCOPE_NAME, "action": "changed", "field": field, "before": action[field], "after": after[field]}

@@ -7,17 +7,17 @@ only after its events are committed, so an acknowledged event is never lost. See
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import AuthenticationFailed, NotAuthenticated
 from ..ingestion import IngestReport, ingest_events
-from ..ingestion.payload import decode_body, read_batch
+from ..ingestion.payload import CaptureBatch, decode_body, read_batch
+from ..ingestion.writer import SharedWriter
 from ..models.capture import CaptureResponse
-from ..storage import get_conn, get_settings
+from ..storage import get_settings
 from ..store.projects import get_project_by_token
 
 __all__ = ["router", "CAPTURE_PATHS"]
@@ -28,28 +28,23 @@ CAPTURE_PATHS = ("/batch", "/capture", "/e", "/i/v0/e")
 _TOKEN_HINT = "You can find your project API key (phc_...) in the project's settings: GET /api/projects/@current/."
 
 
-async def capture(request: Request, conn: sqlite3.Connection = Depends(get_conn)) -> CaptureResponse:
-    """Store a batch of events (or one event) sent by a PostHog SDK."""
-    received_at = datetime.now(UTC)  # skew is measured against real time, whatever the server clock says
+def _writer(request: Request) -> SharedWriter:
+    writer = getattr(request.app.state, "capture_writer", None)
+    if writer is None:
+        writer = request.app.state.capture_writer = SharedWriter(get_settings(request).db_path)
+    return writer
+
+
+def _store_batch(request: Request, batch: CaptureBatch, received_at: datetime) -> IngestReport:
     settings = get_settings(request)
-    compression = request.query_params.get("compression") or request.headers.get("content-encoding", "")
-    payload, fields = decode_body(
-        await request.body(),
-        content_type=request.headers.get("content-type", ""),
-        compression=compression,
-        limit=settings.max_request_bytes,
-    )
-    batch = read_batch(payload, fields, request.query_params)
-    if not batch.token:
-        raise NotAuthenticated(f"API key not provided. {_TOKEN_HINT}", code="missing_api_key")
-    project = await run_in_threadpool(get_project_by_token, conn, batch.token)
-    if project is None:
-        raise AuthenticationFailed(
-            f"Project API key invalid. No project has the token {batch.token[:64]!r}. {_TOKEN_HINT}",
-            code="invalid_api_key",
-        )
-    report: IngestReport = await run_in_threadpool(
-        lambda: ingest_events(
+    with _writer(request).connection() as conn:
+        project = get_project_by_token(conn, batch.token or "")
+        if project is None:
+            raise AuthenticationFailed(
+                f"Project API key invalid. No project has the token {(batch.token or '')[:64]!r}. {_TOKEN_HINT}",
+                code="invalid_api_key",
+            )
+        return ingest_events(
             conn,
             project,
             batch.events,
@@ -58,7 +53,22 @@ async def capture(request: Request, conn: sqlite3.Connection = Depends(get_conn)
             sent_at=batch.sent_at,
             historical_migration=batch.historical_migration,
         )
+
+
+async def capture(request: Request) -> CaptureResponse:
+    """Store a batch of events (or one event) sent by a PostHog SDK."""
+    received_at = datetime.now(UTC)  # skew is measured against real time, whatever the server clock says
+    compression = request.query_params.get("compression") or request.headers.get("content-encoding", "")
+    payload, fields = decode_body(
+        await request.body(),
+        content_type=request.headers.get("content-type", ""),
+        compression=compression,
+        limit=get_settings(request).max_request_bytes,
     )
+    batch = read_batch(payload, fields, request.query_params)
+    if not batch.token:
+        raise NotAuthenticated(f"API key not provided. {_TOKEN_HINT}", code="missing_api_key")
+    report = await run_in_threadpool(_store_batch, request, batch, received_at)
     return CaptureResponse.model_validate(report.as_dict())
 
 

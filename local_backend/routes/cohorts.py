@@ -47,6 +47,23 @@ LOGGED_FIELDS = ("name", "description", "filters", "deleted")
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
+def _cohort_openapi() -> dict[str, Any]:
+    """The body documented both ways: JSON, or multipart with the ids as a CSV file."""
+    extra = body_openapi(CohortWrite, form=False)
+    form_fields = {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "is_static": {"type": "boolean"},
+        "filters": {"type": "string", "description": "A JSON object, as text"},
+        "csv": {"type": "string", "format": "binary", "description": "Ids of persons to add (static cohorts)"},
+    }
+    extra["requestBody"]["content"]["multipart/form-data"] = {"schema": {"type": "object", "properties": form_fields}}
+    return extra
+
+
+COHORT_BODY_OPENAPI = _cohort_openapi()
+
+
 def load_cohort(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
     """The project's cohort with this id (deleted ones too), or 404 (also for an id that is not a number)."""
     try:
@@ -121,9 +138,8 @@ def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, lis
         raise ValidationError("Send either a csv file or distinct_ids, not both.", attr="csv")
     if upload is not None:
         return parse_cohort_csv(upload)
-    if body.distinct_ids is not None:
-        return "distinct_id", [value for value in body.distinct_ids if value]
-    return None
+    ids = [value for value in body.distinct_ids or [] if value]
+    return ("distinct_id", ids) if ids else None
 
 
 def _log(conn: sqlite3.Connection, access: ProjectAccess, cohort: dict, activity: str, changes: list | None) -> None:
@@ -156,7 +172,7 @@ def list_cohorts_route(
     response_model=Cohort,
     status_code=201,
     summary="Create a static cohort (distinct_ids or a csv file) or a property-based one (filters)",
-    openapi_extra=body_openapi(CohortWrite, form=False),
+    openapi_extra=COHORT_BODY_OPENAPI,
 )
 async def create_cohort_route(
     request: Request,
@@ -195,7 +211,7 @@ def retrieve_cohort(
     f"{BASE_PATH}/{{cohort_id}}",
     response_model=Cohort,
     summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
-    openapi_extra=body_openapi(CohortWrite, form=False),
+    openapi_extra=COHORT_BODY_OPENAPI,
 )
 async def update_cohort_route(
     request: Request,

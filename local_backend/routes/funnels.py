@@ -6,6 +6,7 @@ Every step object carries ``converted_people_url`` and ``dropped_people_url`` (s
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from typing import Any
@@ -75,13 +76,34 @@ async def funnel_people_route(
 ) -> dict[str, Any]:
     params = await read_filter_params(request)
     filter = parse_filter(FunnelFilter, params)
-    _person_funnel(filter)
     count = len(filter.steps)
     step = _funnel_step(funnel_step, count)
     value = decode_json_text(funnel_step_breakdown, "funnel_step_breakdown") if funnel_step_breakdown else None
     run = run_funnel(conn, access.project, filter, get_settings(request).clock.now())
     actors = step_actors(run, step, value)
+    if run.group_keys is not None and filter.aggregation_group_type_index is not None:
+        keys = sorted(run.group_keys[number] for number in actors)
+        return _groups_page(request, page, conn, access.project_id, filter.aggregation_group_type_index, keys)
     return _people_page(request, page, conn, access.project_id, actors)
+
+
+def _groups_page(
+    request: Request, page: Page, conn: sqlite3.Connection, project_id: int, index: int, keys: list[str]
+) -> dict[str, Any]:
+    """Groups in the people list's place: key, type index, properties (empty for a group never described)."""
+    window = keys[page.offset : page.offset + page.limit]
+    marks = ",".join("?" for _ in window) or "NULL"
+    stored = {
+        row[0]: json.loads(row[1] or "{}")
+        for row in conn.execute(
+            f"SELECT group_key, properties FROM groups WHERE project_id = ? AND group_type_index = ?"
+            f" AND group_key IN ({marks})",
+            [project_id, index, *window],
+        )
+    }
+    people = [{"group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})} for key in window]
+    envelope = paginated(request, page, len(keys), [{"people": people, "count": len(people)}])
+    return {**envelope, "count": len(keys)}
 
 
 def _people_page(
@@ -97,7 +119,7 @@ def _people_page(
 def _person_funnel(filter: FunnelFilter) -> None:
     if filter.aggregation_group_type_index is not None:
         raise ValidationError(
-            "Correlation and people lists of group funnels are not supported.",
+            "Correlation of group funnels is not supported.",
             attr="aggregation_group_type_index",
             code="unsupported",
         )

@@ -11,13 +11,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound
+from ..errors import NotFound, ValidationError
 from ..models.common import Paginated
 from ..models.persons import Person, person_body
 from ..pagination import Page, page_params, paginated
 from ..queries.person_filters import person_properties_condition
 from ..query_params import parse_filter_param
 from ..storage import get_conn
+from ..store.cohorts import cohort_member_condition, get_cohort
 from ..store.person_list import (
     Condition,
     distinct_id_condition,
@@ -41,6 +42,14 @@ def properties_param_condition(text: str | None) -> Condition:
     return person_properties_condition(properties, "properties")
 
 
+def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> Condition:
+    access.caller.require_scope("cohort:read")
+    found = get_cohort(conn, access.project_id, int(value)) if value.isdigit() and int(value) < 2**63 else None
+    if found is None or found["deleted"]:
+        raise ValidationError(f'Invalid pk "{value}" - object does not exist.', attr="cohort", code="does_not_exist")
+    return cohort_member_condition(found)
+
+
 @router.get(BASE_PATH, response_model=Paginated[Person], summary="List persons, newest first")
 def list_persons_route(
     request: Request,
@@ -50,8 +59,11 @@ def list_persons_route(
     search: str | None = Query(None, description="Every term must occur in a distinct id or the email property"),
     distinct_id: str | None = Query(None, description="Only the person with this distinct id"),
     properties: str | None = Query(None, description='JSON person filters, e.g. [{"key":"plan","value":"pro"}]'),
+    cohort: str | None = Query(None, description="Only members of this cohort (needs cohort:read too)"),
 ) -> dict[str, Any]:
     where = [person_search_condition(search), properties_param_condition(properties)]
+    if cohort is not None:
+        where.append(_cohort_condition(conn, access, cohort))
     if distinct_id is not None:
         where.append(distinct_id_condition(access.project_id, distinct_id))
     persons, total = list_persons(conn, access.project_id, where=where, limit=page.limit, offset=page.offset)

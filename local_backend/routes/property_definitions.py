@@ -76,7 +76,7 @@ def list_property_definitions_route(
     seen = properties_seen_on_events(conn, access.project_id, names) if names and kind == "event" else None
     if names and kind != "event":
         seen = set()  # person and group properties are not carried by events
-    wanted = [name for name in (properties or "").split(",") if name] if properties is not None else None
+    wanted = [name.strip() for name in (properties or "").split(",") if name.strip()] or None
     rows, total = list_property_definitions(
         conn,
         access.project_id,

@@ -25,6 +25,7 @@ __all__ = [
     "resolve_person_ids",
     "cohort_member_condition",
     "cohort_count",
+    "move_cohort_members",
 ]
 
 
@@ -157,3 +158,19 @@ def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
     condition, params = cohort_member_condition(cohort)
     row = conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", [cohort["project_id"], *params])
     return int(row.fetchone()[0])
+
+
+def move_cohort_members(conn: sqlite3.Connection, *, from_person_ids: Sequence[int], to_person_id: int) -> None:
+    """Hand static-cohort memberships of persons about to be merged away to the person they merge into.
+
+    ``cohort_people`` references ``persons``, so a merge must call this before deleting the absorbed persons;
+    a person already in a cohort stays in it once.
+    """
+    with transaction(conn):
+        for old in from_person_ids:
+            conn.execute(
+                "INSERT OR IGNORE INTO cohort_people (cohort_id, person_id)"
+                " SELECT cohort_id, ? FROM cohort_people WHERE person_id = ?",
+                (to_person_id, old),
+            )
+            conn.execute("DELETE FROM cohort_people WHERE person_id = ?", (old,))

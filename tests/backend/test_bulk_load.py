@@ -261,3 +261,20 @@ def test_an_interrupted_load_keeps_the_stored_batches_and_says_where_it_stopped(
     assert str(raised.value) == "interrupted before row 3 was stored"
     assert raised.value.report.loaded == 2
     assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+
+
+def test_top_level_wire_keys_such_as_set_become_properties_that_ingestion_honours(conn, world, tmp_path):
+    path = tmp_path / "wire.jsonl"
+    path.write_text(json.dumps({"event": "x", "distinct_id": "u1", "timestamp": "2026-01-10T10:00:00Z",
+                                "$set": {"plan": "pro"}}))  # fmt: skip
+    assert load_file(conn, world.project_id, path, now=NOW).loaded == 1
+    assert json.loads(conn.execute("SELECT properties FROM persons").fetchone()[0]) == {"plan": "pro"}
+
+
+def test_only_the_first_twenty_reasons_are_kept_and_the_rest_are_counted(conn, world, tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("event,distinct_id,timestamp\n" + "a,,2026-01-10T10:00:00Z\n" * 25 + "a,u1,2026-01-10\n")
+    report = load_file(conn, world.project_id, path, now=NOW)
+    assert (report.read, report.loaded, report.rejected, len(report.rejections)) == (26, 1, 25, 20)
+    assert report.rejections[-1] == {"row": 20, "reason": "distinct_id is missing"}
+    assert report.summary().endswith("  ... and 5 more rejected rows")

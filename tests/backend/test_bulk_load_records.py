@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -48,20 +49,20 @@ def test_csv_cells_are_typed_only_when_they_spell_a_json_number_or_boolean(text,
 @pytest.mark.parametrize(
     "record, timestamp",
     [
-        (BASE, "2026-01-10T10:00:00.000000Z"),
-        ({**BASE, "timestamp": "2026-01-10T11:00:00+01:00"}, "2026-01-10T10:00:00.000000Z"),
-        ({**BASE, "timestamp": "2026-01-10 10:00:00"}, "2026-01-10T10:00:00.000000Z"),  # naive is UTC
-        ({**BASE, "timestamp": "2026-01-10"}, "2026-01-10T00:00:00.000000Z"),
-        ({**BASE, "timestamp": datetime(2026, 1, 10, 10, 0, 0, 250)}, "2026-01-10T10:00:00.000250Z"),
+        (BASE, "2026-01-10T10:00:00+00:00"),
+        ({**BASE, "timestamp": "2026-01-10T11:00:00+01:00"}, "2026-01-10T10:00:00+00:00"),
+        ({**BASE, "timestamp": "2026-01-10 10:00:00"}, "2026-01-10T10:00:00+00:00"),  # naive is UTC
+        ({**BASE, "timestamp": "2026-01-10"}, "2026-01-10T00:00:00+00:00"),
+        ({**BASE, "timestamp": datetime(2026, 1, 10, 10, 0, 0, 250)}, "2026-01-10T10:00:00.000250+00:00"),
         (
             {**BASE, "timestamp": datetime(2026, 1, 10, 5, 0, tzinfo=timezone(timedelta(hours=-5)))},
-            "2026-01-10T10:00:00.000000Z",
+            "2026-01-10T10:00:00+00:00",
         ),
-        ({**BASE, "timestamp": pd.Timestamp("2026-01-10T10:00:00", tz="UTC")}, "2026-01-10T10:00:00.000000Z"),
-        ({**BASE, "timestamp": date(2026, 1, 10)}, "2026-01-10T00:00:00.000000Z"),
+        ({**BASE, "timestamp": pd.Timestamp("2026-01-10T10:00:00", tz="UTC")}, "2026-01-10T10:00:00+00:00"),
+        ({**BASE, "timestamp": date(2026, 1, 10)}, "2026-01-10T00:00:00+00:00"),
     ],
 )
-def test_timestamps_become_utc_iso_with_microseconds(record, timestamp):
+def test_timestamps_become_one_utc_iso_spelling_per_instant(record, timestamp):
     assert wire_event(record)["timestamp"] == timestamp
 
 
@@ -143,8 +144,20 @@ def test_content_uuid_is_stable_and_changes_with_any_part_of_the_event():
         wire_event({**BASE, "plan": "pro", "n": 1, "timestamp": "2026-01-10T10:00:00.000001Z"})["uuid"],
     }
     assert first not in others and len(others) == 4
-    assert content_uuid("a", "b", "c", {"amount": 29}) == content_uuid("a", "b", "c", {"amount": 29.0})
-    assert content_uuid("a", "b", "c", {"amount": 29}) != content_uuid("a", "b", "c", {"amount": 29.5})
+    at = datetime(2026, 1, 10, 10, 0, 0, 123456, tzinfo=UTC)
+    assert content_uuid("a", "b", at, {"amount": 29}) == content_uuid("a", "b", at, {"amount": 29.0})
+    assert content_uuid("a", "b", at, {"amount": 29}) != content_uuid("a", "b", at, {"amount": 29.5})
+
+
+def test_content_uuids_are_version_7_and_sort_by_event_time():
+    early = datetime(2026, 1, 10, 10, 0, 0, 123456, tzinfo=UTC)
+    made = uuid.UUID(content_uuid("a", "b", early, {}))
+    assert made.version == 7 and made.variant == uuid.RFC_4122
+    # 2026-01-10T10:00:00.123Z is 1768039200123 ms since the epoch: the first 48 bits
+    assert made.int >> 80 == 1_768_039_200_123
+    stamps = [early + timedelta(milliseconds=n) for n in (0, 1, 2, 1000, 86_400_000)]
+    uuids = [content_uuid("z", "u", moment, {"n": -i}) for i, moment in enumerate(stamps)]
+    assert uuids == sorted(uuids)
 
 
 # --- readers ---------------------------------------------------------------------------------------------
@@ -157,7 +170,7 @@ def _records(path: Path, format: str | None = None) -> list:
 def test_csv_reader_types_property_cells_but_not_the_required_columns(tmp_path):
     path = tmp_path / "events.csv"
     path.write_text(
-        "\ufeffevent,distinct_id,timestamp,plan,amount,zip\n"  # Excel's byte-order mark
+        "\ufeffevent, distinct_id ,timestamp,plan,amount,zip\n"  # Excel's byte-order mark, padded names
         "purchase,007,2026-01-10T10:00:00Z,pro,99,00501\n"
         "\n"
         'pageview,8,2026-01-10T11:00:00Z,,"1,5",\n',

@@ -10,6 +10,7 @@ import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pandas as pd
 import pytest
 import requests
 from posthog import Posthog
@@ -157,3 +158,32 @@ def test_concurrent_requests_are_all_acknowledged_and_stored(server):
         worker.join()
     assert statuses == [200] * (threads * batches)
     assert rows(server, "SELECT COUNT(*) FROM events WHERE event = 'load'") == [(threads * batches * per_batch,)]
+
+
+def test_a_historical_migration_client_keeps_timestamps_exactly(server):
+    client = Posthog(server.project_token(), host=server.base_url, sync_mode=True, historical_migration=True)
+    try:
+        client.capture("imported", distinct_id="importer", timestamp=datetime(2024, 3, 1, 10, 0, tzinfo=UTC))
+    finally:
+        client.shutdown()
+    [(micros,)] = rows(server, "SELECT timestamp FROM events WHERE event = 'imported'")
+    assert datetime.fromtimestamp(micros / 1_000_000, UTC) == datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+
+
+def test_the_toolkit_sends_a_frame_through_the_capture_api(server):
+    frame = pd.DataFrame(
+        {
+            "event": ["frame-signup", "frame-signup", None],
+            "distinct_id": ["f1", "f2", "f3"],
+            "timestamp": ["2026-01-05T10:00:00Z", "2026-01-05T11:00:00Z", "2026-01-05T12:00:00Z"],
+            "plan": ["pro", "free", "pro"],
+        }
+    )
+    result = server.capture_frame(frame, progress=False)
+    assert (result.accepted, result.rejected) == (2, 1)
+    again = server.capture_frame(frame, progress=False)  # the same rows get the same uuids: stored once
+    assert again.accepted == 2
+    stored = rows(
+        server, "SELECT distinct_id, properties FROM events WHERE event = 'frame-signup' ORDER BY distinct_id"
+    )
+    assert [(d, json.loads(p)["plan"]) for d, p in stored] == [("f1", "pro"), ("f2", "free")]

@@ -256,3 +256,42 @@ def test_list_is_newest_first_and_searchable(client, world, seed):
     assert [
         c["name"] for c in client.get(url(world), params={"search": "bet"}, headers=world.headers()).json()["results"]
     ] == ["Beta"]
+
+
+def test_patch_with_no_ids_changes_nothing(client, world, seed):
+    one = url(world, str(seed.static_cohort_id))
+    patched = client.patch(one, json={"distinct_ids": ["", ""]}, headers=world.headers()).json()
+    assert (patched["count"], patched["unknown_ids"]) == (1, None)
+    assert client.get(one + "/activity", headers=world.headers()).json()["total_count"] == 0
+
+
+def test_openapi_documents_the_csv_upload(client):
+    spec = client.get("/api/schema").json()
+    body = spec["paths"]["/api/projects/{project_id}/cohorts"]["post"]["requestBody"]["content"]
+    assert body["multipart/form-data"]["schema"]["properties"]["csv"]["format"] == "binary"
+    assert "distinct_ids" in body["application/json"]["schema"]["properties"]
+
+
+def test_memberships_pass_to_the_person_a_merge_keeps(client, world, seed, conn):
+    import sqlite3
+
+    from local_backend.store.cohorts import move_cohort_members
+    from local_backend.store.db import transaction
+
+    alice, bob = seed.persons["alice"], seed.persons["bob"]
+    both = client.post(url(world), json={"name": "Both", "is_static": True, "distinct_ids": ["alice", "bob"]},
+                       headers=world.headers()).json()  # fmt: skip
+    # a static cohort's members reference their persons: deleting a member outright is refused
+    with pytest.raises(sqlite3.IntegrityError):
+        with transaction(conn):
+            conn.execute("DELETE FROM persons WHERE id = ?", (alice,))
+    # alice merges into bob: her memberships move first, then her person row can go
+    with transaction(conn):
+        move_cohort_members(conn, from_person_ids=[alice], to_person_id=bob)
+        conn.execute("UPDATE person_distinct_ids SET person_id = ? WHERE person_id = ?", (bob, alice))
+        conn.execute("UPDATE events SET person_id = ? WHERE person_id = ?", (bob, alice))
+        conn.execute("DELETE FROM persons WHERE id = ?", (alice,))
+    beta = client.get(url(world, str(seed.static_cohort_id)), headers=world.headers()).json()
+    assert beta["count"] == 1  # alice's place is now bob's
+    assert member_ids(client, world, seed.static_cohort_id) == ["alice", "bob"]  # one person, both ids
+    assert client.get(url(world, str(both["id"])), headers=world.headers()).json()["count"] == 1

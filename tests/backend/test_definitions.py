@@ -143,6 +143,8 @@ def test_property_definitions_hide_bookkeeping_keys_and_filter_numbers(client, w
     excluded = client.get(url, params={"excluded_properties": '["plan","amount"]'}, headers=world.headers())
     assert names(excluded) == ["$current_url", "timestamp"]
     assert names(client.get(url, params={"properties": "plan,amount"}, headers=world.headers())) == ["amount", "plan"]
+    assert names(client.get(url, params={"properties": " plan, ,"}, headers=world.headers())) == ["plan"]
+    assert len(names(client.get(url, params={"properties": ""}, headers=world.headers()))) == 4
     amount = client.get(url, params={"search": "amo"}, headers=world.headers()).json()["results"][0]
     assert (amount["property_type"], amount["is_numerical"], amount["is_seen_on_filtered_events"]) == (
         "Numeric",

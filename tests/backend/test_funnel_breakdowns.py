@@ -140,3 +140,25 @@ def test_project_timezone_shapes_the_range(client, world, conn):
     add_events(conn, world.project_id, [("a", "u1", "2026-01-09T23:30:00Z"), ("b", "u1", "2026-01-09T23:40:00Z")])
     assert [s["count"] for s in funnel(client, world, date_from="2026-01-10", date_to="2026-01-10")] == [1, 1]
     assert [s["count"] for s in funnel(client, world, date_from="2026-01-09", date_to="2026-01-09")] == [0, 0]
+
+
+def test_people_of_a_group_funnel_are_groups(client, world, conn):
+    add_events(conn, world.project_id, [("a", "u1", "2026-01-10T10:00:00Z"), ("b", "u2", "2026-01-10T10:30:00Z"),
+                                        ("a", "u3", "2026-01-10T11:00:00Z")])  # fmt: skip
+    set_groups(conn, world.project_id, {"u1": "acme", "u2": "acme", "u3": "globex"})
+    conn.execute(
+        "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at) VALUES (?, 0, ?, ?, 0)",
+        (world.project_id, "acme", json.dumps({"size": "big"})),
+    )
+    conn.commit()
+    steps = funnel(client, world, aggregation_group_type_index=0)
+
+    def actors(url):
+        response = client.get(url, headers=world.headers())
+        assert response.status_code == 200, response.json()
+        return response.json()["results"][0]["people"]
+
+    assert actors(steps[1]["converted_people_url"]) == [
+        {"group_key": "acme", "group_type_index": 0, "group_properties": {"size": "big"}}
+    ]
+    assert [g["group_key"] for g in actors(steps[1]["dropped_people_url"])] == ["globex"]

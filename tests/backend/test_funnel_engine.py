@@ -249,3 +249,18 @@ def test_outcome_keeps_the_earliest_furthest_attempt_bounds() -> None:
     # with a 40 s window the attempt at 0 cannot reach 50: only the one at 100 converts
     assert (reduced.first // 1_000_000).tolist() == [100, 10]
     assert (reduced.finish // 1_000_000).tolist() == [130, 10]
+
+
+@pytest.mark.parametrize("order", [ORDERED, STRICT, UNORDERED])
+def test_slices_give_the_same_attempts(order: str) -> None:
+    # persons of 1 to 4 rows; slices of 3 rows cut between persons (a 4-row person stays whole)
+    data = rows(
+        (1, 0, {0}), (1, 5, {1}), (2, 0, {1}), (2, 3, {0}), (2, 4, set()), (2, 9, {1}),
+        (3, 1, {0}), (4, 2, {0}), (4, 7, {1}), (4, 8, {0}),
+    )  # fmt: skip
+    whole = compute_attempts(data, spec(2, order), chunk_rows=100)
+    sliced = compute_attempts(data, spec(2, order), chunk_rows=3)
+    for name in ("group", "start", "steps", "finish"):
+        assert getattr(whole, name).tolist() == getattr(sliced, name).tolist(), name
+    assert np.array_equal(whole.times, sliced.times, equal_nan=True)
+    assert len(whole) >= 5

@@ -446,3 +446,16 @@ def test_dropped_people_of_strict_and_unordered_funnels(client, world, conn):
         steps = funnel(client, world, funnel_order_type=order)["result"]
         assert people(client, world, steps[2]["dropped_people_url"]) == third, order
         assert people(client, world, steps[1]["dropped_people_url"]) == ["carol"], order
+
+
+def test_people_urls_keep_a_range_that_starts_mid_day(client, world, conn):
+    # -30h from Jan 15 12:00 starts Jan 14 06:00: alice's 05:00 step is outside, bob's 07:00 inside
+    add_events(
+        conn,
+        world.project_id,
+        [("$pageview", "alice", "2026-01-14T05:00:00Z"), ("signup", "alice", "2026-01-14T05:30:00Z"),
+         ("$pageview", "bob", "2026-01-14T07:00:00Z"), ("signup", "bob", "2026-01-14T07:10:00Z")],
+    )  # fmt: skip
+    steps = funnel(client, world, events=STEPS[:2], date_from="-30h")["result"]
+    assert [s["count"] for s in steps] == [1, 1]
+    assert people(client, world, steps[1]["converted_people_url"]) == ["bob"]

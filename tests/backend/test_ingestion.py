@@ -8,11 +8,17 @@ from datetime import UTC, datetime
 
 import pytest
 
+import local_backend.ingestion.ingest as ingest_module
 from local_backend.ingestion import MAX_REJECTIONS, ingest_events
+from local_backend.plugins.base import Plugin
+from local_backend.plugins.pipeline import ConfiguredPlugin
 from local_backend.store.projects import get_project
+
+from .plugin_helpers import add_config
 
 RECEIVED = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
 RECEIVED_US = 1_768_478_400_000_000  # 2026-01-15T12:00:00Z in microseconds
+UUID_B = "01890000-0000-7000-8000-0000000000bb"
 
 
 def micros(text: str) -> int:
@@ -74,6 +80,11 @@ def test_valid_events_are_stored_with_their_fields(conn, world):
         ({"event": "x", "distinct_id": "a", "properties": {"v": float("nan")}},
          "properties are not valid JSON: Out of range float values are not JSON compliant"),
         ("not an event", "event must be a JSON object"),
+        ({"event": "x" * 401, "distinct_id": "a"}, "event name is longer than 400 characters"),
+        ({"event": "x", "distinct_id": "a", "uuid": 7}, "uuid must be text"),
+        ({"event": "x", "distinct_id": True}, "distinct_id must be text or a number"),
+        ({"event": "x", "distinct_id": "a", "timestamp": True},
+         "timestamp must be an ISO 8601 date-time or epoch milliseconds"),
     ],
 )  # fmt: skip
 def test_invalid_events_are_rejected_with_a_reason_and_the_rest_stored(conn, world, event, reason):
@@ -265,3 +276,68 @@ def test_callers_objects_are_not_changed(conn, world):
     assert properties == {"plan": "pro", "$set": {"a": 1}}
     stored_properties = json.loads(stored(conn, "properties")[0][0])
     assert stored_properties["$set"] == {"a": 1, "b": 2}
+
+
+def fail_on_b(event, config):
+    if event["event"] == "b":
+        raise ValueError("cannot handle b")
+    return {**event, "properties": {**event["properties"], "seen": True}}
+
+
+FAILING = Plugin(id=92, slug="fail-on-b", name="Fail on b", description="", tag="0", process_event=fail_on_b)
+
+
+def test_a_plugin_error_is_recorded_on_its_config_and_the_event_is_still_stored(conn, world, monkeypatch):
+    config_id = add_config(conn, world.project_id, 2, order=1)
+    configured = [ConfiguredPlugin(config_id=config_id, plugin=FAILING, config={})]
+    monkeypatch.setattr(ingest_module, "load_enabled_plugins", lambda connection, project_id: configured)
+    report = ingest(
+        conn, world, [{"event": "a", "distinct_id": "u"}, {"event": "b", "distinct_id": "u", "uuid": UUID_B}]
+    )
+    assert (report.accepted, report.dropped) == (2, 0)
+    # the failing plugin leaves the event as it was; the other event went through it
+    assert stored(conn, "event", "properties") == [("a", '{"seen":true}'), ("b", "{}")]
+    error = json.loads(conn.execute("SELECT error FROM plugin_configs WHERE id = ?", (config_id,)).fetchone()[0])
+    assert error == {
+        "message": "cannot handle b",
+        "time": "2026-01-15T12:00:00.000000Z",
+        "name": "ValueError",
+        "event_uuid": UUID_B,
+        "event": "b",
+    }
+    counts = conn.execute(
+        "SELECT SUM(successes), SUM(failures) FROM plugin_config_metrics WHERE plugin_config_id = ?", (config_id,)
+    ).fetchone()
+    assert tuple(counts) == (1, 1)
+
+
+def test_duplicates_do_not_reach_the_plugins(conn, world, monkeypatch):
+    config_id = add_config(conn, world.project_id, 2, order=1)
+    configured = [ConfiguredPlugin(config_id=config_id, plugin=FAILING, config={})]
+    monkeypatch.setattr(ingest_module, "load_enabled_plugins", lambda connection, project_id: configured)
+    event = {"event": "a", "distinct_id": "u", "uuid": UUID_B}
+    ingest(conn, world, [event])
+    ingest(conn, world, [event])
+    successes = conn.execute(
+        "SELECT SUM(successes) FROM plugin_config_metrics WHERE plugin_config_id = ?", (config_id,)
+    ).fetchone()[0]
+    assert successes == 1
+
+
+def test_run_plugins_false_skips_the_pipeline(conn, world):
+    add_config(conn, world.project_id, 2, order=1, config={"defaultNamingConvention": "snake_case"})
+    ingest(conn, world, [{"event": "Signed Up", "distinct_id": "u"}], run_plugins=False)
+    ingest(conn, world, [{"event": "Signed Up", "distinct_id": "u"}])
+    assert stored(conn, "event") == [("Signed Up",), ("signed_up",)]
+
+
+def test_circular_properties_from_a_python_caller_are_rejected_not_fatal(conn, world):
+    circular: dict = {}
+    circular["self"] = circular
+    report = ingest(conn, world, [{"event": "x", "distinct_id": "a", "properties": {"loop": circular}}])
+    assert report.rejections == [{"index": 0, "reason": "properties are not valid JSON: nested too deeply or circular"}]
+    assert stored(conn, "event") == []
+
+
+def test_an_event_name_of_exactly_400_characters_is_kept(conn, world):
+    assert ingest(conn, world, [{"event": "x" * 400, "distinct_id": "a"}]).accepted == 1

@@ -32,6 +32,8 @@ BAD_INPUT = [
     ("GET", PERSONS + "?properties=[1]", 400, "invalid_input", "properties__0"),
     ("GET", PERSONS + "?limit=100000000", 400, "invalid_input", "limit"),
     ("GET", PERSONS + "?properties=" + "[" * 5000 + "]" * 5000, 400, "invalid_input", "properties"),
+    ("GET", PERSONS + "?cohort=abc", 400, "does_not_exist", "cohort"),
+    ("GET", PERSONS + "?cohort={ocid}", 400, "does_not_exist", "cohort"),
     ("GET", PERSONS + "/{operson}", 404, "not_found", None),
     ("GET", PERSONS + "/00000000-0000-0000-0000-000000000000", 404, "not_found", None),
     ("GET", PERSONS + "/99999999999999999999999", 404, "not_found", None),
@@ -113,3 +115,12 @@ def test_person_name_falls_back_to_a_distinct_id(client, world, conn):
                persons={"anon-7": {"name": ""}})  # fmt: skip
     body = client.get(f"/api/projects/{world.project_id}/persons/", headers=world.headers()).json()
     assert body["results"][0]["name"] == "anon-7"
+
+
+def test_cohort_filter(client, world, seed):
+    assert listed(client, world, cohort=str(seed.static_cohort_id)) == ["alice"]
+    assert listed(client, world, cohort=str(seed.property_cohort_id), search="corp") == []
+    person_only = {"Authorization": f"Bearer {world.make_key('person:read')}"}
+    response = client.get(f"/api/projects/{world.project_id}/persons/", params={"cohort": seed.static_cohort_id},
+                          headers=person_only)  # fmt: skip
+    assert (response.status_code, response.json()["detail"]) == (403, "API key missing required scope 'cohort:read'")

@@ -576,3 +576,88 @@ def test_access_needs_insight_read(client, world):
     url = f"/api/projects/{world.project_id}/insights/trend/"
     assert client.post(url, json={"events": [{"id": "e"}]}, headers=world.headers(key)).status_code == 403
     assert client.post(url, json={"events": [{"id": "e"}]}).status_code in (401, 403)
+
+
+def test_other_bucket_of_unique_users_counts_each_person_once(client, world, conn):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("e", "p1", "2026-01-15T10:00:00Z", {"v": "a"}),
+            ("e", "p2", "2026-01-15T10:00:00Z", {"v": "a"}),
+            ("e", "p2", "2026-01-15T10:00:00Z", {"v": "a"}),
+            ("e", "p1", "2026-01-15T10:00:00Z", {"v": "b"}),
+            ("e", "p1", "2026-01-15T10:00:00Z", {"v": "c"}),
+        ],
+    )
+    base = {"breakdown": "v", "breakdown_limit": 1, "date_from": "dStart"}
+    dau = trend(client, world, {**base, "events": [{"id": "e", "math": "dau"}]})
+    # a is first (3 events); b and c are Other, done by p1 alone
+    assert [(s["breakdown_value"], s["data"]) for s in dau["result"]] == [
+        ("a", [2]),
+        ("$$_posthog_breakdown_other_$$", [1]),
+    ]
+    total = trend(client, world, {**base, "events": [{"id": "e"}]})
+    assert [(s["breakdown_value"], s["data"]) for s in total["result"]] == [
+        ("a", [3]),
+        ("$$_posthog_breakdown_other_$$", [2]),
+    ]
+
+
+def test_weekly_active_broken_down(client, world, conn):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("e", "p1", "2026-01-10T10:00:00Z", {"v": "a"}),
+            ("e", "p2", "2026-01-14T10:00:00Z", {"v": "a"}),
+            ("e", "p3", "2026-01-14T10:00:00Z", {"v": "b"}),
+        ],
+    )
+    body = trend(
+        client, world, {"events": [{"id": "e", "math": "weekly_active"}], "breakdown": "v", "date_from": "-1d"}
+    )
+    # the 14th looks back over the 8th..14th (p1 and p2 for a), the 15th over the 9th..15th (the same)
+    assert [(s["breakdown_value"], s["data"]) for s in body["result"]] == [("a", [2, 2]), ("b", [1, 1])]
+
+
+def test_weekly_active_by_hour_looks_back_seven_days_from_each_hour(client, world, conn):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            # the 11:00 bucket looks back over the 7 days to its end, from 12:00 on the 8th; the 12:00 bucket from
+            # 13:00 on the 8th
+            ("e", "a", "2026-01-08T12:30:00Z"),
+            ("e", "b", "2026-01-15T11:15:00Z"),
+        ],
+    )
+    body = trend(
+        client,
+        world,
+        {"events": [{"id": "e", "math": "weekly_active"}], "date_from": "-1h", "interval": "hour"},
+    )
+    assert body["result"][0]["days"] == ["2026-01-15 11:00:00", "2026-01-15 12:00:00"]
+    assert data_of(body) == [[2, 1]]
+
+
+def test_explicit_dates_keep_exact_bounds(client, world, conn):
+    add_events(conn, world.project_id, [("e", "a", "2026-01-14T08:00:00Z"), ("e", "a", "2026-01-14T20:00:00Z")])
+    body = trend(
+        client,
+        world,
+        {
+            "events": [{"id": "e"}],
+            "date_from": "2026-01-14T06:00:00",
+            "date_to": "2026-01-14T12:00:00",
+            "explicit_date": True,
+        },
+    )
+    assert body["result"][0]["days"] == ["2026-01-14"] and data_of(body) == [[1]]
+
+
+def test_all_time_starts_at_the_first_event(client, world, conn):
+    add_events(conn, world.project_id, [("e", "a", "2026-01-12T08:00:00Z"), ("e", "a", "2026-01-15T08:00:00Z")])
+    body = trend(client, world, {"events": [{"id": "e"}], "date_from": "all"})
+    assert body["result"][0]["days"] == ["2026-01-12", "2026-01-13", "2026-01-14", "2026-01-15"]
+    assert data_of(body) == [[1, 0, 0, 1]]

@@ -386,3 +386,31 @@ def test_paths_keep_only_the_largest_edges():
 
 def test_empty_paths_say_no_data():
     assert texts(plot_paths(edges())) == ["No data"]
+
+
+@pytest.mark.parametrize(
+    "days, labels",
+    [
+        (["2026-01-01T09:00:00", "2026-01-01T10:00:00"], ["Jan 01 09:00", "Jan 01 10:00"]),
+        (["2025-01-01", "2026-03-01"], ["Jan 2025", "Mar 2026"]),
+    ],
+)
+def test_bar_labels_follow_the_interval(days, labels):
+    ax = plot_trend(trend(series("a", [1, 2], days=days)), kind="bar")
+    assert [label.get_text() for label in ax.get_xticklabels()] == labels
+
+
+def test_bar_ticks_are_thinned_to_stay_readable():
+    days = [f"2026-01-{day:02d}" for day in range(1, 31)]
+    ax = plot_trend(trend(series("a", list(range(30)), days=days)), kind="bar")
+    # 30 dates, at most 12 labels: every third date
+    assert [label.get_text() for label in ax.get_xticklabels()][:3] == ["Jan 01", "Jan 04", "Jan 07"]
+    assert len(ax.get_xticklabels()) == 10
+    assert heights(ax) == [float(value) for value in range(30)]
+
+
+def test_retention_periods_are_named_from_the_labels_without_a_request():
+    rows = [{"label": "Week 0", "date": "2026-01-05T00:00:00Z", "values": [{"count": 3}, {"count": 1}]}]
+    ax = plot_retention(retention_frame({"result": rows}))
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["Week 0", "Week 1"]
+    assert ax.get_title() == "Retention by week"

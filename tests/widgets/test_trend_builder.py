@@ -363,3 +363,27 @@ def test_the_catalog_is_fetched_once_per_builder(client, fake):
     paths = [call.path.rsplit("/", 2)[-2] for call in fake.calls]
     assert sorted(paths) == ["actions", "event_definitions", "property_definitions"]
     assert fake.calls[0].params["limit"] == "100"  # pages of 100, up to the picker limit
+
+
+def test_a_malformed_answer_on_click_is_a_message_and_raises_from_code(client, fake):
+    fake.routes[("POST", TREND)] = trend_answer({"action": {"id": "signup", "name": "signup", "order": 0}})
+    builder = TrendBuilder(client, events=["signup"])
+    builder.run_button.click()
+    assert builder.error == "Unexpected error, please report it: KeyError: 'days'"
+    assert builder.run_button.disabled is False
+    with pytest.raises(KeyError):
+        builder.run()
+
+
+def test_a_successful_save_clears_the_previous_error(client, fake):
+    fake.routes[("POST", INSIGHTS)] = [(500, {"detail": "busy"}), (201, fake.routes[("POST", INSIGHTS)][1])]
+    builder = TrendBuilder(client, events=["signup"])
+    assert builder.save("x") is None and "busy" in builder.message.value
+    assert builder.save("x") == "a1B2c3D4"
+    assert builder.error is None and builder.message.value == ""
+
+
+def test_an_unnamed_action_is_offered_by_its_id(client, fake):
+    fake.routes[("GET", "/api/projects/1/actions/")] = (200, {"next": None, "results": [{"id": 9, "name": None}]})
+    builder = TrendBuilder(client, events=["signup"])
+    assert builder.series[0].entity.options[-1] == ("Action 9", 9)

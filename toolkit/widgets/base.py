@@ -82,8 +82,8 @@ class Builder:
         self.name = widgets.Text(placeholder="Insight name", description="Name")
         self.save_button = widgets.Button(description="Save as insight", icon="save")
         self.saved = widgets.HTML()
-        self.run_button.on_click(lambda _button: self.run())
-        self.save_button.on_click(lambda _button: self.save())
+        self.run_button.on_click(lambda _button: self._clicked(self.run))
+        self.save_button.on_click(lambda _button: self._clicked(self.save))
         self.dates.load(initial.date_from, initial.date_to)
         if initial.interval is not None:
             if initial.interval not in INTERVALS:
@@ -158,6 +158,15 @@ class Builder:
     def _note(text: str, colour: str = "#666") -> str:
         return f'<span style="color:{colour}">{html.escape(text)}</span>'
 
+    def _clicked(self, action: Any) -> None:
+        """A button's action: anything unexpected is shown as a message too, since a click has no caller
+        to raise to (called from code, `run` and `save` raise what they do not expect)."""
+        try:
+            action()
+        except Exception as error:  # the message is the only place a click can report to
+            self.error = f"Unexpected error, please report it: {type(error).__name__}: {error}"
+            self.message.value = self._note(self.error, "#b00020")
+
     def _fail(self, error: Exception) -> None:
         self.error = error_message(error)
         self.message.value = self._note(self.error, "#b00020")
@@ -218,6 +227,7 @@ class Builder:
         except (ToolkitError, ValueError) as error:
             self._fail(error)
             return None
+        self.message.value = ""
         self.short_id = str(saved.loc[0, "short_id"])
         self.saved.value = f"Saved as <code>{html.escape(self.short_id)}</code>"
         return self.short_id

@@ -87,7 +87,8 @@ class Catalog:
             self._actions = {}
             if frame is not None:
                 live = frame[~frame["deleted"].fillna(False).astype(bool)]
-                self._actions = {int(row.id): str(row.name) for row in live.itertuples(index=False)}
+                names = live["name"].astype(object).where(live["name"].notna(), "")
+                self._actions = {int(key): str(name) for key, name in zip(live["id"], names, strict=True)}
         return self._actions
 
     def entity_options(self, *extra: EntityKey) -> list[tuple[str, EntityKey]]:

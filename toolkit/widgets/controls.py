@@ -114,7 +114,12 @@ class DateRangeControl:
         }
 
 
-BREAKDOWN_TYPES = [("No breakdown", ""), ("Event property", "event"), ("Person property", "person")]
+BREAKDOWN_TYPES = [
+    ("No breakdown", ""),
+    ("Event property", "event"),
+    ("Person property", "person"),
+    ("Session property", "session"),
+]
 
 
 class BreakdownControl:

@@ -140,7 +140,9 @@ class TrendBuilder(Builder):
             if request.display not in [value for _, value in DISPLAYS]:
                 self.display.options = [*DISPLAYS, (request.display, request.display)]
             self.display.value = request.display
-        self.compare = widgets.Checkbox(value=bool(request.compare), description="Compare to previous period")
+        self.compare = widgets.Checkbox(
+            value=bool(request.compare), description="Compare to previous period", indent=False
+        )
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
         self._report_catalog()
 

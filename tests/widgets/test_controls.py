@@ -1,0 +1,87 @@
+"""The shared controls' conversions: typed filter values and custom dates, as a table of cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolkit.widgets.controls import BreakdownControl, DateRangeControl, check_date, filter_value
+
+
+class NoCatalog:
+    def properties(self, type):
+        return []
+
+
+@pytest.mark.parametrize(
+    "operator, text, value",
+    [
+        ("exact", "Chrome", "Chrome"),
+        ("exact", " Chrome , Safari ,", ["Chrome", "Safari"]),
+        ("is_not", "a,b", ["a", "b"]),
+        ("icontains", "a,b", "a,b"),  # commas separate values only for equals / is not
+        ("gt", "10", 10),
+        ("gte", "10.0", 10.0),
+        ("lt", "-2.5", -2.5),
+        ("lte", "1e3", 1000),
+        ("is_set", "", "is_set"),
+        ("is_not_set", "ignored", "is_not_set"),
+        ("regex", r"^/blog/\d+$", r"^/blog/\d+$"),
+        ("is_date_before", "2026-01-01", "2026-01-01"),
+    ],
+)
+def test_filter_values(operator, text, value):
+    assert filter_value(operator, text) == value
+    assert type(filter_value(operator, text)) is type(value)
+
+
+@pytest.mark.parametrize(
+    "operator, text, message",
+    [
+        ("exact", "", "filter: give a value to compare with"),
+        ("gt", "ten", "filter: 'ten' is not a number, and gt compares numbers"),
+        ("lte", "1,000", "filter: '1,000' is not a number"),
+        ("not_regex", "a(b", "filter: 'a(b' is not a valid regular expression"),
+        ("regex", "[", "is not a valid regular expression"),
+    ],
+)
+def test_bad_filter_values(operator, text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        filter_value(operator, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["2026-01-31", "2026-01-31T09:30", "2026-01-31T09:30:00+01:00", "-7d", "-24h", "-1mStart", "dStart", "all"]
+)
+def test_dates_accepted(text):
+    assert check_date(f" {text} ", "date_from") == text
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2026-13-01", "7 days", "-7x", "2026/01/01", ""])
+def test_dates_refused(text):
+    with pytest.raises(ValueError, match="date_from: .* is neither a date"):
+        check_date(text, "date_from")
+
+
+@pytest.mark.parametrize(
+    "date_from, date_to, preset",
+    [
+        (None, None, "Last 7 days"),
+        ("-7d", None, "Last 7 days"),
+        ("-1mStart", "-1mEnd", "Previous month"),
+        ("-1mStart", None, "Custom"),
+        ("all", None, "All time"),
+    ],
+)
+def test_request_dates_pick_their_preset(date_from, date_to, preset):
+    control = DateRangeControl()
+    control.load(date_from, date_to)
+    assert control.preset.value == preset
+
+
+def test_a_list_breakdown_is_kept_until_its_text_is_edited():
+    control = BreakdownControl(NoCatalog())
+    control.load([3, 4], "cohort")
+    assert control.type.value == "cohort"
+    assert control.values() == {"breakdown": [3, 4], "breakdown_type": "cohort"}
+    control.property.value = "5"
+    assert control.values() == {"breakdown": "5", "breakdown_type": "cohort"}
