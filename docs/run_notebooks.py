@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 IMAGES = ROOT / "docs" / "images"
 SCREENSHOT_TAG = "screenshot:"
-CELL_TIMEOUT = 600
+CELL_TIMEOUT = 180  # seconds; every cell takes a few, the first (seeding the backend) the longest
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
