@@ -67,12 +67,21 @@ class DefinitionsWriter:
             elif timestamp > span[2]:
                 span[2] = timestamp
 
-    def add_properties(self, properties: Mapping[str, Any], kind: int = EVENT, group_type_index: int = -1) -> None:
+    def seen_event_keys(self) -> set[str]:
+        """The event property names already typed in this call (the live set, for a cheap subset check)."""
+        return self._bucket(EVENT, -1)
+
+    def _bucket(self, kind: int, group_type_index: int) -> set[str]:
         bucket = (kind, group_type_index)
         typed = self._typed.get(bucket)
         if typed is None:
             typed = self._typed[bucket] = set()
             self._first[bucket] = {}
+        return typed
+
+    def add_properties(self, properties: Mapping[str, Any], kind: int = EVENT, group_type_index: int = -1) -> None:
+        bucket = (kind, group_type_index)
+        typed = self._bucket(kind, group_type_index)
         keys = properties.keys()
         if keys <= typed:  # the common case: nothing new, no per-key work
             return

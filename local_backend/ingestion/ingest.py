@@ -39,6 +39,7 @@ __all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]
 MAX_REJECTIONS = 100
 _CHUNK = 500
 _MERGING_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously"})
+_SPECIAL_EVENTS = _MERGING_EVENTS | {"$groupidentify"}
 _MILLIS_MASK = (1 << 48) - 1
 _LOW_62 = (1 << 62) - 1
 
@@ -231,32 +232,37 @@ def _store(conn: sqlite3.Connection, project_id: int, encoded: list[tuple[WireEv
     groups = GroupBook(conn, project_id)
     definitions = DefinitionsWriter(project_id)
     persons.prefetch(event.distinct_id for event, _ in encoded)
-    lookup = persons.lookup
-    rows: list[list[Any]] = []
-    no_groups = (None, None, None, None, None)
+    # The common event (no person changes, no groups, a known or new distinct id) takes the inlined path below;
+    # it runs once per event of every bulk load.
+    known = persons.known
+    count_event = definitions.add_event
+    add_properties = definitions.add_properties
+    seen_keys = definitions.seen_event_keys()
+    rows: list[tuple[Any, ...]] = []
+    append = rows.append
     for event, properties_json in encoded:
         name, distinct_id, timestamp, properties = event.event, event.distinct_id, event.timestamp, event.properties
         if (
-            name in _MERGING_EVENTS
-            or name == "$groupidentify"
+            name in _SPECIAL_EVENTS
             or "$set" in properties
             or "$set_once" in properties
             or "$unset" in properties
             or "$groups" in properties
         ):
-            person_id, columns = _person_and_groups(event, persons, groups, definitions)
+            person_id, (g0, g1, g2, g3, g4) = _person_and_groups(event, persons, groups, definitions)
         else:
-            person_id = lookup(distinct_id)
+            person_id = None if persons.merged else known.get(distinct_id)
             if person_id is None:
                 person_id = persons.person_for(distinct_id, timestamp)
-            columns = no_groups
-        definitions.add_event(name, timestamp)
-        definitions.add_properties(properties)
-        rows.append([event.uuid, project_id, name, distinct_id, person_id, timestamp, properties_json, *columns,
-                     created_at])  # fmt: skip
+            g0 = g1 = g2 = g3 = g4 = None
+        count_event(name, timestamp)
+        if not properties.keys() <= seen_keys:
+            add_properties(properties)
+        append((event.uuid, project_id, name, distinct_id, person_id, timestamp, properties_json, g0, g1, g2, g3, g4,
+                created_at))  # fmt: skip
     if persons.merged:
-        for row in rows:
-            row[4] = persons.resolve(row[4])
+        resolve = persons.resolve
+        rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
     persons.flush()
     groups.flush()
     conn.executemany(

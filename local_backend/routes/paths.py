@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
+from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..filter_params import parse_filter, read_filter_params
 from ..models.paths import PathFilter, PathsResponse
 from ..queries.paths import compute_paths
 from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings, now_iso
+from ..storage import get_conn, get_settings
 
 __all__ = ["router"]
 
@@ -36,19 +36,9 @@ async def path_route(
     access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    started = time.perf_counter()
+    timer = PhaseTimer()
     filter = parse_filter(PathFilter, await read_filter_params(request))
-    parsed = time.perf_counter()
+    timer.mark("./filter")
     edges = compute_paths(conn, access.project, filter, get_settings(request).clock.now())
-    computed = time.perf_counter()
-    return {
-        "result": [edge.as_dict() for edge in edges],
-        "timezone": access.project.get("timezone") or "UTC",
-        "last_refresh": now_iso(request),
-        "is_cached": False,
-        "timings": [
-            {"k": "./filter", "t": parsed - started},
-            {"k": "./query", "t": computed - parsed},
-            {"k": "./format", "t": time.perf_counter() - computed},
-        ],
-    }
+    timer.mark("./query")
+    return calculation_envelope(request, access, [edge.as_dict() for edge in edges], timer)

@@ -8,18 +8,18 @@ the persons endpoint with the same filter, ``selected_interval`` = the cohort an
 from __future__ import annotations
 
 import sqlite3
-import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
+from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..filter_params import parse_filter, read_filter_params
 from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
 from ..pagination import Page, page_params, paginated, parse_int_param
 from ..queries.retention import compute_retention, retention_rows
 from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings, now_iso
+from ..storage import get_conn, get_settings
 from ..store.person_lookup import persons_by_id
 
 __all__ = ["router"]
@@ -41,23 +41,12 @@ async def retention_route(
     access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    started = time.perf_counter()
+    timer = PhaseTimer()
     filter = parse_filter(RetentionFilter, await read_filter_params(request))
-    parsed = time.perf_counter()
+    timer.mark("./filter")
     counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
-    computed = time.perf_counter()
-    result = retention_rows(access.project_id, filter, counts)
-    return {
-        "result": result,
-        "timezone": access.project.get("timezone") or "UTC",
-        "last_refresh": now_iso(request),
-        "is_cached": False,
-        "timings": [
-            {"k": "./filter", "t": parsed - started},
-            {"k": "./query", "t": computed - parsed},
-            {"k": "./format", "t": time.perf_counter() - computed},
-        ],
-    }
+    timer.mark("./query")
+    return calculation_envelope(request, access, retention_rows(access.project_id, filter, counts), timer)
 
 
 @router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")

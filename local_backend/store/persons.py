@@ -102,6 +102,11 @@ class PersonBook:
 
     # --- reading -------------------------------------------------------------------------------------------
 
+    @property
+    def known(self) -> Mapping[str, int]:
+        """Distinct id -> person id as read or assigned in this call; current only while ``merged`` is 0."""
+        return self._person_of
+
     def prefetch(self, distinct_ids: Iterable[str]) -> None:
         """Look up many distinct ids at once, so the per-event path never queries."""
         wanted = [d for d in set(distinct_ids) if d not in self._person_of and d not in self._absent]

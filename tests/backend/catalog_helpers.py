@@ -10,6 +10,7 @@ from local_backend.clock import parse_instant
 from local_backend.store.actions import create_action
 from local_backend.store.cohorts import create_cohort
 from local_backend.store.db import transaction
+from local_backend.store.definitions import definition_id
 from local_backend.store.events import to_micros
 from tests.factories import add_events
 
@@ -137,6 +138,8 @@ def fill(text: str, seed: Seed) -> str:
         .replace("{person}", str(seed.persons["alice"]))
         .replace("{puuid}", seed.person_uuid)
         .replace("{operson}", str(seed.other_person_id))
+        .replace("{edid}", definition_id(seed.project_id, "event", "$pageview"))
+        .replace("{pdid}", definition_id(seed.project_id, "person", "email"))
     )
 
 

@@ -272,26 +272,37 @@ def test_openapi_documents_the_csv_upload(client):
     assert "distinct_ids" in body["application/json"]["schema"]["properties"]
 
 
-def test_memberships_pass_to_the_person_a_merge_keeps(client, world, seed, conn):
-    import sqlite3
-
-    from local_backend.store.cohorts import move_cohort_members
+def test_memberships_follow_a_merge_done_with_plain_sql(client, world, seed, conn):
     from local_backend.store.db import transaction
 
     alice, bob = seed.persons["alice"], seed.persons["bob"]
     both = client.post(url(world), json={"name": "Both", "is_static": True, "distinct_ids": ["alice", "bob"]},
                        headers=world.headers()).json()  # fmt: skip
-    # a static cohort's members reference their persons: deleting a member outright is refused
-    with pytest.raises(sqlite3.IntegrityError):
-        with transaction(conn):
-            conn.execute("DELETE FROM persons WHERE id = ?", (alice,))
-    # alice merges into bob: her memberships move first, then her person row can go
+    # alice merges into bob the way ingestion merges: ids and events move, then her row is deleted
     with transaction(conn):
-        move_cohort_members(conn, from_person_ids=[alice], to_person_id=bob)
         conn.execute("UPDATE person_distinct_ids SET person_id = ? WHERE person_id = ?", (bob, alice))
         conn.execute("UPDATE events SET person_id = ? WHERE person_id = ?", (bob, alice))
         conn.execute("DELETE FROM persons WHERE id = ?", (alice,))
     beta = client.get(url(world, str(seed.static_cohort_id)), headers=world.headers()).json()
-    assert beta["count"] == 1  # alice's place is now bob's
+    assert beta["count"] == 1  # alice's place in Beta is now bob's
     assert member_ids(client, world, seed.static_cohort_id) == ["alice", "bob"]  # one person, both ids
     assert client.get(url(world, str(both["id"])), headers=world.headers()).json()["count"] == 1
+    assert stored(conn, "SELECT count(*) FROM cohort_people WHERE person_id = ?", alice) == [0]
+
+
+def test_deleting_a_person_takes_them_out_of_cohorts(client, world, seed, conn):
+    from local_backend.store.db import transaction
+
+    with transaction(conn):
+        conn.execute("DELETE FROM person_distinct_ids WHERE person_id = ?", (seed.persons["alice"],))
+        conn.execute("DELETE FROM persons WHERE id = ?", (seed.persons["alice"],))
+    assert client.get(url(world, str(seed.static_cohort_id)), headers=world.headers()).json()["count"] == 0
+
+
+def test_move_cohort_members_hands_memberships_over(conn, world, seed):
+    from local_backend.store.cohorts import move_cohort_members
+
+    move_cohort_members(conn, from_person_ids=[seed.persons["alice"]], to_person_id=seed.persons["bob"])
+    assert stored(conn, "SELECT person_id FROM cohort_people WHERE cohort_id = ?", seed.static_cohort_id) == [
+        seed.persons["bob"]
+    ]

@@ -22,6 +22,8 @@ ENDPOINTS = [
     ("event list", "GET", EVENTS, None, 200, "property_definition:read"),
     ("property list", "GET", PROPS, None, 200, "event_definition:read"),
     ("property list of persons", "GET", PROPS + "?type=person", None, 200, "person:read"),
+    ("event retrieve", "GET", EVENTS + "/{edid}", None, 200, "property_definition:write"),
+    ("property retrieve", "GET", PROPS + "/{pdid}", None, 200, "event_definition:write"),
 ]
 
 BAD_INPUT = [

@@ -24,6 +24,7 @@ from . import (
     m0011_analysis,
     m0012_session_index,
     m0020_catalog,
+    m0021_cohort_members_follow_merges,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -39,6 +40,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0011_analysis", m0011_analysis.apply),
     ("0012_session_index", m0012_session_index.apply),
     ("0020_catalog", m0020_catalog.apply),
+    ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
 ]
 
 

@@ -1,0 +1,58 @@
+"""The envelope every legacy calculation endpoint answers with, and the timings it reports.
+
+``insights/trend/``, ``funnel/``, ``retention/`` and ``path/`` answer ``{result, timezone, last_refresh,
+is_cached, ..., timings}`` as PostHog does; ``timings`` lists how long parsing the filter, querying and
+formatting took, so a slow answer says where its time went::
+
+    timer = PhaseTimer()
+    filter = parse_filter(...)
+    timer.mark("./filter")
+    counts = compute(...)
+    timer.mark("./query")
+    return calculation_envelope(request, access, shape(counts), timer)   # "./format" ends here
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+
+from .auth import ProjectAccess
+from .storage import now_iso
+
+__all__ = ["PhaseTimer", "calculation_envelope"]
+
+
+@dataclass
+class PhaseTimer:
+    """Seconds spent in each named phase of answering one request, in order."""
+
+    started: float = field(default_factory=time.perf_counter)
+    phases: list[tuple[str, float]] = field(default_factory=list)
+
+    def mark(self, name: str) -> None:
+        """End the phase ``name`` now; the next phase starts here."""
+        now = time.perf_counter()
+        self.phases.append((name, now - self.started))
+        self.started = now
+
+    def timings(self) -> list[dict[str, Any]]:
+        return [{"k": name, "t": seconds} for name, seconds in self.phases]
+
+
+def calculation_envelope(
+    request: Request, access: ProjectAccess, result: Any, timer: PhaseTimer, **extra: Any
+) -> dict[str, Any]:
+    """The response of a calculation computed now; ``extra`` fields (``next``, ...) go before ``timings``."""
+    timer.mark("./format")
+    return {
+        "result": result,
+        "timezone": access.project.get("timezone") or "UTC",
+        "last_refresh": now_iso(request),
+        "is_cached": False,
+        **extra,
+        "timings": timer.timings(),
+    }
