@@ -69,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in paths:
         started = time.monotonic()
         notebook = execute(path)
-        print(f"{path.relative_to(ROOT)}: {time.monotonic() - started:.1f} s", flush=True)
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"{shown}: {time.monotonic() - started:.1f} s", flush=True)
         if args.screenshots:
             for name, picture in screenshots(notebook).items():
                 (IMAGES / f"{name}.png").write_bytes(picture)
