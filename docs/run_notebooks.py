@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = [path.resolve() for path in args.notebooks] or sorted(NOTEBOOKS.glob("*.ipynb"))
     for path in paths:
+        if path.suffix != ".ipynb" or not path.is_file():
+            parser.error(f"not a notebook file: {path}")
+    for path in paths:
         started = time.monotonic()
         notebook = execute(path)
         shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path

@@ -56,3 +56,12 @@ def test_a_tagged_cell_without_a_figure_stops_with_its_tag():
 
 def test_no_tags_no_screenshots():
     assert run_notebooks.screenshots(new_notebook(cells=[_cell([_figure_output()])])) == {}
+
+
+@pytest.mark.parametrize("name", ["missing.ipynb", "notes.txt"])
+def test_a_path_that_is_not_a_notebook_file_is_a_usage_error_before_anything_runs(name, tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not a notebook")
+    with pytest.raises(SystemExit) as stopped:
+        run_notebooks.main([str(tmp_path / name)])
+    assert stopped.value.code == 2
+    assert f"not a notebook file: {tmp_path / name}" in capsys.readouterr().err
