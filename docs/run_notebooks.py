@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 IMAGES = ROOT / "docs" / "images"
 SCREENSHOT_TAG = "screenshot:"
-CELL_TIMEOUT = 180  # seconds; every cell takes a few, the first (seeding the backend) the longest
+# seconds. Every cell takes a few (the first, seeding the backend, the longest); nbclient sometimes waits out
+# the whole timeout after a cell that updates widgets (jupyter/nbclient#312), then carries on.
+CELL_TIMEOUT = 120
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
