@@ -6,7 +6,9 @@ Commands (the contract other tools rely on):
 * ``create-project --db PATH --name NAME [--timezone TZ]`` prints ``{"id", "name", "api_token"}``
 * ``create-key --db PATH --email EMAIL --scopes "insight:read,plugin:write" [--projects 1,2] [--label L]``
   prints only the personal API key
-* ``demo --db PATH`` seeds the demo data (if missing) and prints how to connect
+* ``demo --db PATH [--events N] [--seed S]`` seeds the demo data (if missing) and prints how to connect
+* ``load-events --db PATH --project ID FILE [--format csv|jsonl|parquet] [--batch-size N]`` bulk-loads a file
+  and prints what it loaded; bad input exits with 2, a storage failure part-way with 1
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
+from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
+from .loading.loader import DEFAULT_BATCH_SIZE
 
 __all__ = ["main", "build_parser"]
 
@@ -54,6 +58,16 @@ def _project_ids(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"not a comma-separated list of project ids: {text!r}") from None
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="insightlab", description="insightlab's local analytics backend")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -81,6 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--host", default=DEFAULT_HOST, help="host to show in the connection details")
     demo.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to show in the connection details")
     demo.add_argument("--now", type=_instant, help="seed as if the clock read this instant")
+    demo.add_argument("--events", type=_count, default=DEFAULT_DEMO_EVENTS, help="how many demo events to generate")
+    demo.add_argument("--seed", type=int, default=DEFAULT_DEMO_SEED, help="the same seed gives the same events")
+
+    load = commands.add_parser("load-events", help="bulk-load events from a CSV, JSON Lines or Parquet file")
+    load.add_argument("--db", type=Path, required=True)
+    load.add_argument("--project", type=int, required=True, help="the project id to load into")
+    load.add_argument("file", type=Path, help="columns event, distinct_id, timestamp, then properties")
+    load.add_argument("--format", choices=["csv", "jsonl", "parquet"], help="default: from the file's extension")
+    load.add_argument("--batch-size", type=_count, default=DEFAULT_BATCH_SIZE, help="events per transaction")
+    load.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -132,12 +156,14 @@ def _demo(args: argparse.Namespace) -> int:
     from .demo import seed_demo
 
     conn = _open(args.db)
-    access = seed_demo(conn, _clock(args.now))
+    access = seed_demo(conn, _clock(args.now), events=args.events, seed=args.seed, progress=True)
     url = f"http://{args.host}:{args.port}"
     project_id = access.project["id"]
     state = "seeded" if access.seeded_now else "already seeded"
+    events = f"  Events:       {access.events_loaded} stored\n" if access.seeded_now else ""
     print(
         f"Demo database {args.db} ({state}).\n"
+        f"{events}"
         f"  URL:          {url}\n"
         f"  API docs:     {url}/api/schema/swagger-ui/\n"
         f"  Project id:   {project_id}\n"
@@ -152,7 +178,35 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"serve": _serve, "create-project": _create_project, "create-key": _create_key, "demo": _demo}
+def _load_events(args: argparse.Namespace) -> int:
+    from .loading import LoadInterrupted, load_file
+
+    if not args.db.is_file():
+        raise APIError(f"No such database: {args.db}", attr="db")
+    conn = _open(args.db)
+    try:
+        report = load_file(
+            conn, args.project, args.file, format=args.format, batch_size=args.batch_size, progress=not args.quiet
+        )
+    except LoadInterrupted as stopped:
+        print(stopped.report.summary(), flush=True)
+        print(
+            f"error: {stopped}. Rows before {stopped.first_row} are stored; loading the file again stores only the"
+            " rest.",
+            file=sys.stderr,
+        )
+        return 1
+    print(report.summary(), flush=True)
+    return 0
+
+
+COMMANDS = {
+    "serve": _serve,
+    "create-project": _create_project,
+    "create-key": _create_key,
+    "demo": _demo,
+    "load-events": _load_events,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,8 @@
-"""The demo database: a project, a user with an all-scopes key, and content to explore.
+"""The demo database: a project, a user with an all-scopes key, content to explore, and the demo dataset.
 
 Seeding is idempotent: a database that already has the demo project is left as it is, and only a fresh key
-is issued (keys are stored hashed, so the previous one cannot be shown again).
+is issued (keys are stored hashed, so the previous one cannot be shown again). The events come from
+:mod:`local_backend.demo_data` (see docs/loading.md).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clock import Clock, format_instant
+from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .store.accounts import create_personal_api_key, delete_keys_with_label, get_or_create_user
 from .store.projects import create_project
 
@@ -26,10 +28,20 @@ class DemoAccess:
     project: dict[str, Any]
     api_key: str
     seeded_now: bool
+    events_loaded: int = 0  # events stored by this call (0 when the project was already seeded)
 
 
-def seed_demo(conn: sqlite3.Connection, clock: Clock) -> DemoAccess:
-    now = format_instant(clock.now())
+def seed_demo(
+    conn: sqlite3.Connection,
+    clock: Clock,
+    *,
+    events: int = DEFAULT_DEMO_EVENTS,
+    seed: int = DEFAULT_DEMO_SEED,
+    progress: bool = False,
+) -> DemoAccess:
+    """Seed the demo project (once per database) with ``events`` demo events, and issue a fresh key."""
+    instant = clock.now()
+    now = format_instant(instant)
     row = conn.execute("SELECT id FROM projects WHERE is_demo = 1 ORDER BY id LIMIT 1").fetchone()
     seeded_now = row is None
     if row is None:
@@ -39,13 +51,17 @@ def seed_demo(conn: sqlite3.Connection, clock: Clock) -> DemoAccess:
 
         project = get_project(conn, row["id"]) or {}
     user = get_or_create_user(conn, email=DEMO_EMAIL, now=now, current_project_id=project["id"])
+    loaded = 0
     if seeded_now:
         _seed_content(conn, project, user, now)
+        from .demo_data.seed import seed_demo_data
+
+        loaded = seed_demo_data(conn, project, user, now=instant, events=events, seed=seed, progress=progress).loaded
     delete_keys_with_label(conn, user_id=user["id"], label=DEMO_KEY_LABEL)
     key = create_personal_api_key(
         conn, user_id=user["id"], scopes=["*"], scoped_projects=None, label=DEMO_KEY_LABEL, now=now
     )
-    return DemoAccess(project=project, api_key=key, seeded_now=seeded_now)
+    return DemoAccess(project=project, api_key=key, seeded_now=seeded_now, events_loaded=loaded)
 
 
 def _seed_content(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:

@@ -5,20 +5,27 @@ This is the seam between the retention/paths calculations and the shared filter 
 and of event matching goes through the functions here, so the calculations themselves never parse a date
 or build a property clause.
 
+Dates, periods and, given a connection, property filters and actions delegate to the building blocks trends
+and funnels use (:mod:`.dates`, :mod:`.properties`, :mod:`.actions`), so the same filter means the same
+thing in every calculation. :func:`properties_condition` without a connection keeps a portable subset (no
+cohorts, regexes or registered functions) for SQL run on other connections.
+
 Periods are calendar periods in the project timezone: an hour, a day from local midnight, a week from the
 project's first day of the week (0 Sunday, 1 Monday), a month from its first day.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import ValidationError
 from ..store.events import to_micros
+from . import dates
+from .actions import action_condition
+from .filters import compiler_for
 
 __all__ = [
     "parse_point",
@@ -32,75 +39,27 @@ __all__ = [
     "global_condition",
 ]
 
-_RELATIVE = re.compile(r"^-?(\d+)?([hdwmqyM])(Start|End)?$")
-_SPANS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1), "q": timedelta(weeks=13)}
-_SPANS["M"] = timedelta(minutes=1)
+_PERIODS = {"Hour": "hour", "Day": "day", "Week": "week", "Month": "month"}
 
 
 def add_months(naive: datetime, months: int) -> datetime:
     """``naive`` moved by whole months, the day clamped to the target month's length (Jan 31 + 1 = Feb 28)."""
-    index = naive.year * 12 + naive.month - 1 + months
-    year, month = divmod(index, 12)
-    following = datetime(year + (month + 1) // 12, (month + 1) % 12 + 1, 1)
-    last_day = (following - timedelta(days=1)).day
-    return naive.replace(year=year, month=month + 1, day=min(naive.day, last_day))
-
-
-def _shift_back(local: datetime, unit: str, count: int) -> datetime:
-    if unit in ("m", "y"):
-        naive = add_months(local.replace(tzinfo=None), -count * (12 if unit == "y" else 1))
-        return naive.replace(tzinfo=local.tzinfo)
-    return local - _SPANS[unit] * count
+    return dates.add_months(naive, months)
 
 
 def parse_point(text: str, *, tz: ZoneInfo, now: datetime, attr: str) -> datetime:
     """An absolute (naive = project timezone) or relative (``-7d``, ``-2w``, ``dStart``...) instant, aware."""
-    value = text.strip()
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        parsed = None
-    if parsed is not None:
-        return parsed.replace(tzinfo=tz) if parsed.tzinfo is None else parsed.astimezone(tz)
-    match = _RELATIVE.match(value)
-    if match is None:
-        raise ValidationError(f"'{text}' is not a date: use YYYY-MM-DD or a relative date like -7d.", attr=attr)
-    count = int(match.group(1) or (0 if match.group(3) else 1))
-    local = _shift_back(now.astimezone(tz), match.group(2), count)
-    if match.group(3) == "Start":
-        local = truncate_period(local, "Hour" if match.group(2) == "h" else "Day", 0)
-    elif match.group(3) == "End":
-        local = truncate_period(local, "Hour" if match.group(2) == "h" else "Day", 0)
-        local += timedelta(hours=1) if match.group(2) == "h" else timedelta(days=1)
-        local -= timedelta(microseconds=1)
-    return local
+    return dates.parse_date(text, tz=tz, now=now, attr=attr)
 
 
 def truncate_period(local: datetime, period: str, week_start_day: int) -> datetime:
     """The start of the period ``local`` (an aware project-timezone datetime) falls in."""
-    naive = local.replace(tzinfo=None)
-    if period == "Hour":
-        start = naive.replace(minute=0, second=0, microsecond=0)
-    else:
-        start = naive.replace(hour=0, minute=0, second=0, microsecond=0)
-        if period == "Week":
-            # weekday(): Monday 0 .. Sunday 6; week_start_day: Sunday 0, Monday 1
-            start -= timedelta(days=(start.weekday() + 1 - week_start_day) % 7)
-        elif period == "Month":
-            start = start.replace(day=1)
-    return start.replace(tzinfo=local.tzinfo)
+    return dates.truncate(local, _PERIODS[period], week_start_day)
 
 
 def add_periods(start: datetime, period: str, count: int) -> datetime:
     """``start`` moved by ``count`` periods: hours in real time, days/weeks/months on the local calendar."""
-    if period == "Hour":
-        return (start.astimezone(UTC) + timedelta(hours=count)).astimezone(start.tzinfo)
-    naive = start.replace(tzinfo=None)
-    if period == "Month":
-        moved = add_months(naive, count)
-    else:
-        moved = naive + timedelta(days=count * (7 if period == "Week" else 1))
-    return moved.replace(tzinfo=start.tzinfo)
+    return dates.add_intervals(start, _PERIODS[period], count)
 
 
 def period_boundaries(last_start: datetime, period: str, count: int) -> list[datetime]:
@@ -187,38 +146,6 @@ def properties_condition(properties: Any, attr: str) -> tuple[str, list[Any]]:
     return "(" + " AND ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
 
 
-def _action_condition(conn: sqlite3.Connection, project_id: int, action_id: int, attr: str) -> tuple[str, list[Any]]:
-    import json
-
-    row = conn.execute(
-        "SELECT steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (action_id, project_id)
-    ).fetchone()
-    if row is None:
-        raise ValidationError(f"Action {action_id} does not exist.", attr=attr, code="does_not_exist")
-    clauses: list[str] = []
-    params: list[Any] = []
-    for index, step in enumerate(json.loads(row["steps"] or "[]")):
-        parts: list[str] = []
-        if step.get("event"):
-            parts.append("e.event = ?")
-            params.append(step["event"])
-        if step.get("url"):
-            matching = step.get("url_matching") or "contains"
-            if matching == "exact":
-                parts.append("json_extract(e.properties, '$.\"$current_url\"') = ?")
-                params.append(step["url"])
-            elif matching == "contains":
-                parts.append("instr(coalesce(json_extract(e.properties, '$.\"$current_url\"'), ''), ?) > 0")
-                params.append(step["url"])
-            else:
-                raise ValidationError("Actions matching URLs by regex are not supported here.", attr=attr)
-        sql, step_params = properties_condition(step.get("properties"), f"{attr}__steps__{index}")
-        parts.append(sql)
-        params.extend(step_params)
-        clauses.append("(" + " AND ".join(parts) + ")")
-    return ("(" + " OR ".join(clauses) + ")" if clauses else "0"), params
-
-
 def event_condition(
     conn: sqlite3.Connection,
     project: dict[str, Any],
@@ -228,19 +155,40 @@ def event_condition(
     entity_properties: Any,
     attr: str,
 ) -> tuple[str, list[Any]]:
-    """SQL over ``events e`` matching one entity (an event name, any event, or an action) and its properties."""
+    """SQL over ``events e`` matching one entity (an event name, any event, or an action) and its properties.
+
+    An action that does not exist is a 400 ``does_not_exist`` on ``<attr>__id``.
+    """
+    compiler = compiler_for(conn, project)
     if entity_type == "actions":
-        sql, params = _action_condition(conn, int(project["id"]), int(entity_id or 0), f"{attr}__id")
+        sql, params = action_condition(compiler, entity_id, f"{attr}__id")
     elif entity_id is None:
         sql, params = "1", []
     else:
         sql, params = "e.event = ?", [str(entity_id)]
-    props_sql, props_params = properties_condition(entity_properties, f"{attr}__properties")
+    props_sql, props_params = compiler.compile(entity_properties, f"{attr}__properties")
     return f"({sql} AND {props_sql})", [*params, *props_params]
 
 
-def global_condition(project: dict[str, Any], properties: Any, filter_test_accounts: bool) -> tuple[str, list[Any]]:
-    """The filter's own properties, plus the project's test-account filters when asked for."""
+def global_condition(
+    project: dict[str, Any],
+    properties: Any,
+    filter_test_accounts: bool,
+    *,
+    conn: sqlite3.Connection | None = None,
+) -> tuple[str, list[Any]]:
+    """The filter's own properties, plus the project's test-account filters when asked for.
+
+    With ``conn``, every kind of property filter (cohorts, regexes, ...) through :mod:`.properties`; without,
+    the portable subset of :func:`properties_condition`.
+    """
+    if conn is not None:
+        compiler = compiler_for(conn, project)
+        sql, params = compiler.compile(properties, "properties")
+        if filter_test_accounts and project.get("test_account_filters"):
+            extra_sql, extra_params = compiler.compile(project["test_account_filters"], "filter_test_accounts")
+            sql, params = f"({sql} AND {extra_sql})", [*params, *extra_params]
+        return sql, params
     sql, params = properties_condition(properties, "properties")
     if filter_test_accounts and project.get("test_account_filters"):
         extra_sql, extra_params = properties_condition(project["test_account_filters"], "filter_test_accounts")

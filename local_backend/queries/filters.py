@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..errors import ValidationError
 from ..filter_params import decode_json_text
 from .actions import action_condition
 from .dates import INTERVALS
@@ -117,8 +118,6 @@ def _prepare_entities(data: dict[str, Any]) -> None:
         if items is None:
             continue
         if not isinstance(items, list):
-            from ..errors import ValidationError
-
             raise ValidationError(f"Expected a list of {kind}.", attr=kind)
         prepared = []
         for index, item in enumerate(items):
@@ -126,6 +125,15 @@ def _prepare_entities(data: dict[str, Any]) -> None:
                 item = dict(item)
                 item.setdefault("type", kind)
                 item["properties"] = parse_properties(item.get("properties"), f"{kind}__{index}__properties")
+                if item.get("math") in PROPERTY_MATHS and not item.get("math_property"):
+                    raise ValidationError(
+                        f"Math '{item['math']}' needs a math_property.", attr=f"{kind}__{index}__math_property"
+                    )
+                if item.get("math") == "unique_group" and item.get("math_group_type_index") is None:
+                    raise ValidationError(
+                        "Math 'unique_group' needs a math_group_type_index.",
+                        attr=f"{kind}__{index}__math_group_type_index",
+                    )
                 if not isinstance(item.get("name"), str | None):
                     item["name"] = str(item["name"])
             prepared.append(item)
@@ -192,9 +200,11 @@ class BaseFilter(BaseModel):
         kind = self.breakdown_type or "event"
         self.breakdown_type = kind
         if kind == "group" and self.breakdown_group_type_index is None:
-            raise ValueError("A group breakdown needs breakdown_group_type_index")
+            raise ValidationError(
+                "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
+            )
         if kind != "cohort" and not isinstance(self.breakdown, str):
-            raise ValueError(f"A breakdown of type {kind} is a property name (a string)")
+            raise ValidationError(f"A breakdown of type {kind} is a property name (a string).", attr="breakdown")
         return self
 
     @property

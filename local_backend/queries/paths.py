@@ -102,7 +102,7 @@ def _person_paths(
     types = frozenset(filter.include_event_types)
     groupings = compile_groupings(filter.path_groupings)
     excluded = set(filter.exclude_events)
-    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts)
+    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
     rows = conn.execute(
         "SELECT e.person_id, e.timestamp, e.event,"
         " json_extract(e.properties, '$.\"$current_url\"'), json_extract(e.properties, '$.\"$screen_name\"')"

@@ -81,6 +81,10 @@ class PropertyCompiler:
             group = parse_properties(group, attr)
         return self._group(group, 0)
 
+    def compile_condition(self, prop: Property) -> Sql:
+        """``(sql, params)`` for one validated condition."""
+        return self._condition(prop, 0)
+
     def _group(self, group: PropertyGroup, depth: int) -> Sql:
         parts = [
             self._group(value, depth) if isinstance(value, PropertyGroup) else self._condition(value, depth)

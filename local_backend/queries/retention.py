@@ -94,7 +94,7 @@ def _activities(
         conn, project, entity_type=back.type, entity_id=back.id, entity_properties=back.properties,
         attr="returning_entity",
     )  # fmt: skip
-    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts)
+    where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
     first: dict[int, int] = {}
     if filter.retention_type == FIRST_TIME:
         # the first target event ever, so that someone who started before the range joins no cohort

@@ -15,6 +15,7 @@ from ..errors import ValidationError
 from ..queries.funnel_results import funnel_payload
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
+from ..queries.trends import trends_payload
 from .runner import Calculation
 from .service import cache_key_for
 
@@ -26,6 +27,7 @@ ENGINES: dict[str, Engine] = {
     "RETENTION": retention_payload,
     "PATHS": paths_payload,
     "FUNNELS": funnel_payload,
+    "TRENDS": trends_payload,
 }
 # Keys that change how a result is fetched, not what it is.
 _NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")
@@ -47,6 +49,8 @@ def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], 
     engine = ENGINES[kind]
     normalized = {k: v for k, v in legacy.items() if k not in _NOT_IN_CACHE_KEY}
     interval = str(normalized.get("period", "Day")).lower() if kind == "RETENTION" else None
+    if kind == "TRENDS":
+        interval = str(normalized.get("interval") or "day").lower()
 
     def compute(conn: sqlite3.Connection) -> dict[str, Any]:
         return engine(conn, project, normalized, now)

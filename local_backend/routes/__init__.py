@@ -19,6 +19,7 @@ from . import (
     retention,
     sharing,
     timing,
+    trends,
 )
 
 __all__ = ["ROUTERS"]
@@ -35,6 +36,7 @@ ROUTERS: list[APIRouter] = [
     retention.router,
     paths.router,
     funnels.router,
+    trends.router,
     timing.router,
     insight_actions.router,
     insights.router,

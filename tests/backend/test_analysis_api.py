@@ -54,6 +54,7 @@ def test_endpoint_access(
     assert (response.status_code, response.json()["code"]) == (expected, code)
 
 
+UNKNOWN_OPERATOR = {"key": "a", "operator": "near"}
 BAD_INPUT = [
     # (method, path, body, status, code, attr)
     ("GET", RETENTION + "?period=Fortnight", None, 400, "invalid_input", "period"),
@@ -68,8 +69,8 @@ BAD_INPUT = [
     ("POST", RETENTION, {"target_entity": {"id": 999, "type": "actions"}}, 400, "does_not_exist", "target_entity__id"),
     ("POST", RETENTION, {"date_to": "next tuesday"}, 400, "invalid_input", "date_to"),
     ("POST", RETENTION, {"breakdowns": [{"property": "$browser"}]}, 400, "invalid_input", "breakdowns"),
-    ("POST", RETENTION, {"properties": [{"value": "x"}]}, 400, "invalid_input", "properties__0"),
-    ("POST", RETENTION, {"properties": [{"key": "a", "operator": "near"}]}, 400, "invalid_input", "properties__0"),
+    ("POST", RETENTION, {"properties": [{"value": "x"}]}, 400, "invalid_input", "properties__0__key"),
+    ("POST", RETENTION, {"properties": [UNKNOWN_OPERATOR]}, 400, "invalid_input", "properties__0__operator"),
     ("POST", RETENTION, "{oops", 400, "parse_error", None),
     ("GET", PATH + '?include_event_types=["$autocapture"]', None, 400, "invalid_input", "include_event_types__0"),
     ("POST", PATH, {"include_event_types": []}, 400, "invalid_input", "include_event_types"),

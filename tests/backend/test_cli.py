@@ -61,15 +61,24 @@ def test_create_key_bad_input(tmp_path, capsys, args, message):
 
 def test_demo_is_idempotent_and_issues_a_working_key(tmp_path, capsys):
     db = str(tmp_path / "demo.db")
-    assert main(["demo", "--db", db]) == 0
+    assert main(["demo", "--db", db, "--events", "800", "--seed", "3"]) == 0
     first = capsys.readouterr().out
     assert "(seeded)" in first
+    assert re.search(r"Events: +\d+ stored", first)
     assert main(["demo", "--db", db]) == 0
     second = capsys.readouterr().out
     assert "(already seeded)" in second
     first_key = re.search(r"phx_\w+", first).group(0)
     second_key = re.search(r"phx_\w+", second).group(0)
     assert first_key != second_key
+
+
+@pytest.mark.parametrize("args", [["--events", "-1"], ["--events", "lots"], ["--seed", "x"]])
+def test_demo_rejects_bad_sizes_and_seeds(tmp_path, capsys, args):
+    with pytest.raises(SystemExit) as raised:
+        main(["demo", "--db", str(tmp_path / "demo.db"), *args])
+    assert raised.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
 
 
 def _free_port() -> int:

@@ -79,8 +79,8 @@ def test_changing_filters_gives_a_new_cache_entry(client, world, views):
 
 def test_insight_kinds_without_an_engine_say_so(client, world):
     base = f"/api/projects/{world.project_id}/insights/"
-    trend = client.post(base, json={"filters": {"insight": "TRENDS"}}, headers=world.headers()).json()
-    response = client.get(f"{base}{trend['id']}/?refresh=blocking", headers=world.headers())
+    sticky = client.post(base, json={"filters": {"insight": "STICKINESS"}}, headers=world.headers()).json()
+    response = client.get(f"{base}{sticky['id']}/?refresh=blocking", headers=world.headers())
     assert (response.status_code, response.json()["code"], response.json()["attr"]) == (400, "unsupported", "insight")
     listed = client.get(base + "?refresh=blocking", headers=world.headers())
     assert listed.status_code == 200 and listed.json()["results"][0]["result"] is None
@@ -128,7 +128,7 @@ def test_async_query_is_polled_to_completion(client, world, views):
     "method, path, body, status, attr",
     [
         ("post", "query/", {"query": {"kind": "HogQLQuery"}}, 400, "query__kind"),
-        ("post", "query/", {"query": {"kind": "TrendsQuery", "series": []}}, 400, "insight"),
+        ("post", "query/", {"query": {"kind": "FunnelsQuery", "series": []}}, 400, "events"),  # a funnel needs steps
         ("post", "query/", {}, 400, "query"),
         ("get", "query/nope/", None, 404, None),
         ("delete", "query/nope/", None, 404, None),

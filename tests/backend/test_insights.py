@@ -296,7 +296,7 @@ def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
     path = tmp_path / "demo.db"
     migrate(path)
     conn = connect(path)
-    access = seed_demo(conn, clock)
+    access = seed_demo(conn, clock, events=500)
     names = [
         r[0]
         for r in conn.execute("SELECT name FROM insights WHERE project_id = ? ORDER BY id", (access.project["id"],))
@@ -304,7 +304,7 @@ def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
     assert names == ["Pageviews per day", "Daily active users", "Signup to purchase"]
     on_dashboard = conn.execute("SELECT count(*) FROM dashboard_tiles WHERE deleted = 0").fetchone()[0]
     assert on_dashboard == 3
-    seed_demo(conn, clock)  # seeding again adds nothing
+    seed_demo(conn, clock, events=500)  # seeding again adds nothing
     assert conn.execute("SELECT count(*) FROM insights").fetchone()[0] == 3
 
 

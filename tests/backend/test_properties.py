@@ -342,3 +342,44 @@ def test_actions_match_any_step(conn, world):
     ]
     with pytest.raises(UnknownAction):
         action_condition(compiler, 4242, "actions__0__id")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [{"key": "(" * 60 + "1" + ")" * 60, "type": "hogql"}],
+        [{"key": "properties.a = ", "type": "hogql"}],
+        [{"key": "person.email = 'x'", "type": "hogql"}],
+        [{"key": "x" * 2001, "type": "hogql"}],
+    ],
+)
+def test_hogql_refuses_what_it_cannot_read(raw):
+    with pytest.raises(ValidationError) as raised:
+        parse_filter(BaseFilter, {"properties": raw})
+    assert raised.value.attr == "properties__0__key"
+
+
+def test_groups_nested_too_deep_are_a_400():
+    raw: dict = {"key": "a", "value": "b"}
+    for _ in range(30):
+        raw = {"type": "AND", "values": [raw]}
+    with pytest.raises(ValidationError):
+        parse_filter(BaseFilter, {"properties": raw})
+
+
+def test_a_group_of_an_unknown_kind_is_a_400():
+    with pytest.raises(ValidationError) as raised:
+        parse_filter(BaseFilter, {"properties": {"type": "XOR", "values": []}})
+    assert raised.value.attr == "properties__type"
+
+
+def test_property_values_of_every_json_type_compare_as_text(conn, world):
+    add_events(
+        conn,
+        world.project_id,
+        [("e", "obj", T, {"v": {"a": 1}}), ("e", "list", T, {"v": [1, 2]}), ("e", "float", T, {"v": 1.5})],
+    )
+    project = world.project_id
+    assert matches(conn, project, [{"key": "v", "value": "1.5"}]) == ["float"]
+    assert matches(conn, project, [{"key": "v", "value": "a", "operator": "icontains"}]) == ["obj"]
+    assert matches(conn, project, [{"key": "v", "value": r"^\[1,2\]$", "operator": "regex"}]) == ["list"]

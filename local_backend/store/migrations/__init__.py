@@ -22,6 +22,7 @@ from . import (
     m0004_plugin_metrics,
     m0010_query_results,
     m0011_analysis,
+    m0012_session_index,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -35,6 +36,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0004_plugin_metrics", m0004_plugin_metrics.apply),
     ("0010_query_results", m0010_query_results.apply),
     ("0011_analysis", m0011_analysis.apply),
+    ("0012_session_index", m0012_session_index.apply),
 ]
 
 

@@ -1,0 +1,13 @@
+"""Event ingestion: the one path by which events enter a project (capture API, bulk load, demo data).
+
+    report = ingest_events(conn, project, events, now=clock.now(), received_at=datetime.now(UTC))
+
+See :mod:`.ingest` for the stages, :mod:`.timestamps` for clock-skew correction, :mod:`.wire` for the event
+format, :mod:`local_backend.store.persons` for persons and merges, :mod:`.groups` and :mod:`.definitions`.
+"""
+
+from __future__ import annotations
+
+from .ingest import MAX_REJECTIONS, IngestReport, ingest_events
+
+__all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]

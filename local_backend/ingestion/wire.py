@@ -1,0 +1,115 @@
+"""One event in PostHog's wire format, checked and brought to the form ingestion stores.
+
+An event is an object with ``event`` (the name), ``distinct_id`` (or ``properties.distinct_id``),
+``properties``, and optionally ``timestamp``, ``offset``, ``sent_at``, ``uuid`` and top-level ``$set`` /
+``$set_once`` / ``$unset`` (merged into the properties' own, top-level values winning, as PostHog does).
+Anything that cannot be stored raises :class:`InvalidEvent` with a reason an analyst can act on.
+"""
+
+from __future__ import annotations
+
+import uuid as uuid_module
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .timestamps import TimestampError, event_micros, parse_time
+
+__all__ = ["InvalidEvent", "SentAtCache", "WireEvent", "read_event", "MAX_DISTINCT_ID_LENGTH", "MAX_EVENT_NAME_LENGTH"]
+
+MAX_DISTINCT_ID_LENGTH = 200  # longer ids are cut, as PostHog does
+MAX_EVENT_NAME_LENGTH = 400
+_PERSON_BAGS = ("$set", "$set_once", "$unset")
+
+
+class InvalidEvent(ValueError):
+    """An event that is dropped and counted as rejected; the message is the reason."""
+
+
+@dataclass(slots=True)
+class WireEvent:
+    """An event ready for the pipeline, persons and storage. ``uuid`` is None when the client sent none."""
+
+    uuid: str | None
+    event: str
+    distinct_id: str
+    timestamp: int  # UTC microseconds
+    properties: dict[str, Any]
+
+
+class SentAtCache:
+    """``sent_at`` values parsed once per distinct text (a batch usually shares one)."""
+
+    def __init__(self, default: Any = None) -> None:
+        self._parsed: dict[Any, int | None] = {}
+        self.default = default
+
+    def get(self, value: Any) -> int | None:
+        if value is None or value == "":
+            value = self.default
+            if value is None or value == "":
+                return None
+        key = value if isinstance(value, str | int | float) else repr(value)
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = parse_time(value, "sent_at")
+            except TimestampError:
+                self._parsed[key] = None  # an unreadable sent_at only loses the skew correction
+        return self._parsed[key]
+
+
+def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: bool = False) -> WireEvent:
+    """Check one wire event and compute its time; raises :class:`InvalidEvent`."""
+    if not isinstance(raw, Mapping):
+        raise InvalidEvent("event must be a JSON object")
+    properties = raw.get("properties")
+    if properties is None:
+        properties = {}
+    elif not isinstance(properties, dict):
+        if not isinstance(properties, Mapping):
+            raise InvalidEvent("properties must be a JSON object")
+        properties = dict(properties)
+    name = raw.get("event")
+    if not isinstance(name, str) or not name:
+        raise InvalidEvent("no event name" if name is None or name == "" else "event name must be text")
+    if len(name) > MAX_EVENT_NAME_LENGTH:
+        raise InvalidEvent(f"event name is longer than {MAX_EVENT_NAME_LENGTH} characters")
+    distinct_id = raw.get("distinct_id")
+    if distinct_id is None or distinct_id == "":
+        distinct_id = properties.get("distinct_id")
+    if not isinstance(distinct_id, str):
+        if distinct_id is None:
+            raise InvalidEvent("no distinct_id")
+        if isinstance(distinct_id, bool) or not isinstance(distinct_id, int | float):
+            raise InvalidEvent("distinct_id must be text or a number")
+        distinct_id = str(distinct_id)
+    if not distinct_id.strip():
+        raise InvalidEvent("no distinct_id")
+    if len(distinct_id) > MAX_DISTINCT_ID_LENGTH:
+        distinct_id = distinct_id[:MAX_DISTINCT_ID_LENGTH]
+    for bag in _PERSON_BAGS:
+        top = raw.get(bag)
+        if top is not None:
+            if properties is raw.get("properties"):
+                properties = dict(properties)  # never change the caller's objects
+            inner = properties.get(bag)
+            if isinstance(top, Mapping) and isinstance(inner, Mapping):
+                properties[bag] = {**inner, **top}
+            else:
+                properties[bag] = top
+    sent = None if properties.get("$ignore_sent_at") else sent_at.get(raw.get("sent_at"))
+    try:
+        timestamp = event_micros(raw.get("timestamp"), raw.get("offset"), sent, received_at, historical=historical)
+    except TimestampError as error:
+        raise InvalidEvent(str(error)) from None
+    given = raw.get("uuid")
+    if given is None or given == "":
+        event_uuid = None
+    else:
+        if not isinstance(given, str):
+            raise InvalidEvent("uuid must be text")
+        try:
+            event_uuid = str(uuid_module.UUID(given))
+        except ValueError:
+            raise InvalidEvent(f"uuid is not a valid UUID: {given[:64]!r}") from None
+    return WireEvent(event_uuid, name, distinct_id, timestamp, properties)

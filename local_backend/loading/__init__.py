@@ -1,0 +1,116 @@
+"""Bulk load of events from files (CSV, JSON Lines, Parquet) and pandas DataFrames.
+
+    from local_backend.loading import load_file, load_frame
+    report = load_file(conn, project, "events.csv")          # the CLI's load-events
+    report = load_frame(conn, project, df)                   # the same rules for a DataFrame
+    print(report.summary())
+
+Modules: ``records`` (one record -> one wire-format event), ``readers`` (files -> numbered records),
+``loader`` (batches through ingestion, the report). See docs/loading.md.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ValidationError
+from .loader import DEFAULT_BATCH_SIZE, LoadInterrupted, LoadReport, Rejection, check_batch_size, load_records
+from .readers import FORMATS, open_events_file
+from .records import REQUIRED_COLUMNS, RecordError, missing_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "FORMATS",
+    "REQUIRED_COLUMNS",
+    "LoadInterrupted",
+    "LoadReport",
+    "Rejection",
+    "load_file",
+    "load_frame",
+    "resolve_project",
+]
+
+
+def resolve_project(conn: sqlite3.Connection, project: Mapping[str, Any] | int) -> dict[str, Any]:
+    """A project row given the row itself or its id; an unknown id is a ValidationError."""
+    from ..store.projects import get_project
+
+    project_id = project if isinstance(project, int) else int(project["id"])
+    found = get_project(conn, project_id)
+    if found is None:
+        raise ValidationError(f"Project {project_id} does not exist.", attr="project", code="does_not_exist")
+    return found
+
+
+def load_file(
+    conn: sqlite3.Connection,
+    project: Mapping[str, Any] | int,
+    path: Path | str,
+    *,
+    format: str | None = None,
+    now: datetime | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = False,
+) -> LoadReport:
+    """Load an events file into ``project``; the format comes from the extension unless ``format`` is given."""
+    check_batch_size(batch_size)
+    row = resolve_project(conn, project)
+    events_file = open_events_file(path, format)
+    return load_records(
+        conn,
+        row,
+        events_file.records,
+        now=now,
+        batch_size=batch_size,
+        total=events_file.total,
+        progress=progress,
+        description=events_file.path.name,
+    )
+
+
+def _frame_records(frame: pd.DataFrame, chunk: int) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:
+    number = 0
+    for start in range(0, len(frame), chunk):
+        for record in frame.iloc[start : start + chunk].to_dict("records"):
+            number += 1
+            yield number, {str(key): value for key, value in record.items()}
+
+
+def load_frame(
+    conn: sqlite3.Connection,
+    project: Mapping[str, Any] | int,
+    frame: pd.DataFrame,
+    *,
+    now: datetime | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = False,
+) -> LoadReport:
+    """Load a DataFrame of events (columns as in a file; the index is ignored) into ``project``.
+
+    >>> report = load_frame(conn, 1, pd.DataFrame({"event": ["signup"], "distinct_id": ["u1"],
+    ...                                            "timestamp": ["2026-01-10T10:00:00Z"], "plan": ["pro"]}))
+    >>> report.loaded  # doctest: +SKIP
+    1
+    """
+    check_batch_size(batch_size)
+    row = resolve_project(conn, project)
+    missing = missing_columns(str(column) for column in frame.columns)
+    if missing:
+        raise ValidationError(f"The DataFrame has no {' or '.join(missing)} column.", attr="columns", code="required")
+    return load_records(
+        conn,
+        row,
+        _frame_records(frame, batch_size),
+        now=now,
+        batch_size=batch_size,
+        total=len(frame),
+        progress=progress,
+        description="DataFrame",
+    )

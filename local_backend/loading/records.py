@@ -1,0 +1,151 @@
+"""One record of a file or DataFrame -> one PostHog wire-format event.
+
+A record is a mapping of column -> value. ``event``, ``distinct_id`` and ``timestamp`` are required; ``uuid``
+and ``properties`` (a JSON object, as text or already decoded) are optional; every other column is a property
+of the event. Empty cells (``None``, ``""``, NaN, NaT) are absent, not empty properties.
+
+Without a ``uuid`` the event gets one derived from its content (name, distinct id, instant, properties), so
+loading the same rows again, from the same file or the same data in another format, stores nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
+
+__all__ = [
+    "REQUIRED_COLUMNS",
+    "RESERVED_COLUMNS",
+    "RecordError",
+    "wire_event",
+    "content_uuid",
+    "typed_cell",
+    "missing_columns",
+]
+
+REQUIRED_COLUMNS = ("event", "distinct_id", "timestamp")
+RESERVED_COLUMNS = frozenset({*REQUIRED_COLUMNS, "uuid", "properties"})
+# Fixed, so a content-derived uuid is the same on every machine and in every version.
+_CONTENT_NAMESPACE = uuid.UUID("6f1b2c4e-5d3a-4b8e-9c7f-0a1e2d3c4b5a")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+class RecordError(ValueError):
+    """A record that cannot become an event; the message says why, for the load report."""
+
+
+def missing_columns(columns: Any) -> list[str]:
+    """The required columns absent from ``columns``, in their usual order."""
+    present = set(columns)
+    return [name for name in REQUIRED_COLUMNS if name not in present]
+
+
+def _is_empty(value: Any) -> bool:
+    if value is None or type(value).__name__ == "NAType":  # pandas.NA refuses to be compared
+        return True
+    if isinstance(value, str):
+        return value == ""
+    if isinstance(value, float | datetime):
+        return bool(value != value)  # NaN and NaT are not equal to themselves
+    return False
+
+
+def typed_cell(text: str) -> Any:
+    """A CSV cell as the value it spells: JSON numbers and ``true``/``false`` are typed, the rest is text.
+
+    Only JSON's number grammar counts, so ``00501`` (a zip code) or ``1e`` stay text.
+    """
+    if text in ("true", "false"):
+        return text == "true"
+    if text and (text[0].isdigit() or text[0] == "-") and _JSON_NUMBER.fullmatch(text):
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    return text
+
+
+def _instant(value: Any) -> str:
+    if isinstance(value, datetime):  # also pandas.Timestamp
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise RecordError(f"timestamp {value[:40]!r} is not an ISO 8601 date-time") from None
+    else:
+        raise RecordError(f"timestamp {value!r} is not an ISO 8601 date-time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _properties(value: Any) -> dict[str, Any]:
+    if _is_empty(value):
+        return {}
+    if isinstance(value, str | bytes):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise RecordError("properties is not valid JSON") from None
+    if not isinstance(value, Mapping):
+        raise RecordError("properties is not a JSON object")
+    return dict(value)
+
+
+def _plain(value: Any) -> Any:
+    """Values JSON can hold: dates as ISO text, numpy scalars as Python ones."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if hasattr(value, "item") and not isinstance(value, str | bytes | list | dict):
+        return value.item()
+    return value
+
+
+def content_uuid(event: str, distinct_id: str, timestamp: str, properties: Mapping[str, Any]) -> str:
+    """The uuid of an event that came without one: the same content always gives the same uuid.
+
+    A whole float counts as the integer it equals, so ``29`` from a CSV and ``29.0`` from a DataFrame column
+    with gaps (pandas makes such columns float) are the same event.
+    """
+    canonical = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in properties.items()}
+    text = json.dumps([event, distinct_id, timestamp, canonical], sort_keys=True, separators=(",", ":"), default=str)
+    return str(uuid.uuid5(_CONTENT_NAMESPACE, text))
+
+
+def wire_event(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire-format event for ``record``; raises :class:`RecordError` with the reason it cannot be one."""
+    name = record.get("event")
+    if _is_empty(name) or not isinstance(name, str):
+        raise RecordError("event is missing" if _is_empty(name) else "event is not text")
+    properties = _properties(record.get("properties"))
+    distinct = record.get("distinct_id")
+    if _is_empty(distinct):
+        distinct = properties.get("distinct_id")
+    if _is_empty(distinct) or isinstance(distinct, bool) or not isinstance(distinct, str | int):
+        raise RecordError("distinct_id is missing" if _is_empty(distinct) else "distinct_id is not text")
+    stamp = record.get("timestamp")
+    if _is_empty(stamp):
+        raise RecordError("timestamp is missing")
+    timestamp = _instant(stamp)
+    for column, value in record.items():
+        if column not in RESERVED_COLUMNS and not _is_empty(value):
+            properties[column] = _plain(value)
+    raw_uuid = record.get("uuid")
+    if _is_empty(raw_uuid):
+        event_uuid = content_uuid(name, str(distinct), timestamp, properties)
+    else:
+        try:
+            event_uuid = str(uuid.UUID(str(raw_uuid)))
+        except ValueError:
+            raise RecordError(f"uuid {str(raw_uuid)[:40]!r} is not a UUID") from None
+    return {
+        "event": name,
+        "distinct_id": str(distinct),
+        "timestamp": timestamp,
+        "uuid": event_uuid,
+        "properties": properties,
+    }

@@ -1,0 +1,152 @@
+"""Breakdowns: which values a series is split by, and the SQL expression that maps an event to one of them.
+
+A property breakdown (``event``, ``person``, ``group``, ``session``, ``hogql``) keeps the top
+``breakdown_limit`` values of the range, ranked by event count, then by value, both descending. Missing and
+empty values form the null bucket (``$$_posthog_breakdown_null_$$``); when more values exist, the rest are
+collapsed into Other (``$$_posthog_breakdown_other_$$``) and the response's ``next`` pages on (``offset``).
+A cohort breakdown has one series per cohort id in ``breakdown`` (``"all"``: everyone).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ValidationError
+from .dialect import DIALECT
+from .filters import BaseFilter
+from .hogql import compile_expression
+from .properties import PERSON_PROPERTIES, PropertyCompiler, group_properties_column
+from .property_model import Property
+
+__all__ = [
+    "OTHER",
+    "NULL",
+    "OTHER_LABEL",
+    "NULL_LABEL",
+    "BreakdownPage",
+    "CohortSplit",
+    "breakdown_expression",
+    "rank_values",
+    "rank_counted",
+    "page_of",
+    "cohort_splits",
+    "MAX_OFFSET",
+]
+
+OTHER = "$$_posthog_breakdown_other_$$"
+NULL = "$$_posthog_breakdown_null_$$"
+OTHER_LABEL = "Other (i.e. all remaining values)"
+NULL_LABEL = "None (i.e. no value)"
+SKIP = "$$_insightlab_earlier_page_$$"
+MAX_OFFSET = 10_000
+_SESSION_DURATION = (
+    "(SELECT CAST(round((max(s.timestamp) - min(s.timestamp)) / 1000000.0) AS INTEGER) FROM events s"
+    " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
+)
+
+Where = tuple[str, list[Any]]
+
+
+def breakdown_expression(filter: BaseFilter) -> Where:
+    """The event's breakdown value as text, NULL when missing or empty."""
+    key = str(filter.breakdown)
+    kind = filter.breakdown_type or "event"
+    if kind == "event":
+        return DIALECT.breakdown_value("e.properties", key)
+    if kind == "person":
+        return DIALECT.breakdown_value(PERSON_PROPERTIES, key)
+    if kind == "group":
+        return DIALECT.breakdown_value(group_properties_column(filter.breakdown_group_type_index or 0), key)
+    if kind == "session":
+        if key != "$session_duration":
+            raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
+        return f"CAST({_SESSION_DURATION} AS TEXT)", []
+    sql, params = compile_expression(key, attr="breakdown")
+    return f"nullif(CAST(({sql}) AS TEXT), '')", params
+
+
+@dataclass
+class BreakdownPage:
+    """The values of one page (``NULL`` for the null bucket), whether Other exists, and the mapping SQL."""
+
+    values: list[str]
+    has_more: bool
+    group: Where
+    earlier: list[str] = field(default_factory=list)
+
+
+def rank_values(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    lower: int,
+    upper: int,
+    where: Where,
+    expression: Where,
+    count: int,
+) -> list[str]:
+    """The first ``count`` values over [lower, upper] by event count, then value, both descending."""
+    value_sql, value_params = expression
+    where_sql, where_params = where
+    rows = conn.execute(
+        f"SELECT coalesce({value_sql}, ?) AS v, count(*) AS r FROM events e WHERE e.project_id = ?"
+        f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} GROUP BY 1 ORDER BY 2 DESC, 1 DESC LIMIT ?",
+        [*value_params, NULL, project_id, lower, upper, *where_params, count],
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def rank_counted(counts: dict[str, int]) -> list[str]:
+    """Values ranked as :func:`rank_values` ranks them, from their event counts."""
+    return [value for value, _ in sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+
+
+def page_of(ranked: list[str], expression: Where, *, limit: int, offset: int) -> BreakdownPage:
+    """The page at ``offset`` of ranked values, with SQL mapping an event to its value, Other or an earlier page."""
+    value_sql, value_params = expression
+    earlier, values = ranked[:offset], ranked[offset : offset + limit]
+    has_more = len(ranked) > offset + limit
+    cases = ["WHEN ? THEN ?" for _ in values] + ["WHEN ? THEN ?" for _ in earlier]
+    params: list[Any] = [*value_params, NULL]
+    for value in values:
+        params += [value, value]
+    for value in earlier:
+        params += [value, SKIP]
+    mapped = f"(CASE coalesce({value_sql}, ?) {' '.join(cases)} ELSE ? END)" if cases else "?"
+    params.append(OTHER if has_more else SKIP)
+    if not cases:
+        params = [OTHER if has_more else SKIP]
+    return BreakdownPage(values=values, has_more=has_more, group=(mapped, params), earlier=earlier)
+
+
+@dataclass(frozen=True)
+class CohortSplit:
+    value: Any
+    label: str
+    condition: Where
+
+
+def cohort_splits(conn: sqlite3.Connection, compiler: PropertyCompiler, filter: BaseFilter) -> list[CohortSplit]:
+    """One split per cohort named in ``breakdown`` (``"all"`` first: every person)."""
+    raw = filter.breakdown
+    items = raw if isinstance(raw, list) else [raw]
+    splits: list[CohortSplit] = []
+    for index, item in enumerate(items):
+        if item == "all" or item == 0:
+            splits.append(CohortSplit(value="all", label="all users", condition=("1", [])))
+            continue
+        try:
+            cohort_id = int(item)
+        except (TypeError, ValueError):
+            raise ValidationError("A cohort breakdown lists cohort ids or 'all'.", attr=f"breakdown__{index}") from None
+        row = conn.execute(
+            "SELECT name FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
+            (cohort_id, compiler.project_id),
+        ).fetchone()
+        if row is None:
+            raise ValidationError(f"Cohort {cohort_id} does not exist.", attr="breakdown", code="does_not_exist")
+        condition = compiler.compile_condition(Property(key="id", value=cohort_id, operator="in", type="cohort"))
+        splits.append(CohortSplit(value=cohort_id, label=str(row["name"]), condition=condition))
+    return splits

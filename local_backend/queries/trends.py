@@ -1,0 +1,310 @@
+"""Trends from stored events: one series per entity (and breakdown value), zero-filled over the range.
+
+Reading order: :func:`compute_trends` resolves the range (:mod:`.dates`) and its buckets (:mod:`.buckets`),
+compiles each entity and the global filters (:mod:`.filters`, :mod:`.properties`), picks the aggregate
+(:mod:`.trends_math`) and the breakdown values (:mod:`.breakdowns`), runs one grouped query per entity
+(:mod:`.trends_query`), and shapes the series (:mod:`.trends_series`): cumulative sums, aggregated displays,
+formulas and the comparison with the previous period.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ..models.trends import CUMULATIVE_DISPLAY, TrendsFilter
+from ..store.events import from_micros, to_micros
+from .actions import load_action
+from .breakdowns import (
+    MAX_OFFSET,
+    NULL,
+    OTHER,
+    BreakdownPage,
+    breakdown_expression,
+    cohort_splits,
+    page_of,
+    rank_counted,
+    rank_values,
+)
+from .buckets import Buckets, make_buckets
+from .dates import DateRange, resolve_date_range
+from .filters import Entity, compiler_for, entity_condition, global_condition
+from .properties import PropertyCompiler
+from .trends_compare import previous_range
+from .trends_math import MathPlan, plan_math
+from .trends_query import Where, aggregate_counted, aggregate_spans, first_seen
+from .trends_series import RawSeries, shape_period
+
+__all__ = ["TrendsResult", "compute_trends", "trends_payload", "resolve_trends_range"]
+
+DAY_MICROS = 86_400_000_000
+_DISTINCT_MATHS = ("dau", "unique_group", "unique_session")
+# Past this many (bucket, value) groups, values are ranked by SQL in a pass of their own.
+MAX_RANKED_GROUPS = 200_000
+
+
+@dataclass(frozen=True)
+class TrendsResult:
+    series: list[dict[str, Any]]
+    has_more: bool
+    date_range: DateRange
+
+
+def _and(first: Where, second: Where) -> Where:
+    if first[0] == "1":
+        return second
+    if second[0] == "1":
+        return first
+    return f"({first[0]} AND {second[0]})", [*first[1], *second[1]]
+
+
+def _earliest_event(conn: sqlite3.Connection, project_id: int) -> datetime | None:
+    row = conn.execute(
+        "SELECT min(timestamp) FROM events WHERE project_id = ? AND timestamp >= ?",
+        (project_id, 1_420_070_400_000_000),  # 2015-01-01, as PostHog ignores earlier stray timestamps
+    ).fetchone()
+    return from_micros(row[0]) if row and row[0] is not None else None
+
+
+def resolve_trends_range(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: TrendsFilter, now: datetime
+) -> DateRange:
+    return resolve_date_range(
+        date_from=filter.date_from,
+        date_to=filter.date_to,
+        interval=filter.interval,
+        explicit_date=filter.explicit_date,
+        tz=ZoneInfo(project.get("timezone") or "UTC"),
+        now=now,
+        week_start_day=1 if project.get("week_start_day") == 1 else 0,
+        earliest_event=lambda: _earliest_event(conn, int(project["id"])),
+    )
+
+
+@dataclass
+class _Context:
+    conn: sqlite3.Connection
+    project_id: int
+    filter: TrendsFilter
+    compiler: PropertyCompiler
+    global_where: Where
+    offset: int
+
+
+def _spans(
+    ctx: _Context, date_range: DateRange, buckets: Buckets, plan: MathPlan
+) -> tuple[list[tuple[int, int]], int, int]:
+    """The spans to aggregate over, and the [lower, upper] range breakdown values are ranked in."""
+    lower, upper = to_micros(date_range.lower), to_micros(date_range.date_to)
+    if ctx.filter.is_aggregate:
+        if plan.active_days:
+            return [(upper + 1 - plan.active_days * DAY_MICROS, upper + 1)], lower, upper
+        return [(lower, upper + 1)], lower, upper
+    spans = buckets.spans(lower, upper)
+    if plan.active_days:
+        width = plan.active_days * DAY_MICROS
+        spans = [(min(buckets.edges[i], high - width), high) for i, (_, high) in enumerate(spans)]
+    return spans, lower, upper
+
+
+def _cumulative_distinct(
+    ctx: _Context, where: Where, plan: MathPlan, buckets: Buckets, lower: int, upper: int, group: Where | None
+) -> dict[tuple[int, Any], float]:
+    """Each actor counted once, in the bucket of their first event in range."""
+    counts: dict[tuple[int, Any], float] = {}
+    actor = plan.distinct_actor or "e.person_id"
+    for value, first in first_seen(
+        ctx.conn, project_id=ctx.project_id, lower=lower, upper=upper, where=where, actor=actor, group=group
+    ):
+        index = buckets.index_of(first)
+        if index is not None:
+            counts[(index, value)] = counts.get((index, value), 0) + 1
+    return counts
+
+
+def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets: Buckets) -> list[RawSeries]:
+    filter = ctx.filter
+    where = _and(entity_condition(ctx.compiler, entity, f"{entity.type}__{entity.index}"), ctx.global_where)
+    plan = plan_math(entity, filter)
+    spans, lower, upper = _spans(ctx, date_range, buckets, plan)
+    width = 1 if filter.is_aggregate else len(buckets)
+    cumulative_distinct = (
+        filter.display == CUMULATIVE_DISPLAY and (entity.math or "total") in _DISTINCT_MATHS and not filter.is_aggregate
+    )
+
+    def run(condition: Where, group: Where | None) -> dict[tuple[int, Any], float]:
+        if cumulative_distinct:
+            return _cumulative_distinct(ctx, condition, plan, buckets, lower, upper, group)
+        return aggregate_spans(
+            ctx.conn, project_id=ctx.project_id, spans=spans, where=condition, plan=plan, group=group
+        )
+
+    def vector(values: dict[tuple[int, Any], float], key: Any) -> list[float]:
+        return [values.get((index, key)) or 0 for index in range(width)]
+
+    if not filter.uses_breakdown:
+        return [RawSeries(entity=entity, data=vector(run(where, None), None), numeric=plan.numeric)]
+    if filter.breakdown_type == "cohort":
+        series = []
+        for split in cohort_splits(ctx.conn, ctx.compiler, filter):
+            values = run(_and(where, split.condition), None)
+            series.append(
+                RawSeries(
+                    entity=entity,
+                    data=vector(values, None),
+                    numeric=plan.numeric,
+                    breakdown_value=split.value,
+                    breakdown_label=split.label,
+                )
+            )
+        return series
+    expression = breakdown_expression(filter)
+    single_pass = plan.per is None and not plan.active_days and not cumulative_distinct
+    if single_pass:
+        shaped = _breakdown_in_one_pass(ctx, entity, plan, spans, where, expression, width)
+        if shaped is not None:
+            return shaped
+    ranked = rank_values(
+        ctx.conn,
+        project_id=ctx.project_id,
+        lower=lower,
+        upper=upper,
+        where=where,
+        expression=expression,
+        count=ctx.offset + filter.breakdown_limit + 1,
+    )
+    page = page_of(ranked, expression, limit=filter.breakdown_limit, offset=ctx.offset)
+    values = run(where, page.group)
+    return _broken_down(entity, plan, page, lambda key: vector(values, key))
+
+
+def _broken_down(
+    entity: Entity, plan: MathPlan, page: BreakdownPage, vector: Callable[[Any], list[float]]
+) -> list[RawSeries]:
+    keys = [*page.values, *([OTHER] if page.has_more else [])]
+    return [
+        RawSeries(entity=entity, data=vector(key), numeric=plan.numeric, breakdown_value=key, has_more=page.has_more)
+        for key in keys
+    ]
+
+
+def _breakdown_in_one_pass(
+    ctx: _Context,
+    entity: Entity,
+    plan: MathPlan,
+    spans: list[tuple[int, int]],
+    where: Where,
+    expression: Where,
+    width: int,
+) -> list[RawSeries] | None:
+    """One grouped query by (bucket, value) that also counts events, so the values are ranked without a
+    second pass; Other is summed in Python for counts and queried for other maths. None when there are too
+    many distinct values to rank here."""
+    value_sql, value_params = expression
+    found = aggregate_counted(
+        ctx.conn,
+        project_id=ctx.project_id,
+        spans=spans,
+        where=where,
+        plan=plan,
+        group=(f"coalesce({value_sql}, ?)", [*value_params, NULL]),
+        max_rows=MAX_RANKED_GROUPS,
+    )
+    if found is None:
+        return None
+    counts: dict[str, int] = {}
+    for (_, key), (_, events) in found.items():
+        counts[key] = counts.get(key, 0) + events
+    limit = ctx.filter.breakdown_limit
+    page = page_of(rank_counted(counts), expression, limit=limit, offset=ctx.offset)
+    shown = set(page.values) | set(page.earlier)
+    others: dict[tuple[int, Any], float] = {}
+    if page.has_more and plan.outer == "count(*)":
+        for (index, key), (value, _) in found.items():
+            if key not in shown:
+                others[(index, OTHER)] = others.get((index, OTHER), 0) + (value or 0)
+    elif page.has_more:
+        others = {
+            key: value
+            for key, value in aggregate_spans(
+                ctx.conn, project_id=ctx.project_id, spans=spans, where=where, plan=plan, group=page.group
+            ).items()
+            if key[1] == OTHER
+        }
+
+    def vector(key: Any) -> list[float]:
+        if key == OTHER:
+            return [others.get((index, OTHER)) or 0 for index in range(width)]
+        return [(found.get((index, key)) or (0, 0))[0] or 0 for index in range(width)]
+
+    return _broken_down(entity, plan, page, vector)
+
+
+def _entity_labels(conn: sqlite3.Connection, project_id: int, entities: list[Entity]) -> dict[int, str] | None:
+    """Each entity's label (action name, event name, "All events"); None when an action does not exist."""
+    labels: dict[int, str] = {}
+    for entity in entities:
+        if entity.type == "actions":
+            action = load_action(conn, project_id, entity.id)
+            if action is None:
+                return None
+            labels[entity.index] = str(action["name"])
+        else:
+            labels[entity.index] = entity.name or (str(entity.id) if entity.id is not None else "All events")
+    return labels
+
+
+def _period(ctx: _Context, entities: list[Entity], date_range: DateRange) -> tuple[list[RawSeries], Buckets]:
+    buckets = make_buckets(date_range)
+    raw: list[RawSeries] = []
+    for entity in entities:
+        raw.extend(_entity_series(ctx, entity, date_range, buckets))
+    return raw, buckets
+
+
+def compute_trends(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: TrendsFilter, now: datetime, *, offset: int = 0
+) -> TrendsResult:
+    """The series of a trend (``result``), whether more breakdown values follow, and the resolved range."""
+    project_id = int(project["id"])
+    offset = max(0, min(int(offset), MAX_OFFSET))
+    date_range = resolve_trends_range(conn, project, filter, now)
+    compiler = compiler_for(conn, project)
+    entities = filter.entities
+    labels = _entity_labels(conn, project_id, entities)
+    if labels is None:
+        # PostHog answers a trend over a deleted or unknown action with no series at all
+        return TrendsResult(series=[], has_more=False, date_range=date_range)
+    ctx = _Context(
+        conn=conn,
+        project_id=project_id,
+        filter=filter,
+        compiler=compiler,
+        global_where=global_condition(compiler, filter, project),
+        offset=offset,
+    )
+    raw, buckets = _period(ctx, entities, date_range)
+    has_more = any(series.has_more for series in raw)
+    if not filter.compare:
+        series = shape_period(filter, raw, buckets, labels, compare_label=None)
+        return TrendsResult(series=series, has_more=has_more, date_range=date_range)
+    previous = previous_range(filter, date_range, buckets, now)
+    previous_raw, previous_buckets = _period(ctx, entities, previous)
+    series = shape_period(filter, raw, buckets, labels, compare_label="current")
+    series += shape_period(filter, previous_raw, previous_buckets, labels, compare_label="previous")
+    return TrendsResult(series=series, has_more=has_more, date_range=date_range)
+
+
+def trends_payload(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``{"result", "timezone"}`` for a legacy trends filter given as a dict (a saved insight's ``filters``)."""
+    from ..filter_params import parse_filter
+
+    filter = parse_filter(TrendsFilter, data)
+    result = compute_trends(conn, project, filter, now)
+    return {"result": result.series, "timezone": project.get("timezone") or "UTC"}

@@ -1,0 +1,127 @@
+"""The one SQL shape every trend number comes from: an aggregate per (time span, breakdown value).
+
+Spans are ``[low, high)`` ranges of stored microseconds (the zero-filled buckets, widened backwards for
+weekly/monthly active users, or one span for the aggregated displays). They are joined to the events as a
+small ``VALUES`` table, so SQLite walks the ``(project_id, event, timestamp, person_id)`` index once per span
+and every calendar rule (time zones, DST, week starts, months) stays in Python where the spans are made.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from .trends_math import MathPlan
+
+__all__ = ["aggregate_spans", "aggregate_counted", "first_seen", "Where"]
+
+Where = tuple[str, list[Any]]
+_SESSIONS = (
+    "sd(session_id, duration) AS MATERIALIZED (SELECT session_id, (max(timestamp) - min(timestamp)) / 1000000.0"
+    " FROM events WHERE project_id = ? AND session_id IS NOT NULL AND session_id != '' GROUP BY session_id)"
+)
+
+
+def _spans_table(spans: Sequence[tuple[int, int]]) -> str:
+    # integers made here, never user text: inlined so that a long range does not run out of parameters
+    rows = ", ".join(f"({index}, {int(low)}, {int(high)})" for index, (low, high) in enumerate(spans))
+    return f"b(i, lo, hi) AS (VALUES {rows})"
+
+
+def aggregate_spans(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    spans: Sequence[tuple[int, int]],
+    where: Where,
+    plan: MathPlan,
+    group: Where | None = None,
+) -> dict[tuple[int, Any], float]:
+    """``{(span index, group value): aggregate}`` for the events matching ``where`` in each span."""
+    if not spans:
+        return {}
+    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=False)
+    return {(row[0], row[1]): row[2] for row in conn.execute(sql, params)}
+
+
+def aggregate_counted(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    spans: Sequence[tuple[int, int]],
+    where: Where,
+    plan: MathPlan,
+    group: Where,
+    max_rows: int,
+) -> dict[tuple[int, Any], tuple[float, int]] | None:
+    """``{(span, group value): (aggregate, events)}``, or None past ``max_rows`` groups (too many values to
+    rank in Python). Only for plans without a per-actor or per-session step."""
+    assert plan.per is None
+    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=True)
+    cursor = conn.execute(sql, params)
+    found: dict[tuple[int, Any], tuple[float, int]] = {}
+    while rows := cursor.fetchmany(10_000):
+        for row in rows:
+            found[(row[0], row[1])] = (row[2], row[3])
+        if len(found) > max_rows:
+            cursor.close()
+            return None
+    return found
+
+
+def _aggregate_sql(
+    *,
+    project_id: int,
+    spans: Sequence[tuple[int, int]],
+    where: Where,
+    plan: MathPlan,
+    group: Where | None,
+    counts: bool,
+) -> tuple[str, list[Any]]:
+    where_sql, where_params = where
+    group_sql, group_params = group if group is not None else ("NULL", [])
+    ctes = [_spans_table(spans)]
+    params: list[Any] = []
+    joins = ""
+    if plan.needs_sessions:
+        ctes.append(_SESSIONS)
+        params.append(project_id)
+        joins = " JOIN sd ON sd.session_id = e.session_id"
+    source = (
+        f" FROM b JOIN events e ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi{joins}"
+        f" WHERE {where_sql}"
+    )
+    if plan.per is None:
+        extra = ", count(*)" if counts else ""
+        select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{extra}{source} GROUP BY 1, 2"
+        params += [*group_params, *plan.value_params, project_id, *where_params]
+    else:
+        inner = (
+            f"SELECT b.i AS i, {group_sql} AS g, {plan.per} AS per, {plan.inner_sql} AS v{source}"
+            f" AND {plan.per} IS NOT NULL GROUP BY 1, 2, 3"
+        )
+        select = f"SELECT i, g, {plan.aggregate('v')} FROM ({inner}) GROUP BY 1, 2"
+        params += [*group_params, project_id, *where_params]
+    return "WITH " + ", ".join(ctes) + " " + select, params
+
+
+def first_seen(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    lower: int,
+    upper: int,
+    where: Where,
+    actor: str,
+    group: Where | None = None,
+) -> list[tuple[Any, int]]:
+    """``(group value, first timestamp)`` of each actor's first matching event in [lower, upper]."""
+    where_sql, where_params = where
+    group_sql, group_params = group if group is not None else ("NULL", [])
+    sql = (
+        f"SELECT {group_sql}, {actor}, min(e.timestamp) FROM events e WHERE e.project_id = ?"
+        f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} AND {actor} IS NOT NULL GROUP BY 1, 2"
+    )
+    rows = conn.execute(sql, [*group_params, project_id, lower, upper, *where_params])
+    return [(row[0], row[2]) for row in rows]

@@ -1,0 +1,104 @@
+"""``/api/projects/:id/insights/trend/`` (GET and POST): trends computed from the stored events.
+
+``format=csv`` answers PostHog's trend CSV: a ``series`` column then one column per bucket label, one row per
+series (its custom name or label), as an attachment. ``offset`` pages through breakdown values: ``next`` is
+this endpoint with the same filter (as JSON text in the query string) and the following offset.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from ..auth import ProjectAccess, project_access
+from ..errors import ValidationError
+from ..filter_params import parse_filter, read_filter_params
+from ..models.trends import TrendsFilter, TrendsResponse
+from ..pagination import parse_int_param
+from ..queries.breakdowns import MAX_OFFSET
+from ..queries.trends import compute_trends
+from ..request_bodies import body_openapi
+from ..storage import get_conn, get_settings, now_iso
+
+__all__ = ["router", "trend_csv"]
+
+router = APIRouter(tags=["insights"])
+INSIGHT_PATH = "/api/projects/{project_id}/insights/trend"
+
+
+def _next_url(project_id: int, params: dict[str, Any], offset: int) -> str:
+    query = {key: value if isinstance(value, str) else json.dumps(value) for key, value in params.items()}
+    query["offset"] = str(offset)
+    return f"/api/projects/{project_id}/insights/trend/?{urlencode(query)}"
+
+
+def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:
+    """PostHog's trend CSV: ``series,<label>...``, one row per series."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    aggregated = any("aggregated_value" in item for item in series)
+    header = ["series", *(["aggregated_value"] if aggregated else (series[0]["labels"] if series else []))]
+    writer.writerow(header)
+    for item in series:
+        name = (item.get("action") or {}).get("custom_name") or item["label"]
+        writer.writerow([name, *([item["aggregated_value"]] if aggregated else item["data"])])
+    return Response(
+        out.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get(
+    INSIGHT_PATH,
+    response_model=TrendsResponse,
+    response_model_exclude_unset=True,
+    summary="Trend, the filter in the query string",
+)
+@router.post(
+    INSIGHT_PATH,
+    response_model=TrendsResponse,
+    response_model_exclude_unset=True,
+    summary="Trend: events, users or a property aggregated per hour, day, week or month",
+    openapi_extra=body_openapi(TrendsFilter, form=False),
+)
+async def trend_route(
+    request: Request,
+    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> Any:
+    started = time.perf_counter()
+    output = request.query_params.get("format")
+    if output not in (None, "json", "csv"):
+        raise ValidationError("format must be 'json' or 'csv'.", attr="format")
+    offset = parse_int_param(
+        request.query_params.get("offset"), name="offset", default=0, minimum=0, maximum=MAX_OFFSET
+    )
+    params = await read_filter_params(request)
+    filter = parse_filter(TrendsFilter, params)
+    parsed = time.perf_counter()
+    result = compute_trends(conn, access.project, filter, get_settings(request).clock.now(), offset=offset)
+    computed = time.perf_counter()
+    if output == "csv":
+        span = f"{result.date_range.date_from.date()} {result.date_range.date_to.date()}"
+        return trend_csv(result.series, f"trends ({span}).csv")
+    return {
+        "result": result.series,
+        "timezone": access.project.get("timezone") or "UTC",
+        "last_refresh": now_iso(request),
+        "is_cached": False,
+        "next": _next_url(access.project_id, params, offset + filter.breakdown_limit) if result.has_more else None,
+        "timings": [
+            {"k": "./filter", "t": parsed - started},
+            {"k": "./query", "t": computed - parsed},
+            {"k": "./format", "t": time.perf_counter() - computed},
+        ],
+    }

@@ -1,0 +1,274 @@
+"""Persons as ingestion changes them: distinct ids, ``$set`` / ``$set_once`` / ``$unset``, merges.
+
+A :class:`PersonBook` holds one project's persons for the length of one ingestion call: it answers "which
+person is this distinct id" from memory after one bulk lookup, keeps every change in memory, and writes them
+all in :meth:`PersonBook.flush`, inside the caller's transaction. The rules are PostHog's:
+
+- a new distinct id gets a new person, created at the event's time with the event's ``$set_once`` and
+  ``$set`` as its properties;
+- every event applies ``$set_once`` (only keys the person lacks), then ``$set``, then ``$unset`` (a list of
+  keys, or an object whose keys are removed);
+- ``$identify`` (``$anon_distinct_id``) and ``$create_alias`` / ``$merge_dangerously`` (``alias``) join the
+  other distinct id to the event's distinct id. When both already have different persons, the other person
+  is merged into the event's person: its distinct ids move, its events are rewritten to the surviving
+  person, properties combine with the surviving person's values winning, the earlier ``created_at`` is kept,
+  and the merged person is deleted. A person already identified is never merged away by ``$identify`` or
+  ``$create_alias`` (only by ``$merge_dangerously``). Generic ids such as ``anonymous`` or ``null`` never
+  merge. The person of an identify or alias event is marked ``is_identified``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PersonBook", "apply_property_updates", "is_illegal_distinct_id"]
+
+_CHUNK = 500
+_PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
+
+_ILLEGAL_ANY_CASE = {"anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email",
+                     "undefined", "true", "false"}  # fmt: skip
+_ILLEGAL_EXACT = {"[object Object]", "NaN", "None", "none", "null", "0", "undefined"}
+
+
+def _quoted(ids: set[str]) -> set[str]:
+    return ids | {f"'{i}'" for i in ids} | {f'"{i}"' for i in ids}
+
+
+_ILLEGAL_ANY_CASE = _quoted(_ILLEGAL_ANY_CASE)
+_ILLEGAL_EXACT = _quoted(_ILLEGAL_EXACT)
+
+
+def is_illegal_distinct_id(distinct_id: str) -> bool:
+    """Ids that come from a bug (``null``, ``anonymous``, ``[object Object]`` ...) and must never merge persons."""
+    return not distinct_id.strip() or distinct_id.lower() in _ILLEGAL_ANY_CASE or distinct_id in _ILLEGAL_EXACT
+
+
+def apply_property_updates(properties: dict[str, Any], set_: Any, set_once: Any, unset: Any) -> bool:
+    """Apply ``$set_once``, then ``$set``, then ``$unset`` to ``properties`` in place; True if anything changed."""
+    changed = False
+    if isinstance(set_once, Mapping):
+        for key, value in set_once.items():
+            if key not in properties:
+                properties[key] = value
+                changed = True
+    if isinstance(set_, Mapping):
+        for key, value in set_.items():
+            if key not in properties or properties[key] != value:
+                properties[key] = value
+                changed = True
+    if unset:
+        keys = unset if isinstance(unset, list) else list(unset) if isinstance(unset, Mapping) else []
+        for key in keys:
+            if isinstance(key, str) and key in properties:
+                del properties[key]
+                changed = True
+    return changed
+
+
+@dataclass
+class _Person:
+    id: int
+    uuid: str
+    properties: dict[str, Any]
+    is_identified: bool
+    created_at: int
+    stored: bool
+    dirty: bool = False
+
+
+class PersonBook:
+    """One project's persons during one ingestion call; see the module docstring for the rules."""
+
+    def __init__(self, conn: sqlite3.Connection, project_id: int) -> None:
+        self.conn = conn
+        self.project_id = project_id
+        self._person_of: dict[str, int] = {}  # distinct id -> person id at the time it was read or assigned
+        self._absent: set[str] = set()
+        self._persons: dict[int, _Person] = {}
+        self._merged_into: dict[int, int] = {}
+        self._mappings: dict[str, int] = {}  # distinct ids whose row is new or changed
+        self._absorbed: list[int] = []  # stored persons merged away
+        self._next_id: int | None = None
+        self.created = 0
+        self.merged = 0
+
+    # --- reading -------------------------------------------------------------------------------------------
+
+    def prefetch(self, distinct_ids: Iterable[str]) -> None:
+        """Look up many distinct ids at once, so the per-event path never queries."""
+        wanted = [d for d in set(distinct_ids) if d not in self._person_of and d not in self._absent]
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                "SELECT distinct_id, person_id FROM person_distinct_ids"
+                f" WHERE project_id = ? AND distinct_id IN ({marks})",
+                [self.project_id, *chunk],
+            ).fetchall()
+            for distinct_id, person_id in rows:
+                self._person_of[distinct_id] = person_id
+            self._absent.update(set(chunk) - {row[0] for row in rows})
+
+    def lookup(self, distinct_id: str) -> int | None:
+        """The person a distinct id belongs to now, or None."""
+        person_id = self._person_of.get(distinct_id)
+        if person_id is None:
+            if distinct_id in self._absent:
+                return None
+            self.prefetch([distinct_id])
+            person_id = self._person_of.get(distinct_id)
+            if person_id is None:
+                return None
+        return self.resolve(person_id) if self._merged_into else person_id
+
+    def resolve(self, person_id: int) -> int:
+        """The surviving person of ``person_id`` after this call's merges."""
+        while person_id in self._merged_into:
+            person_id = self._merged_into[person_id]
+        return person_id
+
+    def _load(self, person_id: int) -> _Person:
+        person = self._persons.get(person_id)
+        if person is None:
+            row = self.conn.execute(
+                "SELECT id, uuid, properties, is_identified, created_at FROM persons WHERE id = ?", (person_id,)
+            ).fetchone()
+            if row is None:  # a mapping to a person that is gone: treat the person as empty
+                person = _Person(person_id, str(uuid.uuid4()), {}, False, 0, stored=False, dirty=True)
+            else:
+                properties = json.loads(row[2]) if row[2] else {}
+                person = _Person(
+                    row[0], row[1], properties if isinstance(properties, dict) else {}, bool(row[3]), row[4], True
+                )
+            self._persons[person_id] = person
+        return person
+
+    # --- changing ------------------------------------------------------------------------------------------
+
+    def _create(self, distinct_ids: list[str], created_at: int, *, identified: bool) -> int:
+        if self._next_id is None:
+            self._next_id = int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM persons").fetchone()[0])
+        self._next_id += 1
+        person_id = self._next_id
+        person_uuid = str(uuid.uuid5(_PERSON_UUID_NAMESPACE, f"{self.project_id}:{distinct_ids[0]}"))
+        self._persons[person_id] = _Person(person_id, person_uuid, {}, identified, created_at, stored=False)
+        for distinct_id in distinct_ids:
+            self._assign(distinct_id, person_id)
+        self.created += 1
+        return person_id
+
+    def _assign(self, distinct_id: str, person_id: int) -> None:
+        self._person_of[distinct_id] = person_id
+        self._absent.discard(distinct_id)
+        self._mappings[distinct_id] = person_id
+
+    def person_for(self, distinct_id: str, timestamp: int) -> int:
+        """The distinct id's person, created now (at ``timestamp``) if the id is new."""
+        person_id = self.lookup(distinct_id)
+        if person_id is None:
+            person_id = self._create([distinct_id], timestamp, identified=False)
+        return person_id
+
+    def update_properties(self, person_id: int, set_: Any, set_once: Any, unset: Any) -> None:
+        person = self._load(person_id)
+        if apply_property_updates(person.properties, set_, set_once, unset):
+            person.dirty = True
+
+    def mark_identified(self, person_id: int) -> None:
+        person = self._load(person_id)
+        if not person.is_identified:
+            person.is_identified = True
+            person.dirty = True
+
+    def merge(self, other_id: str, into_id: str, timestamp: int, *, dangerous: bool = False) -> int:
+        """Join ``other_id`` to ``into_id`` (an identify or alias); returns the person of ``into_id``."""
+        if other_id == into_id or is_illegal_distinct_id(into_id) or is_illegal_distinct_id(other_id):
+            return self.person_for(into_id, timestamp)
+        other = self.lookup(other_id)
+        into = self.lookup(into_id)
+        if other is not None and into is None:
+            self._assign(into_id, other)
+            result = other
+        elif into is not None and other is None:
+            self._assign(other_id, into)
+            result = into
+        elif into is not None and other is not None:
+            result = into
+            if other != into:
+                self._merge_persons(other, into, dangerous=dangerous)
+        else:
+            result = self._create([into_id, other_id], timestamp, identified=True)
+        self.mark_identified(result)
+        return result
+
+    def _merge_persons(self, other_id: int, into_id: int, *, dangerous: bool) -> None:
+        other = self._load(other_id)
+        if other.is_identified and not dangerous:
+            return
+        into = self._load(into_id)
+        into.properties = {**other.properties, **into.properties}
+        into.created_at = min(into.created_at, other.created_at)
+        into.dirty = True
+        self._merged_into[other_id] = into_id  # mappings and pending events follow it through resolve()
+        if other.stored:
+            self._absorbed.append(other_id)
+        del self._persons[other_id]
+        self.merged += 1
+
+    # --- writing -------------------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write every change; the caller holds the transaction."""
+        conn, project_id = self.conn, self.project_id
+        new = [p for p in self._persons.values() if not p.stored]
+        self._fresh_uuids(new)
+        conn.executemany(
+            "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES (?,?,?,?,?,?)",
+            [(p.id, project_id, p.uuid, _dumps(p.properties), int(p.is_identified), p.created_at) for p in new],
+        )
+        conn.executemany(
+            "UPDATE persons SET properties = ?, is_identified = ?, created_at = ? WHERE id = ?",
+            [
+                (_dumps(p.properties), int(p.is_identified), p.created_at, p.id)
+                for p in self._persons.values()
+                if p.stored and p.dirty
+            ],
+        )
+        moves = [(self.resolve(old), project_id, old) for old in self._absorbed]
+        conn.executemany("UPDATE person_distinct_ids SET person_id = ? WHERE project_id = ? AND person_id = ?", moves)
+        conn.executemany("UPDATE events SET person_id = ? WHERE project_id = ? AND person_id = ?", moves)
+        conn.executemany(
+            "INSERT OR REPLACE INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)",
+            [(project_id, distinct_id, self.resolve(person_id)) for distinct_id, person_id in self._mappings.items()],
+        )
+        conn.executemany("DELETE FROM persons WHERE id = ?", [(old,) for old in self._absorbed])
+        self._mappings.clear()
+        self._absorbed.clear()
+        for person in self._persons.values():
+            person.stored, person.dirty = True, False
+
+    def _fresh_uuids(self, new: list[_Person]) -> None:
+        """Person uuids derive from the first distinct id; one already taken (a deleted id reused) gets a random one."""
+        for start in range(0, len(new), _CHUNK):
+            chunk = new[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            taken = {
+                row[0]
+                for row in self.conn.execute(
+                    f"SELECT uuid FROM persons WHERE project_id = ? AND uuid IN ({marks})",
+                    [self.project_id, *(p.uuid for p in chunk)],
+                )
+            }
+            for person in chunk:
+                if person.uuid in taken:
+                    person.uuid = str(uuid.uuid4())
+
+
+def _dumps(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
