@@ -293,15 +293,12 @@ def _label(
     if filter.breakdown in (None, "", []):
         return unlabelled(rows)
     if filter.breakdown_type == "cohort":
-        ids = filter.breakdown if isinstance(filter.breakdown, list) else [filter.breakdown]
-        try:
-            cohort_ids = [int(value) for value in ids]
-        except (TypeError, ValueError):
-            raise ValidationError("A cohort breakdown lists cohort ids.", attr="breakdown") from None
-        pairs = sorted(cohort_members(compiler_for(conn, project), project, cohort_ids))
+        pairs, splits = cohort_members(conn, compiler_for(conn, project), project, filter)
+        pairs.sort()
         persons = np.array([person for person, _ in pairs], dtype=np.int64)
-        buckets = np.array([cohort_ids.index(cohort) for _, cohort in pairs], dtype=np.int64)
-        return by_membership(rows, persons, buckets, [str(cohort) for cohort in cohort_ids])
+        buckets = np.array([index for _, index in pairs], dtype=np.int64)
+        labels = [json.dumps([split.value, split.label]) for split in splits]
+        return by_membership(rows, persons, buckets, labels)
     texts = [_value_text(value) for value in values or []]
     names: dict[str, int] = {}
     codes = np.array([names.setdefault(text, len(names)) for text in texts], dtype=np.int64)

@@ -263,7 +263,14 @@ def test_cohort_breakdown(client, world, conn):
     payload = funnel(client, world, breakdown=[cohort], breakdown_type="cohort")
     [group] = payload["result"]
     assert [s["count"] for s in group] == [2, 1, 1]
-    assert group[0]["breakdown_value"] == cohort and group[0]["breakdown"] == str(cohort)
+    assert group[0]["breakdown_value"] == cohort and group[0]["breakdown"] == "VIP"
+    # "all" is everyone: alice, bob, carol; both have one full conversion, "all" has bob stopping at step 2
+    both = funnel(client, world, breakdown=["all", cohort], breakdown_type="cohort")["result"]
+    assert [(g[0]["breakdown_value"], [s["count"] for s in g]) for g in both] == [
+        ("all", [3, 2, 1]),
+        (cohort, [2, 1, 1]),
+    ]
+    assert people(client, world, both[1][1]["dropped_people_url"]) == ["carol"]
 
 
 def test_funnel_trends(client, world, conn):
