@@ -255,7 +255,11 @@ def _scan(
         flags = np.fromiter((row[2] for row in fetched), dtype=np.int64, count=len(fetched))
         values = [row[3] for row in fetched] if with_values else None
     count = len(steps)
-    rows = FunnelRows(group, ts, flags & ((1 << count) - 1), flags >> count)
+    # step and exclusion bits fit 32 bits (at most 30 of each); no exclusions need no more than a byte of zeros
+    mask = (flags & ((1 << count) - 1)).astype(np.int32)
+    excluded = (flags >> count).astype(np.int32) if filter.exclusions else np.zeros(len(flags), dtype=np.int8)
+    del flags
+    rows = FunnelRows(group, ts, mask, excluded)
     order = _step_order(rows, count)
     if order is not None:
         rows = _take(rows, order)
