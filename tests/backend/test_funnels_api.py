@@ -466,3 +466,20 @@ def test_people_urls_keep_a_range_that_starts_mid_day(client, world, conn):
     steps = funnel(client, world, events=STEPS[:2], date_from="-30h")["result"]
     assert [s["count"] for s in steps] == [1, 1]
     assert people(client, world, steps[1]["converted_people_url"]) == ["bob"]
+
+
+def test_saved_funnel_insight_computes_on_refresh(client, world, conn):
+    add_events(conn, world.project_id, EVENTS)
+    base = f"/api/projects/{world.project_id}/insights/"
+    filters = {
+        "insight": "FUNNELS",
+        "events": STEPS,
+        "funnel_window_interval": 20,
+        "funnel_window_interval_type": "minute",
+    }
+    insight = client.post(base, json={"filters": filters}, headers=world.headers()).json()
+    assert client.get(f"{base}{insight['id']}/", headers=world.headers()).json()["result"] is None
+    computed = client.get(f"{base}{insight['id']}/?refresh=blocking", headers=world.headers())
+    assert computed.status_code == 200, computed.json()
+    # 20 minutes: alice signs up after 10 (buys after 70: too late), bob after 30 (too late)
+    assert [step["count"] for step in computed.json()["result"]] == [3, 1, 0]
