@@ -257,3 +257,9 @@ def test_a_csv_row_that_cannot_be_decoded_stops_the_file_with_its_row_number(tmp
     # text is decoded ahead in blocks, so the row named is the last one read whole before the bad bytes
     row = int(re.search(r"cannot be read after row (\d+)", raised.value.detail).group(1))
     assert 19_000 < row <= 20_000
+
+
+def test_a_properties_object_from_the_caller_is_not_changed():
+    given = {"plan": "pro"}
+    assert wire_event({**BASE, "properties": given, "extra": 1})["properties"] == {"plan": "pro", "extra": 1}
+    assert given == {"plan": "pro"}
