@@ -92,7 +92,15 @@ def _aggregate_sql(
         f" FROM b JOIN events e ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi{joins}"
         f" WHERE {where_sql}"
     )
-    if plan.per is None:
+    if plan.per is None and group is None and not counts:
+        # one correlated aggregate per span: each span's index range is read in order and nothing is sorted,
+        # where a join grouped by span sorts every matching row (4x slower for a 30-day total)
+        select = (
+            f"SELECT b.i, NULL, (SELECT {plan.aggregate(plan.value_sql)} FROM events e{joins}"
+            f" WHERE e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql}) FROM b"
+        )
+        params += [*plan.value_params, project_id, *where_params]
+    elif plan.per is None:
         extra = ", count(*)" if counts else ""
         select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{extra}{source} GROUP BY 1, 2"
         params += [*group_params, *plan.value_params, project_id, *where_params]
