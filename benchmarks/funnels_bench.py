@@ -1,10 +1,11 @@
 """Funnel speed: `$pageview -> signed_up -> purchase`, 14-day window, 90 days, against DuckDB on the same rows.
 
-    python benchmarks/funnels_bench.py [--events 1000000 5000000] [--repeat 5] [--folder /tmp/funnel-bench]
+    python benchmarks/funnels_bench.py [--events 1000000 5000000] [--repeat 5] [--folder /tmp/funnel-bench] [--demo]
 
 For each size it builds (once, then reuses) a SQLite database with the backend's own schema and indexes,
 holding synthetic product events over 90 days: page views, clicks, feature use, sign-ups and purchases of
-persons whose activity follows a long-tailed distribution. Then, each in a fresh process so that the peak
+persons whose activity follows a long-tailed distribution (``--demo``: the demo dataset of ``python -m
+local_backend demo --events N``, whose visitors land, sign up and buy). Then, each in a fresh process so that the peak
 resident memory belongs to that engine alone, it times the ordered, strict and unordered funnel computed by
 the backend (scan, per-person pass and shaping, as the endpoint does, without HTTP), and the same funnels
 written in DuckDB SQL (ASOF joins for ordered and unordered, LEAD for strict) over the same rows loaded into
@@ -84,6 +85,15 @@ def build(path: Path, events: int, seed: int = 7) -> None:
     conn.execute("ANALYZE")
     conn.close()
     partial.rename(path)
+
+
+def build_demo(path: Path, events: int, seed: int = 1) -> None:
+    """The demo dataset of ``demo --events N --seed S`` (skipped when ``path`` exists)."""
+    if path.exists():
+        return
+    command = [sys.executable, "-m", "local_backend", "demo", "--db", str(path), "--events", str(events),
+               "--seed", str(seed), "--now", NOW.isoformat()]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True)
 
 
 def funnel_filter(order: str) -> dict:
@@ -244,6 +254,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--folder", type=Path, default=Path("/tmp/funnel-bench"))
     parser.add_argument("--orders", nargs="+", default=list(ORDERS), choices=ORDERS)
+    parser.add_argument("--demo", action="store_true", help="the demo dataset (demo --events N) instead of synthetic")
     parser.add_argument("--measure", choices=("backend", "duckdb"), help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--order", choices=ORDERS, help=argparse.SUPPRESS)
@@ -255,9 +266,9 @@ def main() -> None:
     args.folder.mkdir(parents=True, exist_ok=True)
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     for events in args.events:
-        path = args.folder / f"funnel-{events}.db"
+        path = args.folder / (f"demo-{events}.db" if args.demo else f"funnel-{events}.db")
         started = time.perf_counter()
-        build(path, events)
+        (build_demo if args.demo else build)(path, events)
         print(f"\n{events:,} events ({path}, ready in {time.perf_counter() - started:.0f} s)")
         header = ("order", "backend", "cpu", "events/s", "rss", "heap", "duckdb", "cpu", "rss", "ratio", "load")
         print("{:<10} {:>9} {:>8} {:>12} {:>9} {:>8} {:>9} {:>8} {:>9} {:>6} {:>5}  counts".format(*header))

@@ -93,12 +93,15 @@ def _properties(value: Any) -> dict[str, Any]:
         return {}
     if isinstance(value, str | bytes):
         try:
-            value = json.loads(value)
+            parsed = json.loads(value)
         except ValueError:
             raise RecordError("properties is not valid JSON") from None
+        if not isinstance(parsed, dict):
+            raise RecordError("properties is not a JSON object")
+        return parsed  # freshly made: no copy needed
     if not isinstance(value, Mapping):
         raise RecordError("properties is not a JSON object")
-    return dict(value)
+    return dict(value)  # the caller's object: flat columns must not be added to it
 
 
 def _plain(value: Any) -> Any:
@@ -119,7 +122,7 @@ def content_uuid(event: str, distinct_id: str, moment: datetime, properties: Map
     integer it equals, so ``29`` from a CSV and ``29.0`` from a DataFrame column with gaps (pandas makes such
     columns float) are the same event.
     """
-    if any(value.__class__ is float for value in properties.values()):
+    if float in map(type, properties.values()):  # checked in C: most events have no float at all
         properties = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in properties.items()}
     text = _canonical_json([event, distinct_id, datetime.isoformat(moment), properties])
     digest = hashlib.sha1(_NAMESPACE_BYTES + text.encode()).hexdigest()

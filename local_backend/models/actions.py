@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ValidationError
-from ..queries.analysis_inputs import properties_condition
+from ..queries.property_model import parse_properties
+from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
 from .common import UserBasic
 
@@ -78,10 +77,7 @@ class Action(BaseModel):
 def _check_pattern(value: str | None, matching: str | None, attr: str) -> None:
     if value is None or matching != "regex":
         return
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise ValidationError(f"Invalid regular expression: {exc}.", attr=attr) from None
+    compile_pattern(value, attr=attr)  # the engine the calculations match with (RE2)
 
 
 def validate_steps(steps: list[ActionStep]) -> list[dict[str, Any]]:
@@ -96,6 +92,6 @@ def validate_steps(steps: list[ActionStep]) -> list[dict[str, Any]]:
         _check_pattern(step.href, step.href_matching, f"{prefix}__href")
         # Compiling the filters refuses what the calculations cannot run, with the filter's path in attr.
         check_nesting(step.properties, attr=f"{prefix}__properties")
-        properties_condition(step.properties or [], f"{prefix}__properties")
+        parse_properties(step.properties or [], f"{prefix}__properties")
         stored.append(step.model_dump())
     return stored

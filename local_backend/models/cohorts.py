@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
-from ..queries.person_filters import person_properties_condition
+from ..queries.person_filters import validate_person_filters
 from .common import UserBasic
 
 __all__ = [
@@ -82,7 +82,7 @@ def validate_cohort_filters(filters: dict[str, Any] | None) -> dict[str, Any]:
     group = filters["properties"]
     if not group.get("values"):
         raise ValidationError("A cohort needs at least one condition.", attr="filters__properties__values")
-    person_properties_condition(group, "filters__properties")
+    validate_person_filters(group, "filters__properties")
     return filters
 
 

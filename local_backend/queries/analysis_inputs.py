@@ -5,10 +5,9 @@ This is the seam between the retention/paths calculations and the shared filter 
 and of event matching goes through the functions here, so the calculations themselves never parse a date
 or build a property clause.
 
-Dates, periods and, given a connection, property filters and actions delegate to the building blocks trends
-and funnels use (:mod:`.dates`, :mod:`.properties`, :mod:`.actions`), so the same filter means the same
-thing in every calculation. :func:`properties_condition` without a connection keeps a portable subset (no
-cohorts, regexes or registered functions) for SQL run on other connections.
+Dates, periods, property filters and actions delegate to the building blocks trends and funnels use
+(:mod:`.dates`, :mod:`.properties`, :mod:`.actions`), so the same filter means the same thing in every
+calculation.
 
 Periods are calendar periods in the project timezone: an hour, a day from local midnight, a week from the
 project's first day of the week (0 Sunday, 1 Monday), a month from its first day.
@@ -21,7 +20,6 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..errors import ValidationError
 from ..store.events import to_micros
 from . import dates
 from .actions import action_condition
@@ -35,7 +33,6 @@ __all__ = [
     "event_condition",
     "format_local",
     "add_months",
-    "properties_condition",
     "global_condition",
 ]
 
@@ -79,72 +76,6 @@ def micros(moment: datetime) -> int:
 
 # --- event conditions -------------------------------------------------------------------------------------
 
-_OPERATORS = ("exact", "is_not", "icontains", "not_icontains", "gt", "gte", "lt", "lte", "is_set", "is_not_set")
-
-
-def _json_path(key: str) -> str:
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _property_clause(prop: Any, attr: str) -> tuple[str, list[Any]]:
-    if not isinstance(prop, dict) or not isinstance(prop.get("key"), str):
-        raise ValidationError("Each property filter needs a 'key'.", attr=attr)
-    kind = prop.get("type") or "event"
-    if kind not in ("event", "person"):
-        raise ValidationError(f"Property filters of type '{kind}' are not supported here.", attr=attr)
-    operator = prop.get("operator") or "exact"
-    if operator not in _OPERATORS:
-        raise ValidationError(f"Operator '{operator}' is not supported here.", attr=attr)
-    column = "e.properties" if kind == "event" else "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
-    path = _json_path(prop["key"])
-    extracted = f"json_extract({column}, ?)"
-    value = prop.get("value")
-    if operator == "is_set":
-        return f"json_type({column}, ?) IS NOT NULL", [path]
-    if operator == "is_not_set":
-        return f"coalesce(json_type({column}, ?), 'null') = 'null'", [path]
-    if operator in ("exact", "is_not"):
-        values = value if isinstance(value, list) else [value]
-        texts = [str(v).lower() if isinstance(v, bool) else str(v) for v in values]
-        marks = ",".join("?" for _ in texts) or "NULL"
-        text = (
-            f"(CASE json_type({column}, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-            f" ELSE CAST({extracted} AS TEXT) END)"
-        )
-        clause = f"coalesce({text}, '') IN ({marks})"
-        return (clause if operator == "exact" else f"NOT ({clause})"), [path, path, *texts]
-    if operator in ("icontains", "not_icontains"):
-        clause = f"instr(lower(coalesce({extracted}, '')), lower(?)) > 0"
-        return (clause if operator == "icontains" else f"NOT ({clause})"), [path, str(value)]
-    symbol = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[operator]
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValidationError(f"'{operator}' needs a number.", attr=attr) from None
-    return f"CAST({extracted} AS REAL) {symbol} ? AND json_type({column}, ?) IN ('integer', 'real')", [
-        path,
-        number,
-        path,
-    ]
-
-
-def properties_condition(properties: Any, attr: str) -> tuple[str, list[Any]]:
-    """A flat list of property filters (AND), or a ``{"type": "AND"|"OR", "values": [...]}`` group."""
-    if properties is None or properties == [] or properties == {}:
-        return "1", []
-    if isinstance(properties, dict) and "values" in properties:
-        joiner = " OR " if str(properties.get("type", "AND")).upper() == "OR" else " AND "
-        parts = [properties_condition(value, f"{attr}__{i}") for i, value in enumerate(properties["values"] or [])]
-        if not parts:
-            return "1", []
-        return "(" + joiner.join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
-    if isinstance(properties, dict) and "key" in properties:
-        return _property_clause(properties, attr)
-    if not isinstance(properties, list):
-        raise ValidationError("Expected a list of property filters.", attr=attr)
-    parts = [properties_condition(value, f"{attr}__{i}") for i, value in enumerate(properties)]
-    return "(" + " AND ".join(sql for sql, _ in parts) + ")", [p for _, params in parts for p in params]
-
 
 def event_condition(
     conn: sqlite3.Connection,
@@ -175,22 +106,13 @@ def global_condition(
     properties: Any,
     filter_test_accounts: bool,
     *,
-    conn: sqlite3.Connection | None = None,
+    conn: sqlite3.Connection,
 ) -> tuple[str, list[Any]]:
-    """The filter's own properties, plus the project's test-account filters when asked for.
-
-    With ``conn``, every kind of property filter (cohorts, regexes, ...) through :mod:`.properties`; without,
-    the portable subset of :func:`properties_condition`.
-    """
-    if conn is not None:
-        compiler = compiler_for(conn, project)
-        sql, params = compiler.compile(properties, "properties")
-        if filter_test_accounts and project.get("test_account_filters"):
-            extra_sql, extra_params = compiler.compile(project["test_account_filters"], "filter_test_accounts")
-            sql, params = f"({sql} AND {extra_sql})", [*params, *extra_params]
-        return sql, params
-    sql, params = properties_condition(properties, "properties")
+    """The filter's own properties, plus the project's test-account filters when asked for, compiled by the
+    one property compiler (:mod:`.properties`) for SQL run on ``conn``."""
+    compiler = compiler_for(conn, project)
+    sql, params = compiler.compile(properties, "properties")
     if filter_test_accounts and project.get("test_account_filters"):
-        extra_sql, extra_params = properties_condition(project["test_account_filters"], "filter_test_accounts")
+        extra_sql, extra_params = compiler.compile(project["test_account_filters"], "filter_test_accounts")
         sql, params = f"({sql} AND {extra_sql})", [*params, *extra_params]
     return sql, params

@@ -14,15 +14,14 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from ..errors import ValidationError
 from ..models.funnels import FunnelFilter
 from ..store.events import from_micros, to_micros
+from .breakdowns import CohortSplit, cohort_splits
+from .breakdowns import breakdown_expression as shared_breakdown_expression
 from .buckets import Buckets, make_buckets
 from .dates import DateRange, add_months, resolve_date_range
-from .dialect import DIALECT
 from .filters import Entity, compiler_for, entity_condition, global_condition
-from .hogql import compile_expression
-from .properties import EVENT_PROPERTIES, PERSON_PROPERTIES, PropertyCompiler, group_properties_column
+from .properties import PropertyCompiler
 from .property_model import Property, PropertyGroup
 
 __all__ = [
@@ -154,32 +153,11 @@ def is_same_or_wider(later: Entity, earlier: Entity) -> bool:
     return all(prop in earlier_props for prop in later_props)
 
 
-_SESSION_DURATION = (
-    "(SELECT CAST((max(s.timestamp) - min(s.timestamp)) / 1000000 AS TEXT) FROM events s"
-    " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
-)
-
-
-def _value_sql(filter: FunnelFilter, key: str) -> tuple[str, list[Any]]:
-    kind = filter.breakdown_type or "event"
-    if kind == "event":
-        return DIALECT.breakdown_value(EVENT_PROPERTIES, key)
-    if kind == "person":
-        return DIALECT.breakdown_value(PERSON_PROPERTIES, key)
-    if kind == "group":
-        return DIALECT.breakdown_value(group_properties_column(filter.breakdown_group_type_index or 0), key)
-    if kind == "session":
-        if key != "$session_duration":
-            raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
-        return _SESSION_DURATION, []
-    sql, params = compile_expression(key, attr="breakdown")
-    return f"nullif(CAST(({sql}) AS TEXT), '')", params
-
-
 def breakdown_expression(filter: FunnelFilter) -> tuple[str, list[Any]]:
-    """SQL text of each event's breakdown value (NULL when missing): one text, or a JSON array of texts."""
+    """SQL text of each event's breakdown value (NULL when missing), the trends expression per property: one
+    text, or a JSON array of texts when the funnel breaks down by several properties at once."""
     keys = filter.breakdown if isinstance(filter.breakdown, list) else [filter.breakdown]
-    parts = [_value_sql(filter, str(key)) for key in keys]
+    parts = [shared_breakdown_expression(filter.model_copy(update={"breakdown": str(key)})) for key in keys]
     if len(parts) == 1:
         return parts[0]
     return "json_array(" + ", ".join(f"coalesce({sql}, '')" for sql, _ in parts) + ")", [
@@ -187,21 +165,17 @@ def breakdown_expression(filter: FunnelFilter) -> tuple[str, list[Any]]:
     ]
 
 
-def cohort_members(compiler: PropertyCompiler, project: dict[str, Any], cohort_ids: list[int]) -> list[tuple[int, int]]:
-    """``(person_id, cohort_id)`` for every member of the cohorts, static or defined by person properties."""
+def cohort_members(
+    conn: sqlite3.Connection, compiler: PropertyCompiler, project: dict[str, Any], filter: FunnelFilter
+) -> tuple[list[tuple[int, int]], list[CohortSplit]]:
+    """The cohorts of a cohort breakdown (``all`` is everyone) and ``(person_id, index of the cohort)`` pairs."""
+    splits = cohort_splits(conn, compiler, filter)
     pairs: list[tuple[int, int]] = []
-    for cohort_id in cohort_ids:
-        exists = compiler.conn.execute(
-            "SELECT 1 FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0", (cohort_id, project["id"])
-        ).fetchone()
-        if exists is None:
-            raise ValidationError(f"Cohort {cohort_id} does not exist.", attr="breakdown", code="does_not_exist")
-        sql, params = compiler.compile(
-            PropertyGroup(values=(Property(key="id", value=cohort_id, type="cohort", operator="in"),)), "breakdown"
-        )
-        rows = compiler.conn.execute(
+    for index, split in enumerate(splits):
+        sql, params = split.condition
+        rows = conn.execute(
             f"SELECT e.person_id FROM (SELECT id AS person_id FROM persons WHERE project_id = ?) e WHERE {sql}",
             [project["id"], *params],
         )
-        pairs.extend((person_id, cohort_id) for (person_id,) in rows)
-    return pairs
+        pairs.extend((person_id, index) for (person_id,) in rows)
+    return pairs, splits

@@ -62,7 +62,8 @@ def breakdown_value_of(run: FunnelRun, bucket: int) -> tuple[Any, Any]:
     filter = run.filter
     kind = filter.breakdown_type or "event"
     if kind == "cohort":
-        return label, int(label)
+        value, name = json.loads(label)  # the cohort id ("all" for everyone) and its name
+        return name, value
     if isinstance(filter.breakdown, list):
         boxed = [OTHER] if label == OTHER else json.loads(label)
         return boxed, boxed

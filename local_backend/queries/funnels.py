@@ -255,7 +255,11 @@ def _scan(
         flags = np.fromiter((row[2] for row in fetched), dtype=np.int64, count=len(fetched))
         values = [row[3] for row in fetched] if with_values else None
     count = len(steps)
-    rows = FunnelRows(group, ts, flags & ((1 << count) - 1), flags >> count)
+    # step and exclusion bits fit 32 bits (at most 30 of each); no exclusions need no more than a byte of zeros
+    mask = (flags & ((1 << count) - 1)).astype(np.int32)
+    excluded = (flags >> count).astype(np.int32) if filter.exclusions else np.zeros(len(flags), dtype=np.int8)
+    del flags
+    rows = FunnelRows(group, ts, mask, excluded)
     order = _step_order(rows, count)
     if order is not None:
         rows = _take(rows, order)
@@ -293,15 +297,12 @@ def _label(
     if filter.breakdown in (None, "", []):
         return unlabelled(rows)
     if filter.breakdown_type == "cohort":
-        ids = filter.breakdown if isinstance(filter.breakdown, list) else [filter.breakdown]
-        try:
-            cohort_ids = [int(value) for value in ids]
-        except (TypeError, ValueError):
-            raise ValidationError("A cohort breakdown lists cohort ids.", attr="breakdown") from None
-        pairs = sorted(cohort_members(compiler_for(conn, project), project, cohort_ids))
+        pairs, splits = cohort_members(conn, compiler_for(conn, project), project, filter)
+        pairs.sort()
         persons = np.array([person for person, _ in pairs], dtype=np.int64)
-        buckets = np.array([cohort_ids.index(cohort) for _, cohort in pairs], dtype=np.int64)
-        return by_membership(rows, persons, buckets, [str(cohort) for cohort in cohort_ids])
+        buckets = np.array([index for _, index in pairs], dtype=np.int64)
+        labels = [json.dumps([split.value, split.label]) for split in splits]
+        return by_membership(rows, persons, buckets, labels)
     texts = [_value_text(value) for value in values or []]
     names: dict[str, int] = {}
     codes = np.array([names.setdefault(text, len(names)) for text in texts], dtype=np.int64)

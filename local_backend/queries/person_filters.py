@@ -1,18 +1,28 @@
 """Person property filters (a cohort's rules, the persons list's ``properties``) as SQL over persons.
 
-The operators themselves are compiled by :func:`~local_backend.queries.analysis_inputs.properties_condition`,
-the one place their meaning lives; this module only checks that every filter is about person properties and
-that groups are well formed, then runs the result over a row source where ``e`` is a person.
+The operators themselves are compiled by :class:`~local_backend.queries.properties.PropertyCompiler`, the one
+place their meaning lives (the same as in trends and funnels, regexes included); this module only checks that
+every filter is about person properties and that groups are well formed, then runs the result over a row source
+where ``e`` is a person.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
-from .analysis_inputs import properties_condition
+from .dialect import register_functions
+from .properties import PropertyCompiler
+from .property_model import parse_properties
 
-__all__ = ["PERSONS_AS_E", "person_properties_condition", "check_person_filters", "MAX_FILTER_DEPTH"]
+__all__ = [
+    "PERSONS_AS_E",
+    "person_properties_condition",
+    "validate_person_filters",
+    "check_person_filters",
+    "MAX_FILTER_DEPTH",
+]
 
 # Persons shaped like the ``events e`` rows the filter compiler expects: ``e.properties`` holds the person's
 # properties and ``e.person_id`` is the person itself.
@@ -61,6 +71,16 @@ def _on_own_properties(node: Any) -> Any:
     return {**node, "type": "event"}
 
 
-def person_properties_condition(properties: Any, attr: str) -> tuple[str, list[Any]]:
-    """SQL over :data:`PERSONS_AS_E` rows (``e``) holding for persons that match ``properties``."""
-    return properties_condition(_on_own_properties(check_person_filters(properties, attr)), attr)
+def validate_person_filters(properties: Any, attr: str) -> None:
+    """Refuse, with a 400 naming the filter, anything :func:`person_properties_condition` could not run."""
+    parse_properties(_on_own_properties(check_person_filters(properties, attr)), attr)
+
+
+def person_properties_condition(
+    conn: sqlite3.Connection, project_id: int, properties: Any, attr: str
+) -> tuple[str, list[Any]]:
+    """SQL over :data:`PERSONS_AS_E` rows (``e``) holding for persons that match ``properties``; it runs on
+    ``conn``, where the functions it calls are registered."""
+    register_functions(conn)
+    compiler = PropertyCompiler(conn=conn, project_id=project_id)
+    return compiler.compile(_on_own_properties(check_person_filters(properties, attr)), attr)

@@ -8,6 +8,7 @@ and every calendar rule (time zones, DST, week starts, months) stays in Python w
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -41,7 +42,7 @@ def aggregate_spans(
     """``{(span index, group value): aggregate}`` for the events matching ``where`` in each span."""
     if not spans:
         return {}
-    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=False)
+    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group)
     return {(row[0], row[1]): row[2] for row in conn.execute(sql, params)}
 
 
@@ -58,14 +59,24 @@ def aggregate_counted(
     """``{(span, group value): (aggregate, events)}``, or None past ``max_rows`` groups (too many values to
     rank in Python). Only for plans without a per-actor or per-session step."""
     assert plan.per is None
-    sql, params = _aggregate_sql(project_id=project_id, spans=spans, where=where, plan=plan, group=group, counts=True)
-    cursor = conn.execute(sql, params)
+    # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
+    # own (small sorts) instead of one sort of every matching row
+    where_sql, where_params = where
+    group_sql, group_params = group
+    sql = (
+        f"WITH {_spans_table(spans)} SELECT b.i, (SELECT json_group_object(g, json_array(a, n)) FROM"
+        f" (SELECT {group_sql} AS g, {plan.aggregate(plan.value_sql)} AS a, count(*) AS n FROM events e"
+        f" WHERE e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql} GROUP BY 1))"
+        " FROM b"
+    )
+    params = [*group_params, *plan.value_params, project_id, *where_params]
     found: dict[tuple[int, Any], tuple[float, int]] = {}
-    while rows := cursor.fetchmany(10_000):
-        for row in rows:
-            found[(row[0], row[1])] = (row[2], row[3])
+    for index, packed in conn.execute(sql, params):
+        if not packed:
+            continue
+        for value, (aggregate, events) in json.loads(packed).items():
+            found[(index, value)] = (aggregate, events)
         if len(found) > max_rows:
-            cursor.close()
             return None
     return found
 
@@ -77,7 +88,6 @@ def _aggregate_sql(
     where: Where,
     plan: MathPlan,
     group: Where | None,
-    counts: bool,
 ) -> tuple[str, list[Any]]:
     where_sql, where_params = where
     group_sql, group_params = group if group is not None else ("NULL", [])
@@ -92,9 +102,16 @@ def _aggregate_sql(
         f" FROM b JOIN events e ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi{joins}"
         f" WHERE {where_sql}"
     )
-    if plan.per is None:
-        extra = ", count(*)" if counts else ""
-        select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{extra}{source} GROUP BY 1, 2"
+    if plan.per is None and group is None:
+        # one correlated aggregate per span: each span's index range is read in order and nothing is sorted,
+        # where a join grouped by span sorts every matching row (4x slower for a 30-day total)
+        select = (
+            f"SELECT b.i, NULL, (SELECT {plan.aggregate(plan.value_sql)} FROM events e{joins}"
+            f" WHERE e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql}) FROM b"
+        )
+        params += [*plan.value_params, project_id, *where_params]
+    elif plan.per is None:
+        select = f"SELECT b.i, {group_sql}, {plan.aggregate(plan.value_sql)}{source} GROUP BY 1, 2"
         params += [*group_params, *plan.value_params, project_id, *where_params]
     else:
         inner = (

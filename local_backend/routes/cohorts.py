@@ -278,7 +278,7 @@ def cohort_persons(
     access.caller.require_scope("person:read")
     cohort = load_cohort(conn, access, cohort_id)
     persons, total = list_persons(
-        conn, access.project_id, where=[cohort_member_condition(cohort)], limit=page.limit, offset=page.offset
+        conn, access.project_id, where=[cohort_member_condition(conn, cohort)], limit=page.limit, offset=page.offset
     )
     return paginated(request, page, total, [person_body(person) for person in persons])
 

@@ -19,7 +19,8 @@ from ..clock import format_instant
 from ..errors import NotFound, ValidationError
 from ..models.persons import Event, EventPage
 from ..pagination import parse_int_param, replace_query, request_url
-from ..queries.analysis_inputs import parse_point, properties_condition
+from ..queries.analysis_inputs import parse_point
+from ..queries.filters import compiler_for
 from ..query_params import parse_filter_param
 from ..storage import get_conn, get_settings
 from ..store.event_list import find_event, list_events
@@ -63,7 +64,7 @@ def _conditions(
         raise ValidationError("before_id only applies with before.", attr="before_id")
     properties = parse_filter_param(params["properties"], name="properties")
     if properties is not None:
-        where.append(properties_condition(properties, "properties"))
+        where.append(compiler_for(conn, access.project).compile(properties, "properties"))
     return where
 
 

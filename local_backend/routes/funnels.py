@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
+from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
 from ..filter_params import decode_json_text, parse_filter, read_filter_params
 from ..models.funnels import CorrelationResponse, FunnelFilter, FunnelPeoplePage, FunnelResponse
@@ -46,23 +46,12 @@ async def funnel_route(
     access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    started = time.perf_counter()
+    timer = PhaseTimer()
     filter = parse_filter(FunnelFilter, await read_filter_params(request))
-    parsed = time.perf_counter()
+    timer.mark("./filter")
     run = run_funnel(conn, access.project, filter, get_settings(request).clock.now())
-    computed = time.perf_counter()
-    result = funnel_result(conn, access.project_id, run)
-    return {
-        "result": result,
-        "timezone": access.project.get("timezone") or "UTC",
-        "last_refresh": now_iso(request),
-        "is_cached": False,
-        "timings": [
-            {"k": "./filter", "t": parsed - started},
-            {"k": "./query", "t": computed - parsed},
-            {"k": "./format", "t": time.perf_counter() - computed},
-        ],
-    }
+    timer.mark("./query")
+    return calculation_envelope(request, access, funnel_result(conn, access.project_id, run), timer)
 
 
 @router.get(PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons who reached or dropped at a step")

@@ -34,12 +34,12 @@ BASE_PATH = "/api/projects/{project_id}/persons"
 READ = project_access("person:read")
 
 
-def properties_param_condition(text: str | None) -> Condition:
+def properties_param_condition(conn: sqlite3.Connection, project_id: int, text: str | None) -> Condition:
     """The ``properties`` query parameter (JSON: a list of person filters, or a group) as a condition."""
     properties = parse_filter_param(text, name="properties")
     if properties is None:
         return "1", []
-    return person_properties_condition(properties, "properties")
+    return person_properties_condition(conn, project_id, properties, "properties")
 
 
 def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> Condition:
@@ -47,7 +47,7 @@ def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: st
     found = get_cohort(conn, access.project_id, int(value)) if value.isdigit() and int(value) < 2**63 else None
     if found is None or found["deleted"]:
         raise ValidationError(f'Invalid pk "{value}" - object does not exist.', attr="cohort", code="does_not_exist")
-    return cohort_member_condition(found)
+    return cohort_member_condition(conn, found)
 
 
 @router.get(BASE_PATH, response_model=Paginated[Person], summary="List persons, newest first")
@@ -61,7 +61,7 @@ def list_persons_route(
     properties: str | None = Query(None, description='JSON person filters, e.g. [{"key":"plan","value":"pro"}]'),
     cohort: str | None = Query(None, description="Only members of this cohort (needs cohort:read too)"),
 ) -> dict[str, Any]:
-    where = [person_search_condition(search), properties_param_condition(properties)]
+    where = [person_search_condition(search), properties_param_condition(conn, access.project_id, properties)]
     if cohort is not None:
         where.append(_cohort_condition(conn, access, cohort))
     if distinct_id is not None:

@@ -143,11 +143,12 @@ def update_cohort(
             add_cohort_members(conn, cohort_id, members, now=now)
 
 
-def cohort_member_condition(cohort: dict[str, Any]) -> tuple[str, list[Any]]:
-    """SQL over persons ``e`` (see :data:`PERSONS_AS_E`) holding for the cohort's members."""
+def cohort_member_condition(conn: sqlite3.Connection, cohort: dict[str, Any]) -> tuple[str, list[Any]]:
+    """SQL over persons ``e`` (see :data:`PERSONS_AS_E`) holding for the cohort's members, run on ``conn``."""
     if cohort["is_static"]:
         return "e.id IN (SELECT person_id FROM cohort_people WHERE cohort_id = ?)", [cohort["id"]]
-    return person_properties_condition(cohort["filters"].get("properties"), "filters__properties")
+    rules = cohort["filters"].get("properties")
+    return person_properties_condition(conn, int(cohort["project_id"]), rules, "filters__properties")
 
 
 def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
@@ -155,7 +156,7 @@ def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
     if cohort["is_static"]:
         row = conn.execute("SELECT count(*) FROM cohort_people WHERE cohort_id = ?", (cohort["id"],)).fetchone()
         return int(row[0])
-    condition, params = cohort_member_condition(cohort)
+    condition, params = cohort_member_condition(conn, cohort)
     row = conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", [cohort["project_id"], *params])
     return int(row.fetchone()[0])
 

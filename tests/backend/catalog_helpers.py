@@ -170,7 +170,7 @@ def check_bad_input(client, world, seed, method, path, body, status, code, attr,
     assert response.status_code == status, response.text
     error = response.json()
     assert set(error) == {"type", "code", "detail", "attr"}
-    assert (error["code"], error["attr"]) == (code, attr)
+    assert (error["code"], error["attr"]) == (code, attr), error
     assert client.get(fill(listing, seed), headers=world.headers()).json() == before
 
 

@@ -12,9 +12,9 @@ from local_backend.queries.analysis_inputs import (
     add_months,
     add_periods,
     format_local,
+    global_condition,
     parse_point,
     period_boundaries,
-    properties_condition,
     truncate_period,
 )
 
@@ -120,12 +120,14 @@ PROPS = [
         ({"type": "OR", "values": [{"key": "seats", "value": "3"}, {"key": "beta", "value": "true"}]}, [0, 1]),
     ],
 )
-def test_property_conditions(condition, matching):
+def test_property_conditions_of_retention_and_paths(condition, matching):
+    """Retention and paths filter through the same compiler as trends and funnels (its own table is in
+    test_properties.py); these are the cases their documentation shows."""
     import json
     import sqlite3
 
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE events (id INTEGER, properties TEXT)")
     conn.executemany("INSERT INTO events VALUES (?, ?)", [(i, json.dumps(p)) for i, p in enumerate(PROPS)])
-    sql, params = properties_condition([condition], "properties")
+    sql, params = global_condition({"id": 1}, [condition], False, conn=conn)
     assert [row[0] for row in conn.execute(f"SELECT id FROM events e WHERE {sql} ORDER BY id", params)] == matching

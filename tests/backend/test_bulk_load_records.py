@@ -257,3 +257,25 @@ def test_a_csv_row_that_cannot_be_decoded_stops_the_file_with_its_row_number(tmp
     # text is decoded ahead in blocks, so the row named is the last one read whole before the bad bytes
     row = int(re.search(r"cannot be read after row (\d+)", raised.value.detail).group(1))
     assert 19_000 < row <= 20_000
+
+
+def test_a_properties_object_from_the_caller_is_not_changed():
+    given = {"plan": "pro"}
+    assert wire_event({**BASE, "properties": given, "extra": 1})["properties"] == {"plan": "pro", "extra": 1}
+    assert given == {"plan": "pro"}
+
+
+def test_parquet_properties_as_a_struct_column_are_an_object(tmp_path):
+    path = tmp_path / "nested.parquet"
+    table = pa.table(
+        {
+            "event": ["a"],
+            "distinct_id": pa.array([42], pa.int64()),
+            "timestamp": ["2026-01-10T10:00:00Z"],
+            "properties": pa.array([{"plan": "pro", "seats": 3}]),
+        }
+    )
+    pq.write_table(table, path)
+    [(number, record)] = list(open_events_file(path).records)
+    event = wire_event(record)
+    assert (number, event["distinct_id"], event["properties"]) == (1, "42", {"plan": "pro", "seats": 3})

@@ -50,7 +50,7 @@ BAD_INPUT = [
         {"key": "id", "type": "cohort", "value": 1}]}}}, 400, "unsupported", "filters__properties__values__0__type"),
     ("POST", COHORTS, {"name": "x", "filters": {"properties": {"type": "AND", "values": [
         {"key": "plan", "operator": "sounds_like", "value": "pro"}]}}}, 400, "invalid_input",
-     "filters__properties__0"),
+     "filters__properties__values__0__operator"),
     ("POST", COHORTS, {"name": "x", "filters": {"properties": {"type": "AND", "values": [
         {"type": "OR", "values": [{"type": "OR", "values": [{"type": "OR", "values": [{"type": "OR", "values": [
             {"type": "OR", "values": [{"type": "OR", "values": [{"key": "a"}]}]}]}]}]}]}]}}}, 400,

@@ -103,7 +103,8 @@ def test_filter_test_accounts_removes_exactly_the_staff_events(seeded, generated
     project = conn.execute("SELECT test_account_filters FROM projects WHERE id = ?", (access.project["id"],))
     filters = json.loads(project.fetchone()[0])
     assert filters == TEST_ACCOUNT_FILTERS
-    sql, params = global_condition({"test_account_filters": filters}, [], True)
+    project_row = {"id": access.project["id"], "test_account_filters": filters}
+    sql, params = global_condition(project_row, [], True, conn=conn)
     kept = conn.execute(f"SELECT count(*) FROM events e WHERE {sql}", params).fetchone()[0]
     staff = sum(1 for e in generated if e["distinct_id"].startswith("staff-"))
     total = conn.execute("SELECT count(*) FROM events").fetchone()[0]

@@ -263,7 +263,14 @@ def test_cohort_breakdown(client, world, conn):
     payload = funnel(client, world, breakdown=[cohort], breakdown_type="cohort")
     [group] = payload["result"]
     assert [s["count"] for s in group] == [2, 1, 1]
-    assert group[0]["breakdown_value"] == cohort and group[0]["breakdown"] == str(cohort)
+    assert group[0]["breakdown_value"] == cohort and group[0]["breakdown"] == "VIP"
+    # "all" is everyone: alice, bob, carol; both have one full conversion, "all" has bob stopping at step 2
+    both = funnel(client, world, breakdown=["all", cohort], breakdown_type="cohort")["result"]
+    assert [(g[0]["breakdown_value"], [s["count"] for s in g]) for g in both] == [
+        ("all", [3, 2, 1]),
+        (cohort, [2, 1, 1]),
+    ]
+    assert people(client, world, both[1][1]["dropped_people_url"]) == ["carol"]
 
 
 def test_funnel_trends(client, world, conn):
@@ -459,3 +466,20 @@ def test_people_urls_keep_a_range_that_starts_mid_day(client, world, conn):
     steps = funnel(client, world, events=STEPS[:2], date_from="-30h")["result"]
     assert [s["count"] for s in steps] == [1, 1]
     assert people(client, world, steps[1]["converted_people_url"]) == ["bob"]
+
+
+def test_saved_funnel_insight_computes_on_refresh(client, world, conn):
+    add_events(conn, world.project_id, EVENTS)
+    base = f"/api/projects/{world.project_id}/insights/"
+    filters = {
+        "insight": "FUNNELS",
+        "events": STEPS,
+        "funnel_window_interval": 20,
+        "funnel_window_interval_type": "minute",
+    }
+    insight = client.post(base, json={"filters": filters}, headers=world.headers()).json()
+    assert client.get(f"{base}{insight['id']}/", headers=world.headers()).json()["result"] is None
+    computed = client.get(f"{base}{insight['id']}/?refresh=blocking", headers=world.headers())
+    assert computed.status_code == 200, computed.json()
+    # 20 minutes: alice signs up after 10 (buys after 70: too late), bob after 30 (too late)
+    assert [step["count"] for step in computed.json()["result"]] == [3, 1, 0]

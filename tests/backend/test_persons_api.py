@@ -24,11 +24,11 @@ BAD_INPUT = [
     ("GET", PERSONS + '?properties={"key":"plan","type":"event"}', 400, "unsupported", "properties__type"),
     ("GET", PERSONS + '?properties=[{"key":"plan","type":"cohort","value":2}]', 400, "unsupported",
      "properties__0__type"),
-    ("GET", PERSONS + '?properties=[{"key":"plan","operator":"regex","value":"(a+)+$"}]', 400, "invalid_input",
-     "properties__0"),
+    ("GET", PERSONS + '?properties=[{"key":"plan","operator":"regex","value":"(?<=a)b"}]', 400, "invalid_input",
+     "properties__0__value"),
     ("GET", PERSONS + '?properties=[{"value":"pro"}]', 400, "invalid_input", "properties__0"),
     ("GET", PERSONS + '?properties=[{"key":"seats","operator":"gt","value":"many"}]', 400, "invalid_input",
-     "properties__0"),
+     "properties__0__value"),
     ("GET", PERSONS + "?properties=[1]", 400, "invalid_input", "properties__0"),
     ("GET", PERSONS + "?limit=100000000", 400, "invalid_input", "limit"),
     ("GET", PERSONS + "?properties=" + "[" * 5000 + "]" * 5000, 400, "invalid_input", "properties"),
@@ -100,6 +100,23 @@ def test_distinct_id_and_property_filters(client, world, seed, conn):
                                       {"key": "email", "operator": "icontains", "value": "CORP"}]}  # fmt: skip
     assert listed(client, world, properties=json.dumps(group)) == ["carol", "bob"]
     assert listed(client, world, properties=json.dumps(pro), search="bob") == []
+
+
+def test_regex_person_filters_run_on_re2(client, world, seed, conn):
+    """Person filters compile through the calculations' compiler, so regexes mean what they mean in a trend.
+
+    eve's plan is 40 a's then a b: a backtracking engine would try about 2**40 ways to match ``^(a+)+$``
+    before failing; RE2 answers at once, with no match.
+    """
+    add_events(
+        conn, world.project_id, [("x", "eve", "2026-01-10T00:00:00Z")], persons={"eve": {"plan": "a" * 40 + "b"}}
+    )
+    corp = [{"key": "email", "operator": "regex", "value": "@corp\\.io$"}]
+    assert listed(client, world, properties=json.dumps(corp)) == ["bob"]
+    not_alice = [{"key": "email", "operator": "not_regex", "value": "^alice@"}, {"key": "email", "operator": "is_set"}]
+    assert listed(client, world, properties=json.dumps(not_alice)) == ["bob"]
+    nested = [{"key": "plan", "operator": "regex", "value": "^(a+)+$"}]
+    assert listed(client, world, properties=json.dumps(nested)) == []
 
 
 def test_persons_page(client, world, seed):
