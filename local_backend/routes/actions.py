@@ -20,7 +20,7 @@ from ..pagination import Page, page_params, paginated
 from ..storage import get_conn, now_iso
 from ..store.accounts import get_user
 from ..store.actions import action_named, create_action, get_action, list_actions, update_action
-from ..store.activity import log_activity
+from ..store.activity import log_item_change
 from ..store.db import transaction
 from .activity import activity_page
 
@@ -74,14 +74,15 @@ def _check_name(conn: sqlite3.Connection, access: ProjectAccess, name: str, acti
 
 
 def _log(conn: sqlite3.Connection, access: ProjectAccess, action: dict, activity: str, changes: list | None) -> None:
-    log_activity(
+    log_item_change(
         conn,
         project_id=access.project_id,
+        user_id=access.user_id,
         scope=ACTION_SCOPE_NAME,
         item_id=action["id"],
+        name=action["name"],
         activity=activity,
-        user_id=access.user_id,
-        detail={"changes": changes, "trigger": None, "type": None, "name": action["name"], "short_id": None},
+        changes=changes,
         now=action["updated_at"],
     )
 

@@ -22,7 +22,7 @@ from ..pagination import Page, page_params, paginated
 from ..request_bodies import body_openapi, parse_model, read_body
 from ..storage import get_conn, now_iso
 from ..store.accounts import get_user
-from ..store.activity import log_activity
+from ..store.activity import log_item_change
 from ..store.cohorts import (
     cohort_count,
     cohort_member_condition,
@@ -143,14 +143,15 @@ def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, lis
 
 
 def _log(conn: sqlite3.Connection, access: ProjectAccess, cohort: dict, activity: str, changes: list | None) -> None:
-    log_activity(
+    log_item_change(
         conn,
         project_id=access.project_id,
+        user_id=access.user_id,
         scope=COHORT_SCOPE_NAME,
         item_id=cohort["id"],
+        name=cohort["name"],
         activity=activity,
-        user_id=access.user_id,
-        detail={"changes": changes, "trigger": None, "type": None, "name": cohort["name"], "short_id": None},
+        changes=changes,
         now=cohort["updated_at"],
     )
 

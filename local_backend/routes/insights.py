@@ -23,7 +23,7 @@ from ..results.modes import ExecutionMode, execution_mode
 from ..results.query_nodes import translate_query
 from ..results.service import serve_calculation
 from ..storage import get_conn, get_settings, now_iso
-from ..store.activity import log_activity
+from ..store.activity import log_item_change
 from ..store.insights import (
     ORDERABLE,
     create_insight,
@@ -234,20 +234,16 @@ def list_insights_route(
 
 
 def _log(conn: sqlite3.Connection, access: ProjectAccess, insight: dict, activity: str, changes: list | None, now: str):
-    log_activity(
+    log_item_change(
         conn,
         project_id=access.project_id,
+        user_id=access.user_id,
         scope=INSIGHT_SCOPE_NAME,
         item_id=insight["id"],
+        name=insight["name"] or insight["derived_name"],
         activity=activity,
-        user_id=access.user_id,
-        detail={
-            "changes": changes,
-            "trigger": None,
-            "type": None,
-            "name": insight["name"] or insight["derived_name"],
-            "short_id": insight["short_id"],
-        },
+        changes=changes,
+        short_id=insight["short_id"],
         now=now,
     )
 

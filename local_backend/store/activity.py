@@ -9,7 +9,7 @@ from typing import Any
 from .db import transaction
 from .ids import new_uuid
 
-__all__ = ["log_activity", "list_activity", "Change"]
+__all__ = ["log_activity", "log_item_change", "list_activity", "Change"]
 
 Change = dict[str, Any]  # {type, action, field, before, after}
 
@@ -71,3 +71,30 @@ def list_activity(
         entry["detail"] = json.loads(entry["detail"])
         entries.append(entry)
     return entries, total
+
+
+def log_item_change(
+    conn: sqlite3.Connection,
+    *,
+    project_id: int,
+    user_id: int | None,
+    scope: str,
+    item_id: int | str,
+    name: str | None,
+    activity: str,
+    changes: list[dict[str, Any]] | None,
+    now: str,
+    short_id: str | None = None,
+) -> None:
+    """Log ``activity`` (created, updated, deleted, ...) on one item, with its field ``changes``, in the
+    detail shape PostHog's activity log has for insights, actions and cohorts alike."""
+    log_activity(
+        conn,
+        project_id=project_id,
+        scope=scope,
+        item_id=item_id,
+        activity=activity,
+        user_id=user_id,
+        detail={"changes": changes, "trigger": None, "type": None, "name": name, "short_id": short_id},
+        now=now,
+    )
