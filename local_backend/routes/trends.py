@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import sqlite3
-import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..auth import ProjectAccess, project_access
+from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
 from ..filter_params import parse_filter, read_filter_params
 from ..models.trends import TrendsFilter, TrendsResponse
@@ -26,7 +26,7 @@ from ..pagination import parse_int_param
 from ..queries.breakdowns import MAX_OFFSET
 from ..queries.trends import compute_trends
 from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings, now_iso
+from ..storage import get_conn, get_settings
 
 __all__ = ["router", "trend_csv"]
 
@@ -75,7 +75,7 @@ async def trend_route(
     access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> Any:
-    started = time.perf_counter()
+    timer = PhaseTimer()
     output = request.query_params.get("format")
     if output not in (None, "json", "csv"):
         raise ValidationError("format must be 'json' or 'csv'.", attr="format")
@@ -84,21 +84,11 @@ async def trend_route(
     )
     params = await read_filter_params(request)
     filter = parse_filter(TrendsFilter, params)
-    parsed = time.perf_counter()
+    timer.mark("./filter")
     result = compute_trends(conn, access.project, filter, get_settings(request).clock.now(), offset=offset)
-    computed = time.perf_counter()
+    timer.mark("./query")
     if output == "csv":
         span = f"{result.date_range.date_from.date()} {result.date_range.date_to.date()}"
         return trend_csv(result.series, f"trends ({span}).csv")
-    return {
-        "result": result.series,
-        "timezone": access.project.get("timezone") or "UTC",
-        "last_refresh": now_iso(request),
-        "is_cached": False,
-        "next": _next_url(access.project_id, params, offset + filter.breakdown_limit) if result.has_more else None,
-        "timings": [
-            {"k": "./filter", "t": parsed - started},
-            {"k": "./query", "t": computed - parsed},
-            {"k": "./format", "t": time.perf_counter() - computed},
-        ],
-    }
+    next_url = _next_url(access.project_id, params, offset + filter.breakdown_limit) if result.has_more else None
+    return calculation_envelope(request, access, result.series, timer, next=next_url)

@@ -118,3 +118,26 @@ def test_openapi_documents_the_analysis_endpoints(client):
     assert {"get", "post"} <= set(schema["paths"]["/api/projects/{project_id}/insights/path"])
     assert "post" in schema["paths"]["/api/projects/{project_id}/insights/timing"]
     assert "RetentionResponse" in json.dumps(schema)
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("insights/trend/", {"events": [{"id": "$pageview"}]}),
+        ("insights/funnel/", {"events": [{"id": "$pageview", "order": 0}, {"id": "signed_up", "order": 1}]}),
+        ("insights/retention/", {}),
+        ("insights/path/", {}),
+    ],
+)
+def test_every_calculation_answers_the_same_envelope_with_its_timings(client, world, path, body):
+    response = client.post(f"/api/projects/{world.project_id}/{path}", json=body, headers=world.headers())
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    assert {"result", "timezone", "last_refresh", "is_cached", "timings"} <= set(payload)
+    assert (payload["timezone"], payload["is_cached"], payload["last_refresh"]) == (
+        "UTC",
+        False,
+        "2026-01-15T12:00:00.000000Z",
+    )
+    assert [timing["k"] for timing in payload["timings"]] == ["./filter", "./query", "./format"]
+    assert all(timing["t"] >= 0 for timing in payload["timings"])
