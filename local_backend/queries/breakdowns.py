@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.hot_properties import hot_column
 from .dialect import DIALECT
 from .filters import BaseFilter
 from .hogql import compile_expression
@@ -54,7 +55,8 @@ def breakdown_expression(filter: BaseFilter) -> Where:
     key = str(filter.breakdown)
     kind = filter.breakdown_type or "event"
     if kind == "event":
-        return DIALECT.breakdown_value("e.properties", key)
+        hot = hot_column(key)
+        return DIALECT.breakdown_value("e.properties", key, f"e.{hot}" if hot else None)
     if kind == "person":
         return DIALECT.breakdown_value(PERSON_PROPERTIES, key)
     if kind == "group":

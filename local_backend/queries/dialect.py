@@ -117,8 +117,15 @@ class SQLiteDialect:
         )
         return sql, [*kind_params, *value_params]
 
-    def breakdown_value(self, column: str, key: str) -> tuple[str, list[Any]]:
-        """The value as a breakdown shows it: text, ``true``/``false``, NULL for missing, null or empty."""
+    def breakdown_value(self, column: str, key: str, hot: str | None = None) -> tuple[str, list[Any]]:
+        """The value as a breakdown shows it: text, ``true``/``false``, NULL for missing, null or empty.
+
+        ``hot`` names a generated column that already holds ``true``/``false`` for booleans and the extracted
+        value otherwise (:mod:`local_backend.store.hot_properties`); reading it alone lets an index cover the
+        breakdown.
+        """
+        if hot is not None:
+            return f"nullif(CAST({hot} AS TEXT), '')", []
         kind, kind_params = self.json_type(column, key)
         value, value_params = self.extract(column, key)
         sql = (

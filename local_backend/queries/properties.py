@@ -29,6 +29,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..store.events import to_micros
+from ..store.hot_properties import hot_column
 from .dialect import DIALECT
 from .elements import element_condition
 from .hogql import compile_expression
@@ -180,9 +181,15 @@ def compare_json(column: str, prop: Property) -> Sql:
         plain = all(text not in ("", "true", "false", "null") and not _NUMBER_LIKE.match(text) for text in texts)
         # strings that cannot be a number, boolean or null compare equal to the extracted value itself: one
         # JSON read per row instead of two
-        value_sql, params = DIALECT.extract(column, prop.key) if plain else DIALECT.text(column, prop.key)
+        hot = hot_column(prop.key) if column == EVENT_PROPERTIES else None
+        if plain and hot:
+            # the hot column differs from the extracted value only for booleans ('true'/'false' against 1/0),
+            # which no such string equals; its index can serve the filter
+            value_sql, params = f"e.{hot}", []
+        else:
+            value_sql, params = DIALECT.extract(column, prop.key) if plain else DIALECT.text(column, prop.key)
         marks = ",".join("?" for _ in texts) or "NULL"
-        clause = f"{value_sql} IN ({marks})" if plain else f"{value_sql} IN ({marks})"
+        clause = f"{value_sql} IN ({marks})"
         if operator == "exact":
             return clause, [*params, *texts]
         return f"coalesce({clause}, 0) = 0", [*params, *texts]

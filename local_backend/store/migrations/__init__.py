@@ -23,6 +23,7 @@ from . import (
     m0010_query_results,
     m0011_analysis,
     m0012_session_index,
+    m0013_hot_properties,
     m0020_catalog,
     m0021_cohort_members_follow_merges,
 )
@@ -39,6 +40,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0010_query_results", m0010_query_results.apply),
     ("0011_analysis", m0011_analysis.apply),
     ("0012_session_index", m0012_session_index.apply),
+    ("0013_hot_properties", m0013_hot_properties.apply),
     ("0020_catalog", m0020_catalog.apply),
     ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
 ]

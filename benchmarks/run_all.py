@@ -1,0 +1,55 @@
+"""Run every benchmark in turn, each as its own process, and print what each prints.
+
+    python benchmarks/run_all.py [--sizes 1000000 5000000] [--only trends funnels ...]
+
+``--sizes`` are the dataset sizes of the calculation benchmarks (trends and funnels, the issue's 1M and 5M by
+default; building a 5M dataset takes minutes). The other benchmarks run with their own defaults. A benchmark
+that fails is reported and the others still run; the exit code is 1 if any failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def commands(sizes: list[int]) -> dict[str, list[str]]:
+    """Each benchmark's script and arguments, in the order the data flows: in, then calculations."""
+    return {
+        "plugins": ["plugin_pipeline.py"],
+        "capture": ["capture_bench.py"],
+        "ingest": ["ingest_bench.py"],
+        "catalog": ["catalog_bench.py"],
+        "trends": ["trends_bench.py", "--sizes", ",".join(str(size) for size in sizes)],
+        "funnels": ["funnels_bench.py", "--events", *(str(size) for size in sizes)],
+        "retention_paths": ["retention_paths_bench.py"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    parser.add_argument("--only", nargs="+", choices=sorted(commands([1])), help="run just these")
+    args = parser.parse_args(argv)
+    failed = []
+    for name, (script, *extra) in commands(args.sizes).items():
+        if args.only and name not in args.only:
+            continue
+        print(f"\n=== {name}: {script} {' '.join(extra)}", flush=True)
+        started = time.perf_counter()
+        code = subprocess.call([sys.executable, str(HERE / script), *extra])
+        print(f"=== {name}: {'ok' if code == 0 else f'failed (exit {code})'} in {time.perf_counter() - started:.0f} s")
+        if code != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
