@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -76,6 +76,8 @@ class FunnelFilter(BaseFilter):
     Unknown keys are ignored; a bad value of a known key is a 400 naming it.
     """
 
+    breakdown_lists: ClassVar[bool] = True
+
     exclusions: list[FunnelExclusion] = Field(default_factory=list)
     insight: str | None = None
     display: str | None = None
@@ -104,23 +106,6 @@ class FunnelFilter(BaseFilter):
         _prepare_exclusions(data)
         data["funnel_step_breakdown"] = decode_json_text(data.get("funnel_step_breakdown"), "funnel_step_breakdown")
         return data
-
-    @model_validator(mode="after")
-    def _breakdown_needs(self) -> FunnelFilter:
-        # funnels also break down by several properties at once (a list of names)
-        if self.breakdown in (None, "", []):
-            self.breakdown = None
-            return self
-        kind = self.breakdown_type or "event"
-        self.breakdown_type = kind
-        if kind == "group" and self.breakdown_group_type_index is None:
-            raise ValidationError(
-                "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
-            )
-        names = self.breakdown if isinstance(self.breakdown, list) else [self.breakdown]
-        if kind != "cohort" and not all(isinstance(name, str) and name for name in names):
-            raise ValidationError(f"A breakdown of type {kind} is a property name or a list of them.", attr="breakdown")
-        return self
 
     @field_validator("funnel_order_type", mode="before")
     @classmethod

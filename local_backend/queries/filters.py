@@ -14,7 +14,7 @@ missing or zero ``order`` sorts as -1; ``index`` is the position after sorting (
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -144,6 +144,8 @@ class BaseFilter(BaseModel):
     """The filter trends and funnels share (module docstring). Unknown keys are ignored."""
 
     model_config = ConfigDict(extra="ignore")
+    # whether ``breakdown`` may name several properties at once (funnels break down by a list)
+    breakdown_lists: ClassVar[bool] = False
 
     events: list[Entity] = Field(default_factory=list, max_length=MAX_ENTITIES)
     actions: list[Entity] = Field(default_factory=list, max_length=MAX_ENTITIES)
@@ -203,8 +205,10 @@ class BaseFilter(BaseModel):
             raise ValidationError(
                 "A group breakdown needs breakdown_group_type_index.", attr="breakdown_group_type_index"
             )
-        if kind != "cohort" and not isinstance(self.breakdown, str):
-            raise ValidationError(f"A breakdown of type {kind} is a property name (a string).", attr="breakdown")
+        names = self.breakdown if self.breakdown_lists and isinstance(self.breakdown, list) else [self.breakdown]
+        if kind != "cohort" and not all(isinstance(name, str) and name for name in names):
+            shape = "a property name or a list of them" if self.breakdown_lists else "a property name (a string)"
+            raise ValidationError(f"A breakdown of type {kind} is {shape}.", attr="breakdown")
         return self
 
     @property
