@@ -79,6 +79,11 @@ class DefinitionsWriter:
             self._first[bucket] = {}
         return typed
 
+    def samples(self, kind: int = EVENT, group_type_index: int = -1) -> dict[str, Any]:
+        """The value kept so far for each property name of a kind; :meth:`add_properties` of another writer
+        given these ends with the same definitions (a batch prepared apart is merged this way)."""
+        return dict(self._first.get((kind, group_type_index), {}))
+
     def add_properties(self, properties: Mapping[str, Any], kind: int = EVENT, group_type_index: int = -1) -> None:
         bucket = (kind, group_type_index)
         typed = self._bucket(kind, group_type_index)

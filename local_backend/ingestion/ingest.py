@@ -28,8 +28,9 @@ from ..clock import format_instant
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
 from ..store.persons import PersonBook
-from .definitions import GROUP, PERSON, DefinitionsWriter
+from .definitions import DefinitionsWriter
 from .groups import GroupBook
+from .person_events import person_and_groups
 from .timestamps import to_micros
 from .wire import InvalidEvent, SentAtCache, WireEvent, read_event
 from .writer import write_transaction
@@ -249,7 +250,7 @@ def _store(conn: sqlite3.Connection, project_id: int, encoded: list[tuple[WireEv
             or "$unset" in properties
             or "$groups" in properties
         ):
-            person_id, (g0, g1, g2, g3, g4) = _person_and_groups(event, persons, groups, definitions)
+            person_id, (g0, g1, g2, g3, g4) = person_and_groups(event, persons, groups, definitions)
         else:
             person_id = None if persons.merged else known.get(distinct_id)
             if person_id is None:
@@ -271,35 +272,3 @@ def _store(conn: sqlite3.Connection, project_id: int, encoded: list[tuple[WireEv
         rows,
     )
     definitions.flush(conn)
-
-
-def _person_and_groups(
-    event: WireEvent, persons: PersonBook, groups: GroupBook, definitions: DefinitionsWriter
-) -> tuple[int, tuple[str | None, ...]]:
-    """The slow path: merges, person property updates, group identification and group columns."""
-    name, distinct_id, timestamp, properties = event.event, event.distinct_id, event.timestamp, event.properties
-    process_person = properties.get("$process_person_profile") is not False
-    other = None
-    if process_person and name == "$identify":
-        other = properties.get("$anon_distinct_id")
-    elif process_person and name in ("$create_alias", "$merge_dangerously"):
-        other = properties.get("alias")
-    if other is not None and other != "" and not isinstance(other, dict | list | bool):
-        person_id = persons.merge(str(other), distinct_id, timestamp, dangerous=name == "$merge_dangerously")
-    else:
-        person_id = persons.person_for(distinct_id, timestamp)
-    if process_person:
-        set_, set_once, unset = properties.get("$set"), properties.get("$set_once"), properties.get("$unset")
-        if set_ or set_once or unset:
-            persons.update_properties(person_id, set_, set_once, unset)
-            for bag in (set_once, set_):
-                if isinstance(bag, Mapping):
-                    definitions.add_properties(bag, PERSON)
-    if name == "$groupidentify":
-        group_type, group_key = properties.get("$group_type"), properties.get("$group_key")
-        if isinstance(group_type, str) and group_type and group_key is not None and group_key != "":
-            group_set = properties.get("$group_set")
-            index = groups.identify(group_type, str(group_key), group_set, timestamp)
-            if index is not None and isinstance(group_set, Mapping):
-                definitions.add_properties(group_set, GROUP, index)
-    return person_id, groups.columns(properties.get("$groups"))

@@ -6,19 +6,31 @@
     print(report.summary())
 
 Modules: ``records`` (one record -> one wire-format event), ``readers`` (files -> numbered records),
-``loader`` (batches through ingestion, the report). See docs/loading.md.
+``prepare`` (records -> a checked batch, no database), ``pipe`` (preparing in a second process), ``loader``
+(batches into the store, the report). See docs/loading.md.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
-from .loader import DEFAULT_BATCH_SIZE, LoadInterrupted, LoadReport, Rejection, check_batch_size, load_records
+from ..ingestion.timestamps import to_micros
+from .loader import (
+    DEFAULT_BATCH_SIZE,
+    LoadInterrupted,
+    LoadReport,
+    Rejection,
+    batched,
+    check_batch_size,
+    load_records,
+    store_batches,
+)
+from .pipe import PARALLEL_MIN_BYTES, prepared_in_process
 from .readers import FORMATS, open_events_file
 from .records import REQUIRED_COLUMNS, RecordError, missing_columns
 
@@ -58,17 +70,28 @@ def load_file(
     now: datetime | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    parallel: bool = True,
 ) -> LoadReport:
-    """Load an events file into ``project``; the format comes from the extension unless ``format`` is given."""
+    """Load an events file into ``project``; the format comes from the extension unless ``format`` is given.
+
+    With ``parallel`` (the default), a file of :data:`~.pipe.PARALLEL_MIN_BYTES` or more is read and prepared
+    by a second process while this one stores.
+    """
     check_batch_size(batch_size)
     row = resolve_project(conn, project)
     events_file = open_events_file(path, format)
-    return load_records(
+    moment = now or datetime.now(UTC)
+    received = to_micros(moment)
+    if parallel and events_file.path.stat().st_size >= PARALLEL_MIN_BYTES:
+        batches = prepared_in_process(events_file.path, events_file.format, batch_size, received)
+    else:
+        batches = batched(events_file.records, batch_size, received)
+    return store_batches(
         conn,
         row,
-        events_file.records,
-        now=now,
-        batch_size=batch_size,
+        batches,
+        report=LoadReport(),
+        now=moment,
         total=events_file.total,
         progress=progress,
         description=events_file.path.name,

@@ -15,11 +15,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any, TypedDict
 
 from tqdm import tqdm
 
 from ..errors import ValidationError
+from ..ingestion.bulk import store_prepared
+from ..ingestion.timestamps import to_micros
+from .prepare import PreparedBatch, prepare_batch, wire_events
 from .records import RecordError, wire_event
 
 __all__ = [
@@ -30,7 +34,9 @@ __all__ = [
     "Rejection",
     "check_batch_size",
     "ingest_numbered",
+    "batched",
     "load_records",
+    "store_batches",
 ]
 
 DEFAULT_BATCH_SIZE = 10_000
@@ -62,6 +68,10 @@ class LoadReport:
 
     def reject(self, row: int, reason: str) -> None:
         self.rejected += 1
+        self.add_rejection(row, reason)
+
+    def add_rejection(self, row: int, reason: str) -> None:
+        """Keep a reason (the first :data:`MAX_REJECTIONS` only) for a row already counted as rejected."""
         if len(self.rejections) < MAX_REJECTIONS:
             self.rejections.append({"row": row, "reason": reason})
 
@@ -179,6 +189,83 @@ def ingest_numbered(
     return report
 
 
+def _plugins_enabled(conn: sqlite3.Connection, project: Mapping[str, Any]) -> bool:
+    from ..plugins.pipeline import load_enabled_plugins
+
+    return bool(load_enabled_plugins(conn, int(project["id"])))
+
+
+def _write(
+    conn: sqlite3.Connection, project: Mapping[str, Any], batch: PreparedBatch, now: datetime, plugins: bool
+) -> tuple[int, int, int, list[tuple[int, str]]]:
+    """The one place bulk load stores a prepared batch: stored, duplicates, dropped and (row, reason) rejections.
+
+    Without plugins the batch goes to the bulk writer as it is; with plugins, through ``ingest_events``.
+    """
+    if not plugins:
+        outcome = store_prepared(conn, project, batch, to_micros(now))
+        return outcome.accepted, outcome.duplicates, 0, []
+    report = _ingest(conn, project, wire_events(batch), now)
+    rows = batch.rows
+    reasons = [(rows[item["index"]], str(item["reason"])) for item in report.rejections]
+    return report.accepted, report.duplicates, report.dropped, reasons
+
+
+def store_batches(
+    conn: sqlite3.Connection,
+    project: Mapping[str, Any],
+    batches: Iterable[PreparedBatch],
+    *,
+    report: LoadReport,
+    now: datetime | None = None,
+    total: int | None = None,
+    progress: bool = False,
+    description: str = "loading",
+) -> LoadReport:
+    """Store prepared batches one transaction each, adding their outcome to ``report``."""
+    moment = now or datetime.now(UTC)
+    plugins = _plugins_enabled(conn, project)
+    started = time.perf_counter()
+    batch: PreparedBatch | None = None
+    with (
+        tqdm(total=total, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
+        _timed(report, started),
+    ):
+        try:
+            for batch in batches:
+                report.read += batch.read
+                for row, reason in batch.rejections:
+                    report.add_rejection(row, reason)
+                report.rejected += batch.rejected
+                if len(batch):
+                    try:
+                        stored, duplicates, dropped, reasons = _write(conn, project, batch, moment, plugins)
+                    except sqlite3.Error as error:
+                        first, last = batch.rows[0], batch.rows[-1]
+                        raise LoadInterrupted(f"storing rows {first}-{last} failed: {error}", report, first) from error
+                    report.loaded += stored
+                    report.duplicates += duplicates
+                    report.dropped += dropped
+                    for row, reason in reasons:
+                        report.reject(row, reason)
+                bar.update(batch.last_row - bar.n)
+                batch = None
+        except KeyboardInterrupt:
+            # the batch in hand was rolled back (or never stored): everything before it is stored
+            first = batch.first_row if batch is not None else report.read + 1
+            raise LoadInterrupted(f"interrupted before row {first} was stored", report, first) from None
+    return report
+
+
+def batched(
+    records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], batch_size: int, received: int
+) -> Iterator[PreparedBatch]:
+    """Numbered records in prepared batches of ``batch_size`` records."""
+    iterator = iter(records)
+    while chunk := list(islice(iterator, batch_size)):
+        yield prepare_batch(chunk, received)
+
+
 def load_records(
     conn: sqlite3.Connection,
     project: Mapping[str, Any],
@@ -191,14 +278,14 @@ def load_records(
     description: str = "loading",
 ) -> LoadReport:
     """Load numbered records (file rows) into ``project``; rows that cannot be events are rejected and counted."""
-    report = LoadReport()
-    return ingest_numbered(
+    check_batch_size(batch_size)
+    moment = now or datetime.now(UTC)
+    return store_batches(
         conn,
         project,
-        _checked(records, report),
-        report=report,
-        now=now,
-        batch_size=batch_size,
+        batched(records, batch_size, to_micros(moment)),
+        report=LoadReport(),
+        now=moment,
         total=total,
         progress=progress,
         description=description,

@@ -16,12 +16,17 @@ import re
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
+
+from ..json_text import compact_encoder
 
 __all__ = [
     "REQUIRED_COLUMNS",
     "RESERVED_COLUMNS",
+    "EventParts",
     "RecordError",
+    "event_parts",
+    "stored_form",
     "wire_event",
     "content_uuid",
     "typed_cell",
@@ -34,7 +39,9 @@ RESERVED_COLUMNS = frozenset({*REQUIRED_COLUMNS, "uuid", "properties"})
 _NAMESPACE_BYTES = uuid.UUID("6f1b2c4e-5d3a-4b8e-9c7f-0a1e2d3c4b5a").bytes
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND = timedelta(milliseconds=1)
-_canonical_json = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+_canonical_json = compact_encoder(sort_keys=True, allow_nan=True)
+# The same text, refusing NaN and Infinity (not JSON: SQLite's JSON functions would fail on the stored row).
+_strict_json = compact_encoder(sort_keys=True, allow_nan=False)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
@@ -113,6 +120,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _hashable(properties: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``properties`` with whole floats as the integers they equal (``29`` from a CSV, ``29.0`` from a DataFrame)."""
+    if float in map(type, properties.values()):  # checked in C: most events have no float at all
+        return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in properties.items()}
+    return properties
+
+
+def _uuid_from(event: str, distinct_id: str, moment: datetime, properties_json: str) -> str:
+    """The content uuid given the canonical JSON of the (hashable) properties."""
+    head = _canonical_json([event, distinct_id, datetime.isoformat(moment)])
+    # the canonical JSON of the list [event, distinct id, instant, properties], built from its two parts
+    text = f"{head[:-1]},{properties_json}]"
+    digest = hashlib.sha1(_NAMESPACE_BYTES + text.encode()).hexdigest()
+    millis = f"{((moment - _EPOCH) // _MILLISECOND) & 0xFFFFFFFFFFFF:012x}"
+    variant = "89ab"[int(digest[3], 16) & 3]
+    return f"{millis[:8]}-{millis[8:]}-7{digest[:3]}-{variant}{digest[4:7]}-{digest[7:19]}"
+
+
 def content_uuid(event: str, distinct_id: str, moment: datetime, properties: Mapping[str, Any]) -> str:
     """The uuid of an event that came without one: the same content always gives the same uuid.
 
@@ -122,45 +147,72 @@ def content_uuid(event: str, distinct_id: str, moment: datetime, properties: Map
     integer it equals, so ``29`` from a CSV and ``29.0`` from a DataFrame column with gaps (pandas makes such
     columns float) are the same event.
     """
-    if float in map(type, properties.values()):  # checked in C: most events have no float at all
-        properties = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in properties.items()}
-    text = _canonical_json([event, distinct_id, datetime.isoformat(moment), properties])
-    digest = hashlib.sha1(_NAMESPACE_BYTES + text.encode()).hexdigest()
-    millis = f"{((moment - _EPOCH) // _MILLISECOND) & 0xFFFFFFFFFFFF:012x}"
-    variant = "89ab"[int(digest[3], 16) & 3]
-    return f"{millis[:8]}-{millis[8:]}-7{digest[:3]}-{variant}{digest[4:7]}-{digest[7:19]}"
+    return _uuid_from(event, distinct_id, moment, _canonical_json(_hashable(properties)))
 
 
-def wire_event(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The wire-format event for ``record``; raises :class:`RecordError` with the reason it cannot be one."""
+def stored_form(event: EventParts) -> tuple[str, str]:
+    """The event's uuid (given or derived from its content) and its properties as the JSON text stored.
+
+    The stored text is the canonical one (sorted keys, compact), so the content hash reuses it. Raises
+    ``ValueError`` for properties JSON cannot hold (NaN, Infinity).
+    """
+    text = _strict_json(event.properties)
+    if event.uuid is not None:
+        return event.uuid, text
+    hashable = _hashable(event.properties)
+    hashed = text if hashable is event.properties else _strict_json(hashable)
+    return _uuid_from(event.event, event.distinct_id, event.moment, hashed), text
+
+
+class EventParts(NamedTuple):
+    """A record read as an event: name, distinct id (as given), UTC instant, properties, uuid if given."""
+
+    event: str
+    distinct_id: str
+    moment: datetime
+    properties: dict[str, Any]
+    uuid: str | None
+
+
+def event_parts(record: Mapping[str, Any]) -> EventParts:
+    """Read ``record`` as an event; raises :class:`RecordError` with the reason it cannot be one."""
     name = record.get("event")
-    if _is_empty(name) or not isinstance(name, str):
-        raise RecordError("event is missing" if _is_empty(name) else "event is not text")
+    if type(name) is not str or not name:  # one test for the common case, then the reasons
+        if _is_empty(name) or not isinstance(name, str):
+            raise RecordError("event is missing" if _is_empty(name) else "event is not text")
     properties = _properties(record.get("properties"))
     distinct = record.get("distinct_id")
-    if _is_empty(distinct):
-        distinct = properties.get("distinct_id")
-    if _is_empty(distinct) or isinstance(distinct, bool) or not isinstance(distinct, str | int):
-        raise RecordError("distinct_id is missing" if _is_empty(distinct) else "distinct_id is not text")
+    if type(distinct) is not str or not distinct:
+        if _is_empty(distinct):
+            distinct = properties.get("distinct_id")
+        if _is_empty(distinct) or isinstance(distinct, bool) or not isinstance(distinct, str | int):
+            raise RecordError("distinct_id is missing" if _is_empty(distinct) else "distinct_id is not text")
+        distinct = str(distinct)
     stamp = record.get("timestamp")
     if _is_empty(stamp):
         raise RecordError("timestamp is missing")
     moment = _instant(stamp)
-    for column, value in record.items():
-        if column not in RESERVED_COLUMNS and not _is_empty(value):
+    for column in record.keys() - RESERVED_COLUMNS:  # flat property columns; usually none or a few
+        value = record[column]
+        if not _is_empty(value):
             properties[column] = _plain(value)
     raw_uuid = record.get("uuid")
-    if _is_empty(raw_uuid):
-        event_uuid = content_uuid(name, str(distinct), moment, properties)
-    else:
+    event_uuid = None
+    if raw_uuid is not None and not _is_empty(raw_uuid):
         try:
             event_uuid = str(uuid.UUID(str(raw_uuid)))
         except ValueError:
             raise RecordError(f"uuid {str(raw_uuid)[:40]!r} is not a UUID") from None
+    return EventParts(name, distinct, moment, properties, event_uuid)
+
+
+def wire_event(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire-format event for ``record``; raises :class:`RecordError` with the reason it cannot be one."""
+    parts = event_parts(record)
     return {
-        "event": name,
-        "distinct_id": str(distinct),
-        "timestamp": datetime.isoformat(moment),  # one spelling per instant (and far cheaper than strftime)
-        "uuid": event_uuid,
-        "properties": properties,
+        "event": parts.event,
+        "distinct_id": parts.distinct_id,
+        "timestamp": datetime.isoformat(parts.moment),  # one spelling per instant (and far cheaper than strftime)
+        "uuid": parts.uuid or content_uuid(parts.event, parts.distinct_id, parts.moment, parts.properties),
+        "properties": parts.properties,
     }

@@ -243,16 +243,16 @@ def test_plugins_of_the_project_run_on_loaded_events(conn, world, tmp_path):
 def test_an_interrupted_load_keeps_the_stored_batches_and_says_where_it_stopped(conn, world, monkeypatch):
     from local_backend.loading import loader
 
-    real = loader._ingest
+    real = loader._write
     calls = []
 
-    def ingest_then_interrupt(*args, **kwargs):
+    def store_then_interrupt(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(loader, "_ingest", ingest_then_interrupt)
+    monkeypatch.setattr(loader, "_write", store_then_interrupt)
     frame = pd.DataFrame({"event": ["a"] * 5, "distinct_id": [f"u{i}" for i in range(5)],
                           "timestamp": [f"2026-01-10T10:0{i}:00Z" for i in range(5)]})  # fmt: skip
     with pytest.raises(LoadInterrupted) as raised:

@@ -1,0 +1,138 @@
+"""Bulk load, reading side: numbered records -> one batch of events ready to store, without the database.
+
+Preparing is the per-row part of a bulk load (reading the record, the checks ingestion makes, the content uuid,
+the properties' JSON text). It needs no database, so ``load-events`` runs it in a second process beside the
+writer (:mod:`.pipe`), and the writer (:func:`local_backend.ingestion.bulk.store_prepared`) only deduplicates,
+finds persons and inserts.
+
+The checks and their rejection reasons are those of the capture path (:func:`~local_backend.ingestion.wire.
+read_event`) for the events a file can hold: a name over 400 characters or a blank distinct id is rejected, a
+distinct id over 200 characters is cut, a time more than 23 hours after the load is stored as the load's time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ingestion.definitions import DefinitionsWriter
+from ..ingestion.person_events import PERSON_KEYS
+from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
+from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH
+from ..store.events import from_micros
+from .records import RecordError, event_parts, stored_form
+
+__all__ = ["PreparedBatch", "prepare_batch", "wire_events", "PERSON_EVENTS", "MAX_BATCH_REJECTIONS"]
+
+MAX_BATCH_REJECTIONS = 20
+# Events that change persons or groups beyond "this distinct id has a person": they keep their properties as
+# objects, for the writer's person and group rules.
+PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
+
+
+@dataclass
+class PreparedBatch:
+    """Events of consecutive records, as columns; position ``i`` of each list is one event."""
+
+    first_row: int = 0
+    last_row: int = 0
+    read: int = 0
+    rows: list[int] = field(default_factory=list)  # the record number of each event
+    uuids: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    distinct_ids: list[str] = field(default_factory=list)
+    timestamps: list[int] = field(default_factory=list)  # UTC microseconds
+    properties: list[str] = field(default_factory=list)  # JSON text, as stored
+    # position -> the properties the person rules read, for events that set person properties, identify,
+    # alias or carry groups
+    person_updates: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # the first value of each event property in the batch, for property definitions
+    property_samples: dict[str, Any] = field(default_factory=dict)
+    rejected: int = 0
+    rejections: list[tuple[int, str]] = field(default_factory=list)  # the first reasons, by record number
+
+    def __len__(self) -> int:
+        return len(self.uuids)
+
+    def reject(self, row: int, reason: str) -> None:
+        self.rejected += 1
+        if len(self.rejections) < MAX_BATCH_REJECTIONS:
+            self.rejections.append((row, reason))
+
+
+def _changes_persons(name: str, properties: Mapping[str, Any]) -> bool:
+    return (
+        name in PERSON_EVENTS
+        or "$set" in properties
+        or "$set_once" in properties
+        or "$unset" in properties
+        or "$groups" in properties
+    )
+
+
+def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], received: int) -> PreparedBatch:
+    """Read and check ``records``; ``received`` (UTC microseconds) is the load's time, the cap on event times."""
+    batch = PreparedBatch()
+    samples = DefinitionsWriter(0)
+    seen_keys = samples.seen_event_keys()
+    add_samples = samples.add_properties
+    latest = received + FUTURE_LIMIT_MICROS
+    number = 0
+    for number, record in records:
+        if not batch.read:
+            batch.first_row = number
+        batch.read += 1
+        try:
+            if isinstance(record, RecordError):
+                raise record
+            parts = event_parts(record)
+        except RecordError as error:
+            batch.reject(number, str(error))
+            continue
+        name, distinct_id, properties = parts.event, parts.distinct_id, parts.properties
+        if len(name) > MAX_EVENT_NAME_LENGTH:
+            batch.reject(number, f"event name is longer than {MAX_EVENT_NAME_LENGTH} characters")
+            continue
+        if not distinct_id.strip():
+            batch.reject(number, "no distinct_id")
+            continue
+        try:
+            event_uuid, properties_json = stored_form(parts)
+        except (ValueError, TypeError) as error:
+            batch.reject(number, f"properties are not valid JSON: {error}")
+            continue
+        except RecursionError:
+            batch.reject(number, "properties are not valid JSON: nested too deeply or circular")
+            continue
+        timestamp = to_micros(parts.moment)
+        if timestamp > latest:
+            timestamp = received
+        if _changes_persons(name, properties):
+            batch.person_updates[len(batch.uuids)] = {k: properties[k] for k in PERSON_KEYS if k in properties}
+        if not properties.keys() <= seen_keys:
+            add_samples(properties)
+        batch.rows.append(number)
+        batch.uuids.append(event_uuid)
+        batch.names.append(name)
+        batch.distinct_ids.append(distinct_id[:MAX_DISTINCT_ID_LENGTH])
+        batch.timestamps.append(timestamp)
+        batch.properties.append(properties_json)
+    batch.last_row = number
+    batch.property_samples = samples.samples()
+    return batch
+
+
+def wire_events(batch: PreparedBatch) -> list[dict[str, Any]]:
+    """The batch's events in wire format, for ingestion paths that need events as objects (plugins)."""
+    return [
+        {
+            "uuid": batch.uuids[i],
+            "event": batch.names[i],
+            "distinct_id": batch.distinct_ids[i],
+            "timestamp": from_micros(batch.timestamps[i]).isoformat(),
+            "properties": json.loads(batch.properties[i]),
+        }
+        for i in range(len(batch))
+    ]
