@@ -30,7 +30,7 @@ from .loader import (
     load_records,
     store_batches,
 )
-from .pipe import PARALLEL_MIN_BYTES, prepared_in_process
+from .pipe import prepared_in_process, worth_a_reader_process
 from .readers import FORMATS, open_events_file
 from .records import REQUIRED_COLUMNS, RecordError, missing_columns
 
@@ -74,7 +74,7 @@ def load_file(
 ) -> LoadReport:
     """Load an events file into ``project``; the format comes from the extension unless ``format`` is given.
 
-    With ``parallel`` (the default), a file of :data:`~.pipe.PARALLEL_MIN_BYTES` or more is read and prepared
+    With ``parallel`` (the default), a large file (:func:`~.pipe.worth_a_reader_process`) is read and prepared
     by a second process while this one stores.
     """
     check_batch_size(batch_size)
@@ -82,7 +82,7 @@ def load_file(
     events_file = open_events_file(path, format)
     moment = now or datetime.now(UTC)
     received = to_micros(moment)
-    if parallel and events_file.path.stat().st_size >= PARALLEL_MIN_BYTES:
+    if parallel and worth_a_reader_process(events_file):
         batches = prepared_in_process(events_file.path, events_file.format, batch_size, received)
     else:
         batches = batched(events_file.records, batch_size, received)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import pandas as pd
 import pytest
 
 import local_backend.loading as loading
@@ -83,7 +84,7 @@ def test_a_whole_float_and_its_integer_are_the_same_event_but_stored_as_given():
 @pytest.fixture
 def in_reader_process(monkeypatch):
     """Every file, however small, prepared by a reader process; the list records each one started."""
-    monkeypatch.setattr(loading, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(loading, "worth_a_reader_process", lambda events_file: True)
     started: list[str] = []
     real = loading.prepared_in_process
 
@@ -220,3 +221,24 @@ def test_bulk_and_capture_store_the_same_person_and_event_rows(conn, world, tmp_
     assert [row[:4] for row in bulk_events] == [row[:4] for row in captured_events]
     assert [json.loads(row[4]) for row in bulk_events] == [json.loads(row[4]) for row in captured_events]
     assert bulk_persons == captured_persons == [({"plan": "pro"}, 1)]
+
+
+def test_a_reader_process_is_started_for_large_files_only(tmp_path, monkeypatch):
+    import local_backend.loading.pipe as pipe
+    from local_backend.loading.readers import open_events_file
+
+    path = events_csv(tmp_path, ["a,u1,2026-01-10T10:00:00Z,"])  # 60 bytes
+    monkeypatch.setattr(pipe, "PARALLEL_MIN_BYTES", 61)
+    assert not pipe.worth_a_reader_process(open_events_file(path))
+    monkeypatch.setattr(pipe, "PARALLEL_MIN_BYTES", 60)
+    assert pipe.worth_a_reader_process(open_events_file(path))
+    # Parquet says how many rows it has: that decides, not its (compressed) size
+    parquet = tmp_path / "events.parquet"
+    pd.DataFrame({"event": ["a"] * 3, "distinct_id": ["u1"] * 3, "timestamp": ["2026-01-10T10:00:00Z"] * 3}).to_parquet(
+        parquet
+    )
+    monkeypatch.setattr(pipe, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(pipe, "PARALLEL_MIN_ROWS", 4)
+    assert not pipe.worth_a_reader_process(open_events_file(parquet))
+    monkeypatch.setattr(pipe, "PARALLEL_MIN_ROWS", 3)
+    assert pipe.worth_a_reader_process(open_events_file(parquet))
