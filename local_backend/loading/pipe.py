@@ -1,55 +1,40 @@
-"""Preparing a file's batches in a second process, so reading and storing run on two cores at once.
+"""Preparing a file's batches in a reader process, so reading and storing run on two cores at once.
 
-The writer (this process) stores batch *n* while the reader process prepares batch *n + 1*; a bounded queue
-keeps at most a few batches in memory. The reader process does nothing but read the file and prepare, and
-never touches the database. A file that turns unreadable part-way raises the reader's error here, after the
-batches before it are stored; stopping early (an error or Ctrl-C here) stops the reader.
+The writer (the caller's process) stores batch *n* while the reader prepares batch *n + 1*. The reader is a
+separate Python program (``python -m local_backend.loading.reader_process``), not a fork or a multiprocessing child: it
+never shares the writer's database connection or threads, and never re-runs the caller's script or notebook.
+It reads the file and prepares, and never touches the database. Batches come back through its standard
+output, each as a length-prefixed pickle; the pipe's small buffer keeps the reader at most a batch ahead.
+
+A file that turns unreadable part-way raises the reader's error in the writer, after the batches before it
+are stored; stopping early (an error or Ctrl-C in the writer) stops the reader.
 """
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
-import queue as queue_module
-import signal
+import os
+import pickle
+import subprocess
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..errors import ValidationError
-from .loader import GC_THRESHOLD, batched
 from .prepare import PreparedBatch
-from .readers import EventsFile, open_events_file
+from .readers import EventsFile
 
-__all__ = ["prepared_in_process", "worth_a_reader_process", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_ROWS"]
+__all__ = ["prepared_in_process", "send", "END", "worth_a_reader_process", "PARALLEL_MIN_BYTES", "PARALLEL_MIN_ROWS"]
 
-# Smaller files load faster without starting a process (a tenth to a quarter of a second). The size is in
-# rows where the format says how many (Parquet, compressed), else in bytes (about 15,000 rows of exports).
+# Smaller files load faster without starting a process (a quarter of a second). The size is in rows where
+# the format says how many (Parquet, compressed), else in bytes (about 15,000 rows of a typical export).
 PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 PARALLEL_MIN_ROWS = 15_000
-_QUEUED_BATCHES = 3
-_POLL_SECONDS = 1.0
-
-
-@dataclass
-class _Failure:
-    detail: str
-    attr: str | None
-
-
-def _produce(path: str, format: str, batch_size: int, received: int, out: Any) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle; it stops this process
-    # Records make no reference cycles; collecting after every 700 new objects would cost a sixth of the time.
-    gc.set_threshold(GC_THRESHOLD)
-    try:
-        for batch in batched(open_events_file(path, format).records, batch_size, received):
-            out.put(batch)
-    except ValidationError as error:
-        out.put(_Failure(error.detail, error.attr))
-    except Exception as error:  # anything else still reaches the user as a message, not a hang
-        out.put(_Failure(f"{Path(path).name}: reading failed ({type(error).__name__}: {error})", "file"))
-    out.put(None)
+_LENGTH_BYTES = 8
+END = ("end",)
+_READER_MODULE = "local_backend.loading.reader_process"
+# The directory holding the local_backend package, so the reader imports this very copy of it.
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def worth_a_reader_process(events_file: EventsFile) -> bool:
@@ -58,33 +43,53 @@ def worth_a_reader_process(events_file: EventsFile) -> bool:
     return events_file.path.stat().st_size >= PARALLEL_MIN_BYTES
 
 
+def send(out: IO[bytes], message: Any) -> None:
+    """Write one message for :func:`prepared_in_process` (the reader's side of the pipe)."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    out.write(len(data).to_bytes(_LENGTH_BYTES, "little"))
+    out.write(data)
+    out.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any | None:
+    """The next message, or None when the reader's output ended without one."""
+    head = stream.read(_LENGTH_BYTES)
+    if len(head) < _LENGTH_BYTES:
+        return None
+    size = int.from_bytes(head, "little")
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return pickle.loads(data)  # the output of our own reader process
+
+
 def prepared_in_process(path: Path, format: str, batch_size: int, received: int) -> Iterator[PreparedBatch]:
     """The file's prepared batches, made by a reader process; ``format`` is the detected one."""
-    context = multiprocessing.get_context("spawn")  # no fork: the writer holds a database connection
-    out = context.Queue(maxsize=_QUEUED_BATCHES)
-    reader = context.Process(
-        target=_produce, args=(str(path), format, batch_size, received, out), name="insightlab-reader", daemon=True
-    )
-    reader.start()
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_ROOT, environment.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", _READER_MODULE, str(path), format, str(batch_size), str(received)]
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+    assert reader.stdout is not None and reader.stderr is not None
     try:
         while True:
-            try:
-                item = out.get(timeout=_POLL_SECONDS)
-            except queue_module.Empty:
-                if not reader.is_alive():
-                    raise ValidationError(
-                        f"{path.name}: the reader process stopped unexpectedly (exit code {reader.exitcode}).",
-                        attr="file",
-                    ) from None
-                continue
-            if item is None:
+            message = _receive(reader.stdout)
+            if isinstance(message, PreparedBatch):
+                yield message
+            elif message == END:
                 return
-            if isinstance(item, _Failure):
-                raise ValidationError(item.detail, attr=item.attr)
-            yield item
+            elif isinstance(message, tuple) and message[0] == "error":
+                raise ValidationError(message[1], attr=message[2])
+            else:
+                reader.wait()
+                said = reader.stderr.read().decode(errors="replace").strip().splitlines()
+                raise ValidationError(
+                    f"{path.name}: the reader process stopped unexpectedly (exit code {reader.returncode})"
+                    + (f": {said[-1]}" if said else "."),
+                    attr="file",
+                )
     finally:
-        if reader.is_alive():
-            reader.terminate()
-        reader.join()
-        out.close()
-        out.cancel_join_thread()
+        if reader.poll() is None:
+            reader.kill()
+        reader.wait()
+        reader.stdout.close()
+        reader.stderr.close()
