@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..store.persons import PersonBook
 from .definitions import DefinitionsWriter
@@ -27,15 +27,45 @@ from .person_events import person_and_groups
 from .wire import WireEvent
 from .writer import write_transaction
 
-if TYPE_CHECKING:
-    from ..loading.prepare import PreparedBatch
+__all__ = ["BatchOutcome", "EventColumns", "PERSON_EVENTS", "changes_persons", "store_columns", "store_prepared"]
 
-__all__ = ["BatchOutcome", "store_prepared"]
+# Events that change persons or groups beyond "this distinct id has a person".
+PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
 
 _INSERT = (
     "INSERT INTO events (uuid, project_id, event, distinct_id, person_id, timestamp, properties,"
     " group_0, group_1, group_2, group_3, group_4, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+def changes_persons(name: str, properties: Mapping[str, Any]) -> bool:
+    """Whether the event needs the person and group rules beyond "this distinct id has a person"."""
+    return (
+        name in PERSON_EVENTS
+        or "$set" in properties
+        or "$set_once" in properties
+        or "$unset" in properties
+        or "$groups" in properties
+    )
+
+
+@dataclass
+class EventColumns:
+    """Checked events ready to store, as columns: position ``i`` of each list is one event."""
+
+    uuids: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    distinct_ids: list[str] = field(default_factory=list)
+    timestamps: list[int] = field(default_factory=list)  # UTC microseconds
+    properties: list[str] = field(default_factory=list)  # JSON text, as stored
+    # position -> the properties the person rules read (``PERSON_KEYS``), for events that set person
+    # properties, identify, alias or carry groups
+    person_updates: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # the first value of each event property, for property definitions
+    property_samples: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.uuids)
 
 
 @dataclass
@@ -77,44 +107,53 @@ def _new_positions(conn: sqlite3.Connection, project_id: int, uuids: list[str]) 
     return kept
 
 
+def store_columns(
+    conn: sqlite3.Connection, project_id: int, columns: EventColumns, positions: list[int], created_at: int
+) -> None:
+    """Store the events at ``positions`` of ``columns``, with their persons, groups and definitions, in event
+    order; the caller holds the transaction and has deduplicated."""
+    persons = PersonBook(conn, project_id)
+    groups = GroupBook(conn, project_id)
+    definitions = DefinitionsWriter(project_id)
+    uuids, names, distinct_ids = columns.uuids, columns.names, columns.distinct_ids
+    timestamps, texts, updates = columns.timestamps, columns.properties, columns.person_updates
+    persons.prefetch(distinct_ids[position] for position in positions)
+    known = persons.known
+    count_event = definitions.add_event
+    rows: list[tuple[Any, ...]] = []
+    append = rows.append
+    for position in positions:
+        name, distinct_id, timestamp = names[position], distinct_ids[position], timestamps[position]
+        properties = updates.get(position) if updates else None
+        if properties is not None:
+            event = WireEvent(uuids[position], name, distinct_id, timestamp, properties)
+            person_id, (g0, g1, g2, g3, g4) = person_and_groups(event, persons, groups, definitions)
+        else:
+            person_id = None if persons.merged else known.get(distinct_id)
+            if person_id is None:
+                person_id = persons.person_for(distinct_id, timestamp)
+            g0 = g1 = g2 = g3 = g4 = None
+        count_event(name, timestamp)
+        append((uuids[position], project_id, name, distinct_id, person_id, timestamp, texts[position],
+                g0, g1, g2, g3, g4, created_at))  # fmt: skip
+    if persons.merged:
+        resolve = persons.resolve
+        rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
+    persons.flush()
+    groups.flush()
+    conn.executemany(_INSERT, rows)
+    if rows:
+        definitions.add_properties(columns.property_samples)
+    definitions.flush(conn)
+
+
 def store_prepared(
-    conn: sqlite3.Connection, project: Mapping[str, Any], batch: PreparedBatch, created_at: int
+    conn: sqlite3.Connection, project: Mapping[str, Any], columns: EventColumns, created_at: int
 ) -> BatchOutcome:
-    """Store ``batch`` in ``project`` in one transaction; ``created_at`` is the load's time (UTC microseconds)."""
+    """Store a prepared batch in ``project`` in one transaction, skipping events already stored;
+    ``created_at`` is the load's time (UTC microseconds)."""
     project_id = int(project["id"])
     with write_transaction(conn):
-        kept = _new_positions(conn, project_id, batch.uuids)
-        persons = PersonBook(conn, project_id)
-        groups = GroupBook(conn, project_id)
-        definitions = DefinitionsWriter(project_id)
-        uuids, names, distinct_ids = batch.uuids, batch.names, batch.distinct_ids
-        timestamps, texts, updates = batch.timestamps, batch.properties, batch.person_updates
-        persons.prefetch(distinct_ids[position] for position in kept)
-        known = persons.known
-        count_event = definitions.add_event
-        rows: list[tuple[Any, ...]] = []
-        append = rows.append
-        for position in kept:
-            name, distinct_id, timestamp = names[position], distinct_ids[position], timestamps[position]
-            properties = updates.get(position) if updates else None
-            if properties is not None:
-                event = WireEvent(uuids[position], name, distinct_id, timestamp, properties)
-                person_id, (g0, g1, g2, g3, g4) = person_and_groups(event, persons, groups, definitions)
-            else:
-                person_id = None if persons.merged else known.get(distinct_id)
-                if person_id is None:
-                    person_id = persons.person_for(distinct_id, timestamp)
-                g0 = g1 = g2 = g3 = g4 = None
-            count_event(name, timestamp)
-            append((uuids[position], project_id, name, distinct_id, person_id, timestamp, texts[position],
-                    g0, g1, g2, g3, g4, created_at))  # fmt: skip
-        if persons.merged:
-            resolve = persons.resolve
-            rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
-        persons.flush()
-        groups.flush()
-        conn.executemany(_INSERT, rows)
-        if rows:
-            definitions.add_properties(batch.property_samples)
-        definitions.flush(conn)
-    return BatchOutcome(accepted=len(rows), duplicates=len(batch.uuids) - len(rows))
+        kept = _new_positions(conn, project_id, columns.uuids)
+        store_columns(conn, project_id, columns, kept, created_at)
+    return BatchOutcome(accepted=len(kept), duplicates=len(columns) - len(kept))

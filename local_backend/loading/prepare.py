@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ingestion.bulk import EventColumns, changes_persons
 from ..ingestion.definitions import DefinitionsWriter
 from ..ingestion.person_events import PERSON_KEYS
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
@@ -24,52 +25,26 @@ from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH
 from ..store.events import from_micros
 from .records import RecordError, event_parts, stored_form
 
-__all__ = ["PreparedBatch", "prepare_batch", "wire_events", "PERSON_EVENTS", "MAX_BATCH_REJECTIONS"]
+__all__ = ["PreparedBatch", "prepare_batch", "wire_events", "MAX_BATCH_REJECTIONS"]
 
 MAX_BATCH_REJECTIONS = 20
-# Events that change persons or groups beyond "this distinct id has a person": they keep their properties as
-# objects, for the writer's person and group rules.
-PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
 
 
 @dataclass
-class PreparedBatch:
-    """Events of consecutive records, as columns; position ``i`` of each list is one event."""
+class PreparedBatch(EventColumns):
+    """The events of consecutive records, with what reading them found: rows read, rejections."""
 
     first_row: int = 0
     last_row: int = 0
     read: int = 0
     rows: list[int] = field(default_factory=list)  # the record number of each event
-    uuids: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    distinct_ids: list[str] = field(default_factory=list)
-    timestamps: list[int] = field(default_factory=list)  # UTC microseconds
-    properties: list[str] = field(default_factory=list)  # JSON text, as stored
-    # position -> the properties the person rules read, for events that set person properties, identify,
-    # alias or carry groups
-    person_updates: dict[int, dict[str, Any]] = field(default_factory=dict)
-    # the first value of each event property in the batch, for property definitions
-    property_samples: dict[str, Any] = field(default_factory=dict)
     rejected: int = 0
     rejections: list[tuple[int, str]] = field(default_factory=list)  # the first reasons, by record number
-
-    def __len__(self) -> int:
-        return len(self.uuids)
 
     def reject(self, row: int, reason: str) -> None:
         self.rejected += 1
         if len(self.rejections) < MAX_BATCH_REJECTIONS:
             self.rejections.append((row, reason))
-
-
-def _changes_persons(name: str, properties: Mapping[str, Any]) -> bool:
-    return (
-        name in PERSON_EVENTS
-        or "$set" in properties
-        or "$set_once" in properties
-        or "$unset" in properties
-        or "$groups" in properties
-    )
 
 
 def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], received: int) -> PreparedBatch:
@@ -109,7 +84,7 @@ def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]
         timestamp = to_micros(parts.moment)
         if timestamp > latest:
             timestamp = received
-        if _changes_persons(name, properties):
+        if changes_persons(name, properties):
             batch.person_updates[len(batch.uuids)] = {k: properties[k] for k in PERSON_KEYS if k in properties}
         if not properties.keys() <= seen_keys:
             add_samples(properties)
