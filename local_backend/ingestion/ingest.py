@@ -27,10 +27,8 @@ from typing import Any
 from ..clock import format_instant
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
-from ..store.persons import PersonBook
+from .bulk import EventColumns, changes_persons, store_columns
 from .definitions import DefinitionsWriter
-from .groups import GroupBook
-from .person_events import person_and_groups
 from .timestamps import to_micros
 from .wire import InvalidEvent, SentAtCache, WireEvent, read_event
 from .writer import write_transaction
@@ -39,8 +37,6 @@ __all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]
 
 MAX_REJECTIONS = 100
 _CHUNK = 500
-_MERGING_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously"})
-_SPECIAL_EVENTS = _MERGING_EVENTS | {"$groupidentify"}
 _MILLIS_MASK = (1 << 48) - 1
 _LOW_62 = (1 << 62) - 1
 
@@ -228,47 +224,20 @@ def _encode_properties(kept: list[tuple[int, WireEvent]], report: IngestReport) 
 
 
 def _store(conn: sqlite3.Connection, project_id: int, encoded: list[tuple[WireEvent, str]], created_at: int) -> None:
-    """Persons, groups and definitions in event order, then every write."""
-    persons = PersonBook(conn, project_id)
-    groups = GroupBook(conn, project_id)
-    definitions = DefinitionsWriter(project_id)
-    persons.prefetch(event.distinct_id for event, _ in encoded)
-    # The common event (no person changes, no groups, a known or new distinct id) takes the inlined path below;
-    # it runs once per event of every bulk load.
-    known = persons.known
-    count_event = definitions.add_event
-    add_properties = definitions.add_properties
-    seen_keys = definitions.seen_event_keys()
-    rows: list[tuple[Any, ...]] = []
-    append = rows.append
-    for event, properties_json in encoded:
-        name, distinct_id, timestamp, properties = event.event, event.distinct_id, event.timestamp, event.properties
-        if (
-            name in _SPECIAL_EVENTS
-            or "$set" in properties
-            or "$set_once" in properties
-            or "$unset" in properties
-            or "$groups" in properties
-        ):
-            person_id, (g0, g1, g2, g3, g4) = person_and_groups(event, persons, groups, definitions)
-        else:
-            person_id = None if persons.merged else known.get(distinct_id)
-            if person_id is None:
-                person_id = persons.person_for(distinct_id, timestamp)
-            g0 = g1 = g2 = g3 = g4 = None
-        count_event(name, timestamp)
+    """Persons, groups and definitions in event order, then every write (the bulk writer's rules)."""
+    columns = EventColumns()
+    samples = DefinitionsWriter(project_id)
+    seen_keys = samples.seen_event_keys()
+    for position, (event, properties_json) in enumerate(encoded):
+        properties = event.properties
+        if changes_persons(event.event, properties):
+            columns.person_updates[position] = properties
         if not properties.keys() <= seen_keys:
-            add_properties(properties)
-        append((event.uuid, project_id, name, distinct_id, person_id, timestamp, properties_json, g0, g1, g2, g3, g4,
-                created_at))  # fmt: skip
-    if persons.merged:
-        resolve = persons.resolve
-        rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
-    persons.flush()
-    groups.flush()
-    conn.executemany(
-        "INSERT INTO events (uuid, project_id, event, distinct_id, person_id, timestamp, properties,"
-        " group_0, group_1, group_2, group_3, group_4, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-    definitions.flush(conn)
+            samples.add_properties(properties)
+        columns.uuids.append(event.uuid)  # type: ignore[arg-type]  # every kept event has one by now
+        columns.names.append(event.event)
+        columns.distinct_ids.append(event.distinct_id)
+        columns.timestamps.append(event.timestamp)
+        columns.properties.append(properties_json)
+    columns.property_samples = samples.samples()
+    store_columns(conn, project_id, columns, list(range(len(encoded))), created_at)
