@@ -178,3 +178,45 @@ def test_check_then_store_is_ingest_events_in_two_steps(conn, world):
     assert report.rejections == [{"index": 1, "reason": "no event name"}]
     again = ingest_events(conn, project, events, now=NOW)  # the one-step form: the stored uuid is a duplicate now
     assert (again.accepted, again.duplicates, again.rejected) == (1, 2, 1)
+
+
+def test_concurrent_capture_requests_each_get_their_own_exact_answer(client, conn, world):
+    """Through the API: requests stored in groups still answer with their own counts; a wrong token fails alone."""
+    threads, batches = 4, 6
+    answers: dict[tuple[int, int], tuple[int, dict]] = {}
+
+    def sender(number: int) -> None:
+        for batch in range(batches):
+            token = "phc_wrong" if (number, batch) == (1, 3) else world.project_token
+            events = [
+                {
+                    "event": "e",
+                    "distinct_id": f"s{number}",
+                    "uuid": f"00000000-0000-7000-8000-{number:04d}{batch:04d}{i:04d}",
+                }
+                for i in range(3)
+            ] + [{"event": "e"}]  # no distinct id: rejected at index 3
+            if batch == 5:
+                events[1]["uuid"] = events[0]["uuid"]  # repeated within the request: one duplicate
+            answer = client.post("/batch/", json={"api_key": token, "batch": events})
+            answers[(number, batch)] = (answer.status_code, answer.json())
+
+    workers = [threading.Thread(target=sender, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert answers[(1, 3)][0] == 401
+    assert answers[(1, 3)][1]["code"] == "invalid_api_key"
+    for key, (status, body) in answers.items():
+        if key == (1, 3):
+            continue
+        duplicates = 1 if key[1] == 5 else 0
+        assert status == 200, body
+        assert body == {
+            "status": 1, "accepted": 3 - duplicates, "duplicates": duplicates, "rejected": 1, "dropped": 0,
+            "rejections": [{"index": 3, "reason": "no distinct_id"}],
+        }  # fmt: skip
+    # 4 senders x 6 requests x 3 events, less the refused request's 3 and one duplicate per sender
+    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 4 * 6 * 3 - 3 - 4
+    assert conn.execute("SELECT COUNT(*) FROM events WHERE distinct_id = 's1'").fetchone()[0] == 6 * 3 - 3 - 1
