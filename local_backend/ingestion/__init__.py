@@ -8,6 +8,6 @@ format, :mod:`local_backend.store.persons` for persons and merges, :mod:`.groups
 
 from __future__ import annotations
 
-from .ingest import MAX_REJECTIONS, IngestReport, ingest_events
+from .ingest import MAX_REJECTIONS, CheckedEvents, IngestReport, check_events, ingest_events, store_events
 
-__all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]
+__all__ = ["CheckedEvents", "IngestReport", "check_events", "ingest_events", "store_events", "MAX_REJECTIONS"]

@@ -33,7 +33,7 @@ from .timestamps import to_micros
 from .wire import InvalidEvent, SentAtCache, WireEvent, read_event
 from .writer import write_transaction
 
-__all__ = ["IngestReport", "ingest_events", "MAX_REJECTIONS"]
+__all__ = ["CheckedEvents", "IngestReport", "check_events", "ingest_events", "store_events", "MAX_REJECTIONS"]
 
 MAX_REJECTIONS = 100
 _CHUNK = 500
@@ -102,19 +102,58 @@ def ingest_events(
     is the batch's send time, used for events that carry none of their own. ``historical_migration`` keeps
     timestamps exactly as sent.
     """
-    report = IngestReport()
-    project_id = int(project["id"])
-    received = to_micros(received_at if received_at is not None else now)
-    sent_cache = SentAtCache(sent_at)
+    checked = check_events(
+        events, received_at=received_at if received_at is not None else now, sent_at=sent_at,
+        historical_migration=historical_migration,
+    )  # fmt: skip
+    return store_events(conn, project, checked, now=now, run_plugins=run_plugins)
+
+
+@dataclass
+class CheckedEvents:
+    """Events read from the wire format, before anything touches the database (see :func:`check_events`)."""
+
     # Indexes into the caller's sequence, kept beside each event so rejection reports point at the input.
+    events: list[tuple[int, WireEvent]]
+    report: IngestReport
+
+
+def check_events(
+    events: Iterable[Mapping[str, Any]],
+    *,
+    received_at: datetime,
+    sent_at: Any = None,
+    historical_migration: bool = False,
+) -> CheckedEvents:
+    """The read stage of :func:`ingest_events` alone: it needs no connection, so it runs outside the writer lock."""
+    report = IngestReport()
+    received = to_micros(received_at)
+    sent_cache = SentAtCache(sent_at)
     checked: list[tuple[int, WireEvent]] = []
     for index, raw in enumerate(events):
         try:
             checked.append((index, read_event(raw, sent_cache, received, historical=historical_migration)))
         except InvalidEvent as error:
             report.reject(index, str(error))
+    return CheckedEvents(checked, report)
+
+
+def store_events(
+    conn: sqlite3.Connection,
+    project: Mapping[str, Any],
+    checked: CheckedEvents,
+    *,
+    now: datetime,
+    run_plugins: bool = True,
+) -> IngestReport:
+    """The stages of :func:`ingest_events` after reading, in one transaction; returns the completed report.
+
+    ``checked`` is used once: its events are changed in place (fresh uuids, plugin results).
+    """
+    report = checked.report
+    project_id = int(project["id"])
     with write_transaction(conn):
-        kept = _deduplicate(conn, project_id, checked, report)
+        kept = _deduplicate(conn, project_id, checked.events, report)
         outcomes: list[PipelineResult] = []
         if run_plugins and kept:
             plugins = load_enabled_plugins(conn, project_id)

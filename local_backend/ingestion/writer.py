@@ -5,24 +5,36 @@ waits by sleeping and polling; capture requests arriving on several threads woul
 sleeps. So ingestion writes queue on a lock per database file first, then take SQLite's write lock up front
 (``BEGIN IMMEDIATE``), and a request is acknowledged only after its ``COMMIT``. Writers in other processes
 (a bulk load next to a running server) are still serialised by SQLite itself and the busy timeout.
+
+Group commit (:meth:`SharedWriter.submit`): requests that queue while another one is being stored are stored
+in that same transaction, each inside a savepoint of its own, and all of them are answered after its one
+``COMMIT``. Most of a commit's cost is writing every page the transaction changed to the log, and requests
+of the same moment change many of the same pages (index tails, definitions, persons), so a group costs less
+than its requests one by one. No request waits for company: a group is whatever is already queued.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..store.db import connect, transaction
 
-__all__ = ["write_transaction", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES"]
+__all__ = ["write_transaction", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES", "MAX_GROUP_REQUESTS"]
 
 # Ingestion checkpoints the write-ahead log every ~40 MB instead of SQLite's ~4 MB: an index page that many
 # batches touch is copied back to the database once rather than once per few batches (measured: commits of
 # 500 SDK events with random uuids took 2.5x longer at the default). Readers are not affected.
 WAL_AUTOCHECKPOINT_PAGES = 10_000
+
+# A group takes at most this many requests, so that the first of them is not held long past its own work.
+MAX_GROUP_REQUESTS = 16
+_SAVEPOINT = "capture_request"
+T = TypeVar("T")
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -56,8 +68,20 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             yield conn
 
 
+class _Job:
+    """One request's work in a group, and what became of it."""
+
+    __slots__ = ("work", "done", "result", "error")
+
+    def __init__(self, work: Callable[[sqlite3.Connection], Any]) -> None:
+        self.work = work
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
 class SharedWriter:
-    """One long-lived connection for a server's capture requests, used by one request at a time.
+    """One long-lived connection for a server's capture requests, used by one group of requests at a time.
 
     Opening a connection per request costs about as much as storing a small batch, and a new connection
     starts with a cold page cache; capture requests share this one instead. It closes with its owner (the
@@ -68,13 +92,91 @@ class SharedWriter:
         self._path = path
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
+        self._queue: list[_Job] = []
+        self._queue_changed = threading.Condition()
+        self._leading = False  # a thread is storing a group
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._conn is None:
                 self._conn = connect(self._path)
+                # Savepoints keep the pages they change in a sub-journal: in memory it costs next to nothing,
+                # in a temporary file it cost a fifth of the throughput (measured, batches of 100 events).
+                self._conn.execute("PRAGMA temp_store = MEMORY")
             yield self._conn
+
+    @property
+    def waiting(self) -> int:
+        """Calls queued for the next group (not counting the group being stored)."""
+        with self._queue_changed:
+            return len(self._queue)
+
+    def submit(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work(conn)`` in a write transaction and return its result once that transaction is committed.
+
+        Calls that arrive while a group is being stored wait, and the first of them to wake stores all the
+        waiting ones as the next group. ``work`` runs inside a savepoint: if it raises, its own writes are
+        undone, the exception is raised here, and the rest of the group is stored all the same.
+        """
+        job = _Job(work)
+        with self._queue_changed:
+            self._queue.append(job)
+            while self._leading and not job.done:
+                self._queue_changed.wait()
+            if not job.done:
+                self._leading = True
+        if not job.done:
+            try:
+                self._store_groups(until=job)
+            finally:
+                with self._queue_changed:
+                    self._leading = False
+                    self._queue_changed.notify_all()
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _take(self, limit: int) -> list[_Job]:
+        with self._queue_changed:
+            taken, self._queue = self._queue[:limit], self._queue[limit:]
+            return taken
+
+    def _store_groups(self, *, until: _Job) -> None:
+        """Store what is queued, a group at a time, until ``until`` is done (then another waiter leads)."""
+        while not until.done:
+            group = self._take(MAX_GROUP_REQUESTS)
+            if not group:  # cannot happen: an unfinished call is queued until a leader takes it
+                raise RuntimeError("the writer's queue lost a call")
+            try:
+                with self.connection() as conn, write_transaction(conn):
+                    for job in group:
+                        self._run(conn, job)
+                    # Requests that queued meanwhile join before the commit, up to the group's limit.
+                    while len(group) < MAX_GROUP_REQUESTS and (late := self._take(MAX_GROUP_REQUESTS - len(group))):
+                        group += late
+                        for job in late:
+                            self._run(conn, job)
+            except BaseException as error:  # the transaction is gone: nothing of the group was stored
+                for job in group:
+                    job.error, job.result = error, None
+            with self._queue_changed:
+                for job in group:
+                    job.done = True
+                self._queue_changed.notify_all()
+
+    @staticmethod
+    def _run(conn: sqlite3.Connection, job: _Job) -> None:
+        conn.execute(f"SAVEPOINT {_SAVEPOINT}")
+        try:
+            job.result = job.work(conn)
+        except Exception as error:
+            job.error = error
+            if not conn.in_transaction:  # SQLite rolled the whole transaction back: the group must fail
+                conn.execute("BEGIN")  # an empty one, for the enclosing transaction's ROLLBACK to end
+                raise
+            conn.execute(f"ROLLBACK TO {_SAVEPOINT}")
+        conn.execute(f"RELEASE {_SAVEPOINT}")
 
     def close(self) -> None:
         with self._lock:

@@ -7,13 +7,14 @@ only after its events are committed, so an acknowledged event is never lost. See
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import AuthenticationFailed, NotAuthenticated
-from ..ingestion import IngestReport, ingest_events
+from ..ingestion import IngestReport, check_events, store_events
 from ..ingestion.payload import CaptureBatch, decode_body, read_batch
 from ..ingestion.writer import SharedWriter
 from ..models.capture import CaptureResponse
@@ -36,23 +37,24 @@ def _writer(request: Request) -> SharedWriter:
 
 
 def _store_batch(request: Request, batch: CaptureBatch, received_at: datetime) -> IngestReport:
+    # Reading the events needs no database: done before queueing for the writer, it overlaps another
+    # request's insert and commit (SQLite runs those without holding the GIL).
+    checked = check_events(
+        batch.events, received_at=received_at, sent_at=batch.sent_at, historical_migration=batch.historical_migration
+    )
     settings = get_settings(request)
-    with _writer(request).connection() as conn:
+
+    def store(conn: sqlite3.Connection) -> IngestReport:
         project = get_project_by_token(conn, batch.token or "")
         if project is None:
             raise AuthenticationFailed(
                 f"Project API key invalid. No project has the token {(batch.token or '')[:64]!r}. {_TOKEN_HINT}",
                 code="invalid_api_key",
             )
-        return ingest_events(
-            conn,
-            project,
-            batch.events,
-            now=settings.clock.now(),
-            received_at=received_at,
-            sent_at=batch.sent_at,
-            historical_migration=batch.historical_migration,
-        )
+        return store_events(conn, project, checked, now=settings.clock.now())
+
+    # Stored with the other requests waiting for the writer, in one transaction; answered after its commit.
+    return _writer(request).submit(store)
 
 
 async def capture(request: Request) -> CaptureResponse:
