@@ -14,17 +14,16 @@ call, the stages run in this order::
 
 from __future__ import annotations
 
-import json
-import json.encoder
 import os
 import random
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ..clock import format_instant
+from ..json_text import compact_encoder
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
 from .bulk import EventColumns, changes_persons, store_columns
@@ -41,28 +40,8 @@ _MILLIS_MASK = (1 << 48) - 1
 _LOW_62 = (1 << 62) - 1
 
 
-def _make_encoder() -> Callable[[Any], str]:
-    """Compact JSON, non-ASCII kept, NaN refused, unknown types as text; the C encoder directly when present.
-
-    ``json.dumps`` with options builds a new encoder per call, which costs more than encoding a small event.
-    """
-    fallback = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=str).encode
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return fallback
-    # No circular-reference markers: a shared marker table keeps stale entries after a failed encode, and a
-    # circular object (only a Python caller can make one) ends in RecursionError instead.
-    encoder = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, False)
-
-    def encode(value: Any) -> str:
-        if not isinstance(value, dict):
-            return fallback(value)
-        return "".join(encoder(value, 0))
-
-    return encode
-
-
-_encode = _make_encoder()
+# Compact JSON, non-ASCII kept, NaN refused, unknown types as text.
+_encode = compact_encoder(allow_nan=False)
 
 
 @dataclass
