@@ -27,7 +27,15 @@ from .person_events import person_and_groups
 from .wire import WireEvent
 from .writer import write_transaction
 
-__all__ = ["BatchOutcome", "EventColumns", "PERSON_EVENTS", "changes_persons", "store_columns", "store_prepared"]
+__all__ = [
+    "BatchOutcome",
+    "EventColumns",
+    "PERSON_EVENTS",
+    "changes_persons",
+    "store_columns",
+    "store_prepared",
+    "stored_uuids",
+]
 
 # Events that change persons or groups beyond "this distinct id has a person".
 PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
@@ -74,7 +82,7 @@ class BatchOutcome:
     duplicates: int  # already stored, or repeated in the batch
 
 
-def _stored_among(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -> set[str]:
+def stored_uuids(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -> set[str]:
     """The uuids already stored. Content uuids lead with the event's time, so a batch of a file in time order
     spans a range no stored event falls in, and one probe of the uuid index settles the whole batch."""
     if not uuids:
@@ -96,7 +104,7 @@ def _stored_among(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -
 
 def _new_positions(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -> list[int]:
     """Positions of the uuids that are neither stored nor earlier in the batch."""
-    stored = _stored_among(conn, project_id, uuids)
+    stored = stored_uuids(conn, project_id, uuids)
     if not stored and len(set(uuids)) == len(uuids):  # the common case: every event is new
         return list(range(len(uuids)))
     kept = []

@@ -26,7 +26,7 @@ from ..clock import format_instant
 from ..json_text import compact_encoder
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
-from .bulk import EventColumns, changes_persons, store_columns
+from .bulk import EventColumns, changes_persons, store_columns, stored_uuids
 from .definitions import DefinitionsWriter
 from .timestamps import to_micros
 from .wire import InvalidEvent, SentAtCache, WireEvent, read_event
@@ -35,7 +35,6 @@ from .writer import write_transaction
 __all__ = ["CheckedEvents", "IngestReport", "check_events", "ingest_events", "store_events", "MAX_REJECTIONS"]
 
 MAX_REJECTIONS = 100
-_CHUNK = 500
 _MILLIS_MASK = (1 << 48) - 1
 _LOW_62 = (1 << 62) - 1
 
@@ -151,16 +150,7 @@ def _deduplicate(
 ) -> list[tuple[int, WireEvent]]:
     """Events whose uuid is neither stored nor earlier in the call; events without one get a fresh uuid."""
     given = list({event.uuid for _, event in checked if event.uuid is not None})
-    stored: set[str] = set()
-    for start in range(0, len(given), _CHUNK):
-        chunk = given[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        stored.update(
-            row[0]
-            for row in conn.execute(
-                f"SELECT uuid FROM events WHERE project_id = ? AND uuid IN ({marks})", [project_id, *chunk]
-            )
-        )
+    stored = stored_uuids(conn, project_id, given)
     missing = [event for _, event in checked if event.uuid is None]
     for event, fresh in zip(missing, _time_ordered_uuids([event.timestamp for event in missing]), strict=True):
         event.uuid = fresh

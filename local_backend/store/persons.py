@@ -110,17 +110,17 @@ class PersonBook:
     def prefetch(self, distinct_ids: Iterable[str]) -> None:
         """Look up many distinct ids at once, so the per-event path never queries."""
         wanted = [d for d in set(distinct_ids) if d not in self._person_of and d not in self._absent]
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start : start + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                "SELECT distinct_id, person_id FROM person_distinct_ids"
-                f" WHERE project_id = ? AND distinct_id IN ({marks})",
-                [self.project_id, *chunk],
-            ).fetchall()
-            for distinct_id, person_id in rows:
-                self._person_of[distinct_id] = person_id
-            self._absent.update(set(chunk) - {row[0] for row in rows})
+        if not wanted:
+            return
+        # one query for any number of ids: the list travels as one JSON parameter
+        rows = self.conn.execute(
+            "SELECT distinct_id, person_id FROM person_distinct_ids"
+            " WHERE project_id = ? AND distinct_id IN (SELECT value FROM json_each(?))",
+            (self.project_id, json.dumps(wanted)),
+        ).fetchall()
+        for distinct_id, person_id in rows:
+            self._person_of[distinct_id] = person_id
+        self._absent.update(set(wanted) - {row[0] for row in rows})
 
     def lookup(self, distinct_id: str) -> int | None:
         """The person a distinct id belongs to now, or None."""
