@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..clock import format_instant
-from ..loading.loader import DEFAULT_BATCH_SIZE, LoadReport, ingest_numbered
+from ..loading.loader import DEFAULT_BATCH_SIZE, LoadReport, load_records
 from ..store.db import transaction
 from ..store.projects import update_project
 from . import TEST_ACCOUNT_FILTERS, demo_events
@@ -64,11 +64,10 @@ def seed_demo_data(
     """Load ``events`` demo events (ending at ``now``) into ``project``, then its actions and cohorts."""
     stamp = format_instant(now)
     update_project(conn, int(project["id"]), {"test_account_filters": TEST_ACCOUNT_FILTERS}, stamp)
-    report = ingest_numbered(
+    report = load_records(
         conn,
         project,
         enumerate(demo_events(events=events, seed=seed, end=now), start=1),
-        report=LoadReport(),
         now=now,
         batch_size=batch_size,
         total=events,

@@ -1,9 +1,11 @@
-"""Bulk load: numbered records -> wire-format events -> ingestion, one transaction per batch.
+"""Bulk load: numbered records -> batches -> the store, one transaction per batch.
 
-Every event goes through :func:`local_backend.ingestion.ingest_events`, so bulk-loaded events get persons,
-groups, definitions and the project's plugins exactly as captured ones. A batch is stored whole or not at all;
-a failure stops the load with the batches before it stored, and since every event has a stable uuid, loading
-the same rows again stores only what is missing.
+For a project without plugins, batches are prepared (:mod:`.prepare`) and stored by the bulk writer
+(:mod:`local_backend.ingestion.bulk`); for a project with plugins they are wire-format events for
+:func:`local_backend.ingestion.ingest_events`. Either way loaded events get persons, groups, definitions and the
+project's plugins exactly as captured ones. A batch is stored whole or not at all; a failure stops the load with
+the batches before it stored, and since every event has a stable uuid, loading the same rows again stores only
+what is missing.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from tqdm import tqdm
 from ..errors import ValidationError
 from ..ingestion.bulk import store_prepared
 from ..ingestion.timestamps import to_micros
-from .prepare import PreparedBatch, prepare_batch, wire_events
-from .records import RecordError, wire_event
+from .prepare import PreparedBatch, WireBatch, prepare_batch, wire_batch, wire_events
+from .records import RecordError
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -34,12 +36,12 @@ __all__ = [
     "LoadInterrupted",
     "Rejection",
     "check_batch_size",
-    "ingest_numbered",
     "batched",
     "load_records",
     "store_batches",
 ]
 
+Batch = PreparedBatch | WireBatch
 DEFAULT_BATCH_SIZE = 10_000
 MAX_BATCH_SIZE = 1_000_000
 MAX_REJECTIONS = 20
@@ -112,85 +114,6 @@ def _ingest(conn: sqlite3.Connection, project: Mapping[str, Any], events: list[d
     return ingest_events(conn, dict(project), events, now=now)
 
 
-def _store(
-    conn: sqlite3.Connection,
-    project: Mapping[str, Any],
-    batch: list[dict[str, Any]],
-    rows: list[int],
-    now: datetime,
-    report: LoadReport,
-) -> None:
-    try:
-        outcome = _ingest(conn, project, batch, now)
-    except sqlite3.Error as error:
-        raise LoadInterrupted(f"storing rows {rows[0]}-{rows[-1]} failed: {error}", report, rows[0]) from error
-    report.loaded += outcome.accepted
-    report.duplicates += outcome.duplicates
-    report.dropped += outcome.dropped
-    report.rejected += outcome.rejected
-    for item in outcome.rejections:
-        index = item.get("index")
-        row = rows[index] if isinstance(index, int) and 0 <= index < len(rows) else rows[0]
-        if len(report.rejections) < MAX_REJECTIONS:
-            report.rejections.append({"row": row, "reason": str(item.get("reason", "rejected"))})
-
-
-def _checked(
-    records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], report: LoadReport
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, record in records:
-        report.read += 1
-        try:
-            if isinstance(record, RecordError):
-                raise record
-            yield number, wire_event(record)
-        except RecordError as error:
-            report.reject(number, str(error))
-
-
-def ingest_numbered(
-    conn: sqlite3.Connection,
-    project: Mapping[str, Any],
-    events: Iterable[tuple[int, dict[str, Any]]],
-    *,
-    report: LoadReport,
-    now: datetime | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    total: int | None = None,
-    progress: bool = False,
-    description: str = "loading",
-) -> LoadReport:
-    """Ingest wire-format events numbered from 1 in batches of ``batch_size``, adding the outcome to ``report``."""
-    check_batch_size(batch_size)
-    moment = now or datetime.now(UTC)
-    started = time.perf_counter()
-    batch: list[dict[str, Any]] = []
-    rows: list[int] = []
-    last = 0
-    with (
-        tqdm(total=total, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
-        _timed(report, started),
-    ):
-        try:
-            for last, event in events:
-                batch.append(event)
-                rows.append(last)
-                if len(batch) >= batch_size:
-                    _store(conn, project, batch, rows, moment, report)
-                    bar.update(last - bar.n)
-                    batch, rows = [], []
-            if batch:
-                _store(conn, project, batch, rows, moment, report)
-        except KeyboardInterrupt:
-            # the batch in hand was rolled back (or never sent): everything before it is stored
-            first = rows[0] if rows else last + 1
-            raise LoadInterrupted(f"interrupted before row {first} was stored", report, first) from None
-        # rows rejected after the last event were read too
-        report.read = max(report.read, last)
-        bar.update(report.read - bar.n)
-    return report
-
-
 def _plugins_enabled(conn: sqlite3.Connection, project: Mapping[str, Any]) -> bool:
     from ..plugins.pipeline import load_enabled_plugins
 
@@ -198,16 +121,21 @@ def _plugins_enabled(conn: sqlite3.Connection, project: Mapping[str, Any]) -> bo
 
 
 def _write(
-    conn: sqlite3.Connection, project: Mapping[str, Any], batch: PreparedBatch, now: datetime, plugins: bool
+    conn: sqlite3.Connection, project: Mapping[str, Any], batch: Batch, now: datetime, plugins: bool
 ) -> tuple[int, int, int, list[tuple[int, str]]]:
-    """The one place bulk load stores a prepared batch: stored, duplicates, dropped and (row, reason) rejections.
+    """The one place bulk load stores a batch: stored, duplicates, dropped and (row, reason) rejections.
 
-    Without plugins the batch goes to the bulk writer as it is; with plugins, through ``ingest_events``.
+    A prepared batch of a project without plugins goes to the bulk writer as it is; every other batch goes
+    through ``ingest_events`` and the plugin pipeline.
     """
-    if not plugins:
+    if isinstance(batch, WireBatch):
+        events = batch.events
+    elif not plugins:
         outcome = store_prepared(conn, project, batch, to_micros(now))
         return outcome.accepted, outcome.duplicates, 0, []
-    report = _ingest(conn, project, wire_events(batch), now)
+    else:
+        events = wire_events(batch)
+    report = _ingest(conn, project, events, now)
     rows = batch.rows
     reasons = [(rows[item["index"]], str(item["reason"])) for item in report.rejections]
     return report.accepted, report.duplicates, report.dropped, reasons
@@ -216,7 +144,7 @@ def _write(
 def store_batches(
     conn: sqlite3.Connection,
     project: Mapping[str, Any],
-    batches: Iterable[PreparedBatch],
+    batches: Iterable[Batch],
     *,
     report: LoadReport,
     now: datetime | None = None,
@@ -224,11 +152,11 @@ def store_batches(
     progress: bool = False,
     description: str = "loading",
 ) -> LoadReport:
-    """Store prepared batches one transaction each, adding their outcome to ``report``."""
+    """Store batches one transaction each, adding their outcome to ``report``."""
     moment = now or datetime.now(UTC)
     plugins = _plugins_enabled(conn, project)
     started = time.perf_counter()
-    batch: PreparedBatch | None = None
+    batch: Batch | None = None
     with (
         tqdm(total=total, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
         _timed(report, started),
@@ -261,12 +189,17 @@ def store_batches(
 
 
 def batched(
-    records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], batch_size: int, received: int
-) -> Iterator[PreparedBatch]:
-    """Numbered records in prepared batches of ``batch_size`` records."""
+    records: Iterable[tuple[int, Mapping[str, Any] | RecordError]],
+    batch_size: int,
+    received: int,
+    *,
+    wire: bool = False,
+) -> Iterator[Batch]:
+    """Numbered records in batches of ``batch_size`` records: prepared, or as wire-format objects (``wire``)
+    for a project whose plugins need them."""
     iterator = iter(records)
     while chunk := list(islice(iterator, batch_size)):
-        yield prepare_batch(chunk, received)
+        yield wire_batch(chunk) if wire else prepare_batch(chunk, received)
 
 
 def load_records(
@@ -286,7 +219,7 @@ def load_records(
     return store_batches(
         conn,
         project,
-        batched(records, batch_size, to_micros(moment)),
+        batched(records, batch_size, to_micros(moment), wire=_plugins_enabled(conn, project)),
         report=LoadReport(),
         now=moment,
         total=total,

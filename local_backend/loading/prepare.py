@@ -23,16 +23,24 @@ from ..ingestion.person_events import PERSON_KEYS
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH
 from ..store.events import from_micros
-from .records import RecordError, event_parts, stored_form
+from .records import RecordError, event_parts, stored_form, wire_event
 
-__all__ = ["PreparedBatch", "prepare_batch", "wire_events", "MAX_BATCH_REJECTIONS"]
+__all__ = [
+    "BatchReading",
+    "PreparedBatch",
+    "WireBatch",
+    "prepare_batch",
+    "wire_batch",
+    "wire_events",
+    "MAX_BATCH_REJECTIONS",
+]
 
 MAX_BATCH_REJECTIONS = 20
 
 
 @dataclass
-class PreparedBatch(EventColumns):
-    """The events of consecutive records, with what reading them found: rows read, rejections."""
+class BatchReading:
+    """What reading a batch of consecutive records found: records read, the row of each event, rejections."""
 
     first_row: int = 0
     last_row: int = 0
@@ -41,10 +49,48 @@ class PreparedBatch(EventColumns):
     rejected: int = 0
     rejections: list[tuple[int, str]] = field(default_factory=list)  # the first reasons, by record number
 
+    def count(self, row: int) -> None:
+        """One more record read."""
+        if not self.read:
+            self.first_row = row
+        self.read += 1
+        self.last_row = row
+
     def reject(self, row: int, reason: str) -> None:
         self.rejected += 1
         if len(self.rejections) < MAX_BATCH_REJECTIONS:
             self.rejections.append((row, reason))
+
+
+@dataclass
+class PreparedBatch(EventColumns, BatchReading):
+    """The events of consecutive records as columns ready for the bulk writer."""
+
+
+@dataclass
+class WireBatch(BatchReading):
+    """The events of consecutive records as wire-format objects, for the plugin pipeline (``ingest_events``)."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+
+def wire_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]) -> WireBatch:
+    """Read ``records`` as wire-format events; ingestion makes the checks past reading."""
+    batch = WireBatch()
+    for number, record in records:
+        batch.count(number)
+        try:
+            if isinstance(record, RecordError):
+                raise record
+            batch.events.append(wire_event(record))
+        except RecordError as error:
+            batch.reject(number, str(error))
+            continue
+        batch.rows.append(number)
+    return batch
 
 
 def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]], received: int) -> PreparedBatch:
@@ -54,11 +100,8 @@ def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]
     seen_keys = samples.seen_event_keys()
     add_samples = samples.add_properties
     latest = received + FUTURE_LIMIT_MICROS
-    number = 0
     for number, record in records:
-        if not batch.read:
-            batch.first_row = number
-        batch.read += 1
+        batch.count(number)
         try:
             if isinstance(record, RecordError):
                 raise record
@@ -94,7 +137,6 @@ def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]
         batch.distinct_ids.append(distinct_id[:MAX_DISTINCT_ID_LENGTH])
         batch.timestamps.append(timestamp)
         batch.properties.append(properties_json)
-    batch.last_row = number
     batch.property_samples = samples.samples()
     return batch
 
