@@ -3,9 +3,10 @@
     python benchmarks/capture_bench.py [--events 200000] [--call-size 50000] [--http-events 60000]
                                        [--batch-size 500] [--senders 2] [--gzip] [--repeat 1]
 
-1. ``ingest_events``: SDK-like events (a few properties, 20,000 users, some ``$set``, no uuids, as a bulk
-   load sends them) in calls of ``--call-size``. The reference is a bare ``executemany`` of the very rows
-   ingestion stored, into a fresh database with the same schema: the cost of SQLite and the indexes alone.
+1. ``ingest_events``: SDK-like events (a few properties, 20,000 users, some ``$set``, session ids that are
+   UUIDv7 from the session's start as posthog-js makes them, no uuids, as a bulk load sends them) in calls
+   of ``--call-size``. The reference is a bare ``executemany`` of the very rows ingestion stored, into a
+   fresh database with the same schema: the cost of SQLite and the indexes alone.
 2. ``/batch/``: a server started on a loopback port, ``--senders`` threads posting batches of
    ``--batch-size`` events (with uuids, as the SDKs send them; bodies encoded before the clock starts).
    The reference is a bare ``executemany`` of the rows the server stored, one transaction per batch: what
@@ -50,16 +51,27 @@ COLUMNS = (
 )
 
 
+def uuid7_at(millis: int, noise: int) -> str:
+    """A version 7 UUID: ``millis`` (Unix milliseconds) first, then 74 bits of ``noise``."""
+    value = millis << 80 | 0x7 << 76 | (noise >> 62) << 64 | 0x2 << 62 | (noise & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
 def make_events(count: int, *, seed: int = 7, with_uuid: bool = False) -> list[dict]:
     rng = random.Random(seed)
     events = []
+    sessions: dict[tuple[int, int], str] = {}
     for n in range(count):
         user = rng.randrange(20_000)
+        block = n // 50
+        if (user, block) not in sessions:  # posthog-js makes session ids UUIDv7 at the session's start
+            started = START + timedelta(seconds=n * 7)
+            sessions[user, block] = uuid7_at(int(started.timestamp() * 1000), rng.getrandbits(74))
         properties = {
             "$current_url": f"https://app.example.com/{rng.choice(['pricing', 'docs', 'home', 'settings'])}",
             "$browser": rng.choice(BROWSERS),
             "$os": rng.choice(["Mac OS X", "Windows", "Linux"]),
-            "$session_id": f"s-{user}-{n // 50}",
+            "$session_id": sessions[user, block],
             "amount": rng.randrange(1, 500),
         }
         if n % 20 == 0:
