@@ -38,6 +38,7 @@ import requests
 from local_backend.ingestion import ingest_events
 from local_backend.ingestion.writer import WAL_AUTOCHECKPOINT_PAGES
 from local_backend.store.db import connect
+from local_backend.store.ids import time_ordered_uuid
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 from toolkit import local
@@ -51,12 +52,6 @@ COLUMNS = (
 )
 
 
-def uuid7_at(millis: int, noise: int) -> str:
-    """A version 7 UUID: ``millis`` (Unix milliseconds) first, then 74 bits of ``noise``."""
-    value = millis << 80 | 0x7 << 76 | (noise >> 62) << 64 | 0x2 << 62 | (noise & ((1 << 62) - 1))
-    return str(uuid.UUID(int=value))
-
-
 def make_events(count: int, *, seed: int = 7, with_uuid: bool = False) -> list[dict]:
     rng = random.Random(seed)
     events = []
@@ -66,7 +61,7 @@ def make_events(count: int, *, seed: int = 7, with_uuid: bool = False) -> list[d
         block = n // 50
         if (user, block) not in sessions:  # posthog-js makes session ids UUIDv7 at the session's start
             started = START + timedelta(seconds=n * 7)
-            sessions[user, block] = uuid7_at(int(started.timestamp() * 1000), rng.getrandbits(74))
+            sessions[user, block] = time_ordered_uuid(int(started.timestamp() * 1000), rng.getrandbits(74))
         properties = {
             "$current_url": f"https://app.example.com/{rng.choice(['pricing', 'docs', 'home', 'settings'])}",
             "$browser": rng.choice(BROWSERS),

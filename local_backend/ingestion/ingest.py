@@ -26,6 +26,7 @@ from ..clock import format_instant
 from ..json_text import compact_encoder
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
+from ..store.ids import time_ordered_uuid
 from .bulk import EventColumns, changes_persons, store_columns, stored_uuids
 from .definitions import DefinitionsWriter
 from .timestamps import to_micros
@@ -35,8 +36,6 @@ from .writer import write_transaction
 __all__ = ["CheckedEvents", "IngestReport", "check_events", "ingest_events", "store_events", "MAX_REJECTIONS"]
 
 MAX_REJECTIONS = 100
-_MILLIS_MASK = (1 << 48) - 1
-_LOW_62 = (1 << 62) - 1
 
 
 # Compact JSON, non-ASCII kept, NaN refused, unknown types as text.
@@ -170,15 +169,7 @@ def _deduplicate(
 def _time_ordered_uuids(timestamps: list[int]) -> list[str]:
     """Version 7 UUIDs from the events' times: a bulk load in time order appends to the uuid index."""
     bits = random.Random(os.urandom(16)).getrandbits  # seeded per call: forked processes never share a stream
-    uuids = []
-    for micros in timestamps:
-        noise = bits(74)
-        value = (
-            ((micros // 1000) & _MILLIS_MASK) << 80 | 0x7 << 76 | (noise >> 62) << 64 | 0x2 << 62 | (noise & _LOW_62)
-        )
-        text = f"{value:032x}"
-        uuids.append(f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}")
-    return uuids
+    return [time_ordered_uuid(micros // 1000, bits(74)) for micros in timestamps]
 
 
 def _run_plugins(
