@@ -97,12 +97,15 @@ class Entity(BaseModel):
         return self
 
     def echo(self) -> dict[str, Any]:
-        """The ``action`` object of a series (PostHog's keys)."""
+        """The ``action`` object of a series (PostHog's keys); an event entity sent without a name is named by its id."""
+        name = self.name
+        if name is None and self.type == "events":
+            name = str(self.id) if self.id is not None else "All events"
         return {
             "id": self.id,
             "type": self.type,
             "order": self.order,
-            "name": self.name,
+            "name": name,
             "custom_name": self.custom_name,
             "math": self.math,
             "math_hogql": self.math_hogql,

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from ..models.funnels import FunnelFilter
-from ..store.events import from_micros, to_micros
+from ..store.events import earliest_event_time, to_micros
 from .breakdowns import CohortSplit, cohort_splits
 from .breakdowns import breakdown_expression as shared_breakdown_expression
 from .buckets import Buckets, make_buckets
@@ -80,10 +80,6 @@ def resolve_funnel_range(
 ) -> FunnelRange:
     """The shared date rules (``date_from`` default -7d from 00:00, ``date_to`` to the end of its day, ...)."""
 
-    def earliest_event() -> datetime | None:
-        row = conn.execute("SELECT min(timestamp) FROM events WHERE project_id = ?", (project["id"],)).fetchone()
-        return from_micros(row[0]) if row and row[0] is not None else None
-
     dates = resolve_date_range(
         date_from=filter.date_from,
         date_to=filter.date_to,
@@ -92,7 +88,7 @@ def resolve_funnel_range(
         tz=ZoneInfo(project.get("timezone") or "UTC"),
         now=now,
         week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=earliest_event,
+        earliest_event=lambda: earliest_event_time(conn, int(project["id"])),
     )
     return FunnelRange(dates=dates, buckets=make_buckets(dates) if filter.viz_type == "trends" else None)
 

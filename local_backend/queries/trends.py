@@ -17,7 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..models.trends import CUMULATIVE_DISPLAY, TrendsFilter
-from ..store.events import from_micros, to_micros
+from ..store.events import earliest_event_time, to_micros
 from .actions import load_action
 from .breakdowns import (
     MAX_OFFSET,
@@ -62,14 +62,6 @@ def _and(first: Where, second: Where) -> Where:
     return f"({first[0]} AND {second[0]})", [*first[1], *second[1]]
 
 
-def _earliest_event(conn: sqlite3.Connection, project_id: int) -> datetime | None:
-    row = conn.execute(
-        "SELECT min(timestamp) FROM events WHERE project_id = ? AND timestamp >= ?",
-        (project_id, 1_420_070_400_000_000),  # 2015-01-01, as PostHog ignores earlier stray timestamps
-    ).fetchone()
-    return from_micros(row[0]) if row and row[0] is not None else None
-
-
 def resolve_trends_range(
     conn: sqlite3.Connection, project: dict[str, Any], filter: TrendsFilter, now: datetime
 ) -> DateRange:
@@ -81,7 +73,7 @@ def resolve_trends_range(
         tz=ZoneInfo(project.get("timezone") or "UTC"),
         now=now,
         week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=lambda: _earliest_event(conn, int(project["id"])),
+        earliest_event=lambda: earliest_event_time(conn, int(project["id"])),
     )
 
 

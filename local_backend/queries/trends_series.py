@@ -128,7 +128,10 @@ def shape_period(
     by_entity: dict[int, list[dict[str, Any]]] = {}
     for series in raw:
         entity_label = labels[series.entity.index]
-        body: dict[str, Any] = {"action": series.entity.echo(), "label": entity_label, "filter": echo}
+        action = series.entity.echo()
+        if action["name"] is None:  # an action sent without a name carries the stored action's name
+            action["name"] = entity_label
+        body: dict[str, Any] = {"action": action, "label": entity_label, "filter": echo}
         if series.breakdown_value is not None:
             value_label = _value_label(series)
             body["label"] = f"{entity_label} - {value_label}" if several else value_label

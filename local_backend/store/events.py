@@ -15,7 +15,10 @@ from typing import Any
 
 from .ids import new_uuid
 
-__all__ = ["EventRow", "insert_events", "to_micros", "from_micros", "ensure_person"]
+__all__ = ["EventRow", "insert_events", "to_micros", "from_micros", "ensure_person", "earliest_event_time"]
+
+# PostHog ignores events before 2015-01-01 when ``date_from`` is ``all``: such stamps come from broken client clocks.
+EARLIEST_PLAUSIBLE_MICROS = 1_420_070_400_000_000
 
 
 def to_micros(value: datetime) -> int:
@@ -28,6 +31,15 @@ def from_micros(micros: int) -> datetime:
     from datetime import timedelta
 
     return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+
+
+def earliest_event_time(conn: sqlite3.Connection, project_id: int) -> datetime | None:
+    """When the project's first plausible event happened (the start of ``date_from: all``), or None."""
+    row = conn.execute(
+        "SELECT min(timestamp) FROM events WHERE project_id = ? AND timestamp >= ?",
+        (project_id, EARLIEST_PLAUSIBLE_MICROS),
+    ).fetchone()
+    return from_micros(row[0]) if row and row[0] is not None else None
 
 
 @dataclass

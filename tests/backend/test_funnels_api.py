@@ -483,3 +483,23 @@ def test_saved_funnel_insight_computes_on_refresh(client, world, conn):
     assert computed.status_code == 200, computed.json()
     # 20 minutes: alice signs up after 10 (buys after 70: too late), bob after 30 (too late)
     assert [step["count"] for step in computed.json()["result"]] == [3, 1, 0]
+
+
+def test_all_time_trends_start_at_the_first_plausible_event(client, world, conn):
+    # PostHog looks for the first event at or after 2015-01-01 when date_from is "all": the 2000 pageview is a
+    # broken client clock, so the range is Jan 13 to Jan 15, three daily entrance periods.
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("$pageview", "alice", "2000-03-01T10:00:00Z"),
+            ("$pageview", "alice", "2026-01-13T10:00:00Z"),
+            ("signup", "alice", "2026-01-13T10:05:00Z"),
+            ("$pageview", "bob", "2026-01-14T09:00:00Z"),
+        ],
+    )
+    payload = funnel(client, world, events=STEPS[:2], date_from="all", funnel_viz_type="trends")
+    (series,) = payload["result"]
+    assert series["days"] == ["2026-01-13", "2026-01-14", "2026-01-15"]
+    # Jan 13: alice enters and converts (100 %); Jan 14: bob enters and does not (0 %); Jan 15: nobody enters
+    assert series["data"] == [100.0, 0.0, 0.0]

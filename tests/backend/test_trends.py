@@ -51,7 +51,7 @@ def test_total_counts_per_day_zero_filled(client, world, conn):
         "id": "$pageview",
         "type": "events",
         "order": None,
-        "name": None,
+        "name": "$pageview",  # PostHog names an event entity sent without a name by its id
         "custom_name": None,
         "math": None,
         "math_hogql": None,
@@ -95,6 +95,9 @@ def test_all_events_and_entity_order(client, world, conn):
     )
     # order 0 counts as -1, so the action comes first, then a (1), then all events (2)
     assert [(s["label"], s["data"]) for s in body["result"]] == [("Did b", [1]), ("a", [1]), ("All events", [2])]
+    # every series is named as PostHog names it: the stored action's name, the event id, "All events"
+    assert [s["action"]["name"] for s in body["result"]] == ["Did b", "a", "All events"]
+    assert [e.get("name") for e in body["result"][0]["filter"]["events"]] == ["All events", "a"]
 
 
 def test_unknown_action_gives_no_series(client, world):
