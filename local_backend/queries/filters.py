@@ -97,7 +97,7 @@ class Entity(BaseModel):
         return self
 
     def echo(self) -> dict[str, Any]:
-        """The ``action`` object of a series (PostHog's keys); an event entity sent without a name is named by its id."""
+        """The ``action`` object of a series (PostHog's keys); an event entity without a name is named by its id."""
         name = self.name
         if name is None and self.type == "events":
             name = str(self.id) if self.id is not None else "All events"
