@@ -20,6 +20,7 @@ from fastapi import Depends, Request
 from .errors import AuthenticationFailed, NotAuthenticated, NotFound, PermissionDenied, ValidationError
 from .storage import get_conn
 from .store.accounts import find_personal_api_key, get_user
+from .store.ids import parse_id
 from .store.projects import get_project
 
 __all__ = [
@@ -146,11 +147,8 @@ def _resolve_project(conn: sqlite3.Connection, caller: Caller, project_id: str) 
             row = conn.execute("SELECT min(id) FROM projects").fetchone()
             wanted = row[0]
     else:
-        try:
-            wanted = int(project_id)
-        except ValueError:
-            raise NotFound("Project not found.") from None
-    project = get_project(conn, int(wanted)) if wanted is not None and abs(int(wanted)) < 2**63 else None
+        wanted = parse_id(project_id)
+    project = get_project(conn, int(wanted)) if wanted is not None else None
     if project is None:
         raise NotFound("Project not found.")
     if not caller.may_use_project(project["id"]):

@@ -19,6 +19,7 @@ from ..queries.person_filters import person_properties_condition
 from ..query_params import parse_filter_param
 from ..storage import get_conn
 from ..store.cohorts import cohort_member_condition, get_cohort
+from ..store.ids import parse_id
 from ..store.person_list import (
     Condition,
     distinct_id_condition,
@@ -44,7 +45,7 @@ def properties_param_condition(conn: sqlite3.Connection, project_id: int, text: 
 
 def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> Condition:
     access.caller.require_scope("cohort:read")
-    found = get_cohort(conn, access.project_id, int(value)) if value.isdigit() and int(value) < 2**63 else None
+    found = get_cohort(conn, access.project_id, cohort_id) if (cohort_id := parse_id(value)) is not None else None
     if found is None or found["deleted"]:
         raise ValidationError(f'Invalid pk "{value}" - object does not exist.', attr="cohort", code="does_not_exist")
     return cohort_member_condition(conn, found)

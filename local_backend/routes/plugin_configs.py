@@ -25,6 +25,7 @@ from ..plugins.configs import create_config, rearrange_configs, soft_delete_conf
 from ..plugins.pipeline import delivery_rates
 from ..request_bodies import body_openapi, parse_model, read_body
 from ..storage import get_conn, get_settings, now_iso
+from ..store.ids import parse_id
 from ..store.plugin_configs import (
     count_plugin_configs,
     get_plugin_config,
@@ -36,16 +37,12 @@ __all__ = ["router", "BASE_PATH", "load_config", "config_response"]
 
 router = APIRouter(tags=["plugin configs"])
 BASE_PATH = "/api/projects/{project_id}/plugin_configs"
-MAX_ID = 2**63 - 1
 
 
 def load_config(conn: sqlite3.Connection, access: ProjectAccess, config_id: str) -> dict[str, Any]:
     """The project's config with this id (deleted ones too), or 404 (also for an id that is not an integer)."""
-    try:
-        number = int(config_id)
-    except ValueError:
-        raise NotFound() from None
-    row = get_plugin_config(conn, access.project_id, number) if 0 < number <= MAX_ID else None
+    number = parse_id(config_id)
+    row = get_plugin_config(conn, access.project_id, number) if number is not None else None
     if row is None:
         raise NotFound()
     return row

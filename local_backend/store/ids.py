@@ -1,8 +1,9 @@
-"""Random identifiers and tokens handed to users."""
+"""Random identifiers and tokens handed to users, and the one reading of an integer id a user sends."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import string
 import uuid
@@ -16,7 +17,22 @@ __all__ = [
     "hash_key",
     "mask_key",
     "new_sharing_token",
+    "parse_id",
+    "MAX_ID",
 ]
+
+# Ids are SQLite integers: at most 2**63 - 1. Only ASCII digits count; Python's int() also reads "٢", " 2" and "2_0".
+MAX_ID = 2**63 - 1
+_ASCII_ID = re.compile(r"[0-9]{1,19}")
+
+
+def parse_id(text: str) -> int | None:
+    """``text`` as a stored id (1 .. 2**63 - 1, ASCII digits only), or None when it cannot be one."""
+    if not _ASCII_ID.fullmatch(text):
+        return None
+    number = int(text)
+    return number if 0 < number <= MAX_ID else None
+
 
 _BASE62 = string.ascii_letters + string.digits
 _LOW_62 = (1 << 62) - 1

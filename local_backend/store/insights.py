@@ -198,5 +198,11 @@ def get_or_create_sharing(conn: sqlite3.Connection, *, project_id: int, insight_
 
 
 def set_sharing_enabled(conn: sqlite3.Connection, *, insight_id: int, enabled: bool) -> None:
+    """Turn sharing on or off. Turning it off retires the token, so re-enabling shares under a new one and a
+    leaked link stays dead; the token shown before the first enable is the one enabled."""
     with transaction(conn):
+        conn.execute(
+            "UPDATE sharing_configurations SET access_token = ? WHERE insight_id = ? AND enabled = 1 AND ?",
+            (new_sharing_token(), insight_id, int(not enabled)),
+        )
         conn.execute("UPDATE sharing_configurations SET enabled = ? WHERE insight_id = ?", (int(enabled), insight_id))

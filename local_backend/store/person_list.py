@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from ..queries.person_filters import PERSONS_AS_E
+from .ids import parse_id
 from .person_lookup import persons_by_id
 from .text_search import search_condition
 
@@ -59,9 +60,8 @@ def list_persons(
 
 def find_person(conn: sqlite3.Connection, project_id: int, key: str) -> dict[str, Any] | None:
     """A person by integer id or by uuid."""
-    if key.isdigit() and int(key) < 2**63:
-        person_id: int | None = int(key)
-    else:
+    person_id = parse_id(key)
+    if person_id is None:
         row = conn.execute("SELECT id FROM persons WHERE project_id = ? AND uuid = ?", (project_id, key)).fetchone()
         person_id = row[0] if row else None
     if person_id is None:
