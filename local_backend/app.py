@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,16 +13,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__
 from .config import Settings
-from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ServerError, ValidationError, error_body
-from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware
+from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ValidationError, error_body
+from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
 from .models.common import ErrorResponse
+from .request_bodies import hoist_body_definitions
 from .results.runner import QueryRunner
 from .routes import ROUTERS
 from .store.migrations import migrate
 
 __all__ = ["create_app"]
 
-log = logging.getLogger("local_backend")
 
 API_DESCRIPTION = """
 A local, PostHog-compatible analytics API over SQLite: projects, plugin configs, insights, sharing and activity.
@@ -59,9 +58,23 @@ def create_app(settings: Settings) -> FastAPI:
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    _hoist_body_definitions_in_schema(app)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(TrailingSlashMiddleware)
+    app.add_middleware(UnexpectedErrorMiddleware)  # outermost of ours: nothing raises past it to the server
     return app
+
+
+def _hoist_body_definitions_in_schema(app: FastAPI) -> None:
+    """The OpenAPI schema with the models of hand-documented bodies under ``components/schemas``."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = hoist_body_definitions(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def render_error(error: APIError) -> JSONResponse:
@@ -101,8 +114,3 @@ def _install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 405:
             return render_error(MethodNotAllowed(request.method))
         return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))
-
-    @app.exception_handler(Exception)
-    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return render_error(ServerError())

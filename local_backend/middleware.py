@@ -1,15 +1,18 @@
-"""ASGI middleware: one canonical path per route, and a cap on request body size."""
+"""ASGI middleware: one canonical path per route, a cap on request body size, and the last-resort 500."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .errors import PayloadTooLarge, error_body
+from .errors import APIError, PayloadTooLarge, ServerError, error_body
 
-__all__ = ["TrailingSlashMiddleware", "BodySizeLimitMiddleware"]
+__all__ = ["TrailingSlashMiddleware", "BodySizeLimitMiddleware", "UnexpectedErrorMiddleware"]
+
+log = logging.getLogger("local_backend")
 
 
 class TrailingSlashMiddleware:
@@ -66,11 +69,45 @@ class BodySizeLimitMiddleware:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        error = PayloadTooLarge(f"Request body is larger than {self.max_bytes} bytes.")
-        body = json.dumps(error_body(error)).encode()
-        headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": error.status_code, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, PayloadTooLarge(f"Request body is larger than {self.max_bytes} bytes."))
+
+
+class UnexpectedErrorMiddleware:
+    """The last resort: an exception no handler took becomes the 500 envelope, logged once with its request line.
+
+    Starlette's own handler for ``Exception`` answers and then re-raises to the server, which logs the traceback
+    a second time and may drop the keep-alive connection; here nothing is raised past the app.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                await send_error(send, ServerError())
+
+
+async def send_error(send: Send, error: APIError) -> None:
+    """Answer ``error`` in the envelope from ASGI code that runs outside the app's exception handlers."""
+    body = json.dumps(error_body(error)).encode()
+    headers: list[Any] = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": error.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class _TooLarge(Exception):

@@ -17,12 +17,14 @@ from starlette.datastructures import UploadFile
 
 from .errors import ParseError, UnsupportedMediaType, ValidationError
 
-__all__ = ["read_body", "parse_model", "FORM_JSON_FIELDS", "body_openapi"]
+__all__ = ["read_body", "parse_model", "FORM_JSON_FIELDS", "body_openapi", "hoist_body_definitions"]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 # Form fields whose value is a JSON document rather than plain text.
 FORM_JSON_FIELDS = ("config",)
+COMPONENT_REF = "#/components/schemas/{model}"
+DEFINITIONS_KEY = "x-definitions"
 
 
 async def read_body(request: Request) -> dict[str, Any]:
@@ -71,8 +73,13 @@ def parse_model(model: type[M], data: dict[str, Any]) -> M:
 
 
 def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, Any]:
-    """``openapi_extra`` documenting a body read with :func:`read_body`."""
-    schema = model.model_json_schema()
+    """``openapi_extra`` documenting a body read with :func:`read_body`.
+
+    The models the body refers to travel in ``x-definitions``; the app moves them into
+    ``components/schemas`` (see :func:`hoist_body_definitions`), where the refs point.
+    """
+    schema = model.model_json_schema(ref_template=COMPONENT_REF)
+    definitions = schema.pop("$defs", {})
     content: dict[str, Any] = {"application/json": {"schema": schema}}
     if form:
         form_schema = json.loads(json.dumps(schema))
@@ -80,4 +87,15 @@ def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, An
             if key in form_schema.get("properties", {}):
                 form_schema["properties"][key] = {"type": "string", "description": "A JSON object, as text"}
         content["multipart/form-data"] = {"schema": form_schema}
-    return {"requestBody": {"required": True, "content": content}}
+    return {"requestBody": {"required": True, "content": content}, DEFINITIONS_KEY: definitions}
+
+
+def hoist_body_definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    """Move every operation's ``x-definitions`` into ``components/schemas`` so that each ``$ref`` resolves."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                for name, definition in operation.pop(DEFINITIONS_KEY, {}).items():
+                    components.setdefault(name, definition)
+    return schema
