@@ -5,29 +5,35 @@ A builder turns its controls into a request object (`Builder.request`), runs it 
 them in its output area, and saves the request as an insight (`Builder.save`, the "Save as insight"
 button). Nothing needs a browser: setting control values and calling ``run()`` or ``.click()`` works in
 plain Python. Errors, from the API or from what was typed, become a message (`Builder.error`), never
-a traceback in the notebook.
+a traceback in the notebook; a backend that stopped answering is one sentence saying so.
+
+The result area (`results.ResultArea`) shows the plot, the readable table and download links; a control
+changed after a run greys the result out and clears the "Saved as" note, since both describe an earlier
+request.
 """
 
 from __future__ import annotations
 
 import html
-import io
 from dataclasses import fields, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import ipywidgets as widgets
 import pandas as pd
+import requests
 from matplotlib.figure import Figure
 
-from ..errors import APIError, ToolkitError
+from ..errors import APIError, ToolkitError, TransportError
+from ..labels import NO_MATHJAX_CLASSES
 from ..plot_style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
+from .results import STALE_NOTE, ResultArea, watch_values
 
 __all__ = ["INTERVALS", "Builder", "error_message"]
 
 INTERVALS = ["hour", "day", "week", "month"]
-SCREEN_DPI = 100
 
 
 def error_message(error: Exception) -> str:
@@ -43,18 +49,21 @@ def error_message(error: Exception) -> str:
         where = f"field {error.attr}, " if error.attr else ""
         code = f" {error.code}" if error.code else ""
         return f"The API refused the request: {error.detail or 'no detail given'} ({where}{error.status}{code})"
+    if isinstance(error, TransportError):
+        return _unreachable(error)
     if isinstance(error, ToolkitError):
         return f"Could not reach the API: {error}"
     return f"Check the builder: {error}"
 
 
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
+def _unreachable(error: TransportError) -> str:
+    """One line for a request that got no answer (the full urllib3 story stays on ``error``)."""
+    parts = urlsplit(error.url)
+    where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else error.url
+    cause = error.__cause__
+    if isinstance(cause, requests.Timeout) and not isinstance(cause, requests.ConnectionError):
+        return f"The backend at {where} did not answer in time: try again, or a shorter date range."
+    return f"The backend at {where} is not reachable: is the server running?"
 
 
 class Builder:
@@ -62,6 +71,8 @@ class Builder:
 
     request_class: type
     run_label = "Run"
+    kind = "result"
+    """Names the downloaded files (``trend.csv``, ``funnel.png``)."""
 
     def __init__(self, client: Any, initial: Any) -> None:
         self.client = client
@@ -78,7 +89,8 @@ class Builder:
         self.run_button = widgets.Button(description=self.run_label, button_style="primary", icon="play")
         self.busy = widgets.HTML()
         self.message = widgets.HTML()
-        self.output = widgets.Output()
+        self.result = ResultArea(self.kind)
+        self.output = self.result.output
         self.name = widgets.Text(placeholder="Insight name", description="Name")
         self.save_button = widgets.Button(description="Save as insight", icon="save")
         self.saved = widgets.HTML()
@@ -92,10 +104,28 @@ class Builder:
         self.breakdown.load(initial.breakdown, initial.breakdown_type)
         self.filters.load(initial.properties)
 
-    def _report_catalog(self) -> None:
-        """Say which picker lists could not be loaded (called once a builder's controls exist)."""
+    def _ready(self) -> None:
+        """Called at the end of a subclass's ``__init__``, once every control exists: say which picker lists
+        could not be loaded, and start watching the controls."""
         if self.catalog.problems:
             self.message.value = self._note("Pickers show only the given values: " + "; ".join(self.catalog.problems))
+        self._running = False
+        for control in self._controls():
+            watch_values(control, self._controls_changed)
+
+    def _controls_changed(self, _change: Any = None) -> None:
+        """A control changed: the shown result and the "Saved as" note describe an earlier request."""
+        if self._running:
+            return
+        self.saved.value = ""
+        if self.df is not None and not self.result.stale:
+            self.result.set_stale(True)
+            self.message.value = self._note(STALE_NOTE)
+
+    @property
+    def stale(self) -> bool:
+        """Whether a control changed since the shown result was computed."""
+        return self.result.stale
 
     # what subclasses provide ------------------------------------------------------------------------------
 
@@ -138,7 +168,7 @@ class Builder:
         if not hasattr(self, "_widget"):
             actions = widgets.HBox([self.run_button, self.busy])
             save = widgets.HBox([self.name, self.save_button, self.saved])
-            self._widget = widgets.VBox([*self._controls(), actions, self.message, self.output, save])
+            self._widget = widgets.VBox([*self._controls(), actions, self.message, self.result.box, save])
         return self._widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -156,7 +186,8 @@ class Builder:
 
     @staticmethod
     def _note(text: str, colour: str = "#666") -> str:
-        return f'<span style="color:{colour}">{html.escape(text)}</span>'
+        # escaped for HTML, and kept from MathJax, which would read "$pageview ... $browser" as a formula
+        return f'<span class="{NO_MATHJAX_CLASSES}" style="color:{colour}">{html.escape(text)}</span>'
 
     def _clicked(self, action: Any) -> None:
         """A button's action: anything unexpected is shown as a message too, since a click has no caller
@@ -182,6 +213,7 @@ class Builder:
         """
         self.error = None
         self.message.value = ""
+        self._running = True
         self.run_button.disabled = True
         self.run_button.icon = "spinner"
         self.busy.value = self._note("Running…")
@@ -192,25 +224,13 @@ class Builder:
             self._fail(error)
             return None
         finally:
+            self._running = False
             self.run_button.disabled = False
             self.run_button.icon = "play"
             self.busy.value = ""
         self.df, self.figure = frame, figure
-        self._show()
+        self.result.show(frame, figure)
         return frame
-
-    def _show(self) -> None:
-        self.output.outputs = ()
-        if _in_kernel() and self.figure is not None:  # outside a kernel there is no front end to show it
-            from IPython.display import Image, display
-
-            # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed once
-            # pyplot has been used, and the builder's figures stay out of pyplot
-            picture = io.BytesIO()
-            self.figure.savefig(picture, format="png", dpi=SCREEN_DPI)
-            with self.output:
-                display(Image(data=picture.getvalue(), format="png"))
-                display(self.df)
 
     def save(self, name: str | None = None) -> str | None:
         """Save the current request as an insight named ``name`` (else the name field); return its short id.
@@ -229,5 +249,6 @@ class Builder:
             return None
         self.message.value = ""
         self.short_id = str(saved.loc[0, "short_id"])
-        self.saved.value = f"Saved as <code>{html.escape(self.short_id)}</code>"
+        shown = html.escape(self.short_id)
+        self.saved.value = f'<span class="{NO_MATHJAX_CLASSES}">Saved as <code>{shown}</code></span>'
         return self.short_id

@@ -104,6 +104,7 @@ class FunnelBuilder(Builder):
     """
 
     request_class = FunnelRequest
+    kind = "funnel"
 
     def __init__(self, client: Any, steps: list[Entity] | None = None, **initial: Any) -> None:
         request = FunnelRequest(steps=list(steps or []), **initial)
@@ -133,7 +134,7 @@ class FunnelBuilder(Builder):
                 else {**entity_dict(item[0]), "funnel_from_step": item[1], "funnel_to_step": item[2]}
             )
             self.add_exclusion(value, value.get("funnel_from_step", 0), value.get("funnel_to_step", 1))
-        self._report_catalog()
+        self._ready()
 
     def _relayout_steps(self) -> None:
         for number, row in enumerate(self.steps, start=1):

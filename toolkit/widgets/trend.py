@@ -125,6 +125,7 @@ class TrendBuilder(Builder):
     """
 
     request_class = TrendRequest
+    kind = "trend"
 
     def __init__(self, client: Any, events: list[Entity] | None = None, **initial: Any) -> None:
         request = TrendRequest(events=list(events or []), **initial)
@@ -144,7 +145,7 @@ class TrendBuilder(Builder):
             value=bool(request.compare), description="Compare to previous period", indent=False
         )
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
-        self._report_catalog()
+        self._ready()
 
     def add_series(self, entity: Entity | None = None) -> SeriesRow | None:
         """Append a series row (``entity`` as for `TrendRequest.events`; by default the first event the
