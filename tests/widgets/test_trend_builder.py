@@ -55,7 +55,8 @@ def test_pickers_list_events_then_live_actions(client):
         ("purchase", "purchase"),
         ("Signed up (action 7)", 7),
     )
-    assert builder.series[0].math_property.options == ("amount",)  # only numeric properties
+    # only numeric properties: the event's, then the session's (none listed here: PostHog's built-in one)
+    assert builder.series[0].math_property.options == ("amount", "$session_duration")
     assert builder.message.value == ""
 
 
@@ -338,7 +339,8 @@ def test_the_catalog_is_fetched_once_per_builder(client, fake):
         builder.add_series()
     builder.breakdown.type.value = "event"
     paths = [call.path.rsplit("/", 2)[-2] for call in fake.calls]
-    assert sorted(paths) == ["actions", "event_definitions", "property_definitions"]
+    # property definitions: event ones, and session ones for the property maths
+    assert sorted(paths) == ["actions", "event_definitions", "property_definitions", "property_definitions"]
     assert fake.calls[0].params["limit"] == "100"  # pages of 100, up to the picker limit
 
 

@@ -101,7 +101,7 @@ class Builder:
             if initial.interval not in INTERVALS:
                 self.interval.options = [*INTERVALS, initial.interval]
             self.interval.value = initial.interval
-        self.breakdown.load(initial.breakdown, initial.breakdown_type)
+        self.breakdown.load(initial.breakdown, initial.breakdown_type, initial.breakdown_limit)
         self.filters.load(initial.properties)
 
     def _ready(self) -> None:
