@@ -24,12 +24,14 @@ import pandas as pd
 import requests
 from matplotlib.figure import Figure
 
+from ..entities import entity_dict
 from ..errors import APIError, ToolkitError, TransportError
 from ..labels import NO_MATHJAX_CLASSES
 from ..plot_style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 from .results import STALE_NOTE, ResultArea, watch_values
+from .reuse import request_code, request_from_filters
 
 __all__ = ["INTERVALS", "Builder", "error_message"]
 
@@ -94,8 +96,11 @@ class Builder:
         self.name = widgets.Text(placeholder="Insight name", description="Name")
         self.save_button = widgets.Button(description="Save as insight", icon="save")
         self.saved = widgets.HTML()
+        self.code_button = widgets.Button(description="Copy as code", icon="code", tooltip="The equivalent call")
+        self.code_box = widgets.HTML(layout=widgets.Layout(display="none"))
         self.run_button.on_click(lambda _button: self._clicked(self.run))
         self.save_button.on_click(lambda _button: self._clicked(self.save))
+        self.code_button.on_click(lambda _button: self._clicked(self.toggle_code))
         self.dates.load(initial.date_from, initial.date_to)
         if initial.interval is not None:
             if initial.interval not in INTERVALS:
@@ -118,6 +123,8 @@ class Builder:
         if self._running:
             return
         self.saved.value = ""
+        if self.code_box.layout.display != "none":
+            self._show_code()
         if self.df is not None and not self.result.stale:
             self.result.set_stale(True)
             self.message.value = self._note(STALE_NOTE)
@@ -167,9 +174,83 @@ class Builder:
         """The whole builder as one widget (what a notebook displays)."""
         if not hasattr(self, "_widget"):
             actions = widgets.HBox([self.run_button, self.busy])
-            save = widgets.HBox([self.name, self.save_button, self.saved])
-            self._widget = widgets.VBox([*self._controls(), actions, self.message, self.result.box, save])
+            save = widgets.HBox([self.name, self.save_button, self.code_button, self.saved])
+            controls = self._controls()
+            self._widget = widgets.VBox([*controls, actions, self.message, self.result.box, save, self.code_box])
         return self._widget
+
+    @classmethod
+    def from_insight(cls, client: Any, id_or_short_id: int | str) -> Builder:
+        """A builder showing a saved insight's request, named as the insight (``Save`` then saves a copy).
+
+        Raises
+        ------
+        ValueError
+            When the insight is of another kind (a funnel opened with `TrendBuilder`, a retention, ...) or
+            holds no legacy filters.
+
+        Examples
+        --------
+        >>> builder = TrendBuilder.from_insight(client, "a1B2c3D4")  # doctest: +SKIP
+        """
+        frame = client.insight(id_or_short_id)
+        filters = frame.loc[0, "filters"] if "filters" in frame.columns else None
+        if not isinstance(filters, dict) or not filters:
+            raise ValueError(f"insight {id_or_short_id} holds no filters a builder can show")
+        request = request_from_filters(filters)
+        if not isinstance(request, cls.request_class):
+            other = "FunnelBuilder" if cls.request_class.__name__.startswith("Trend") else "TrendBuilder"
+            raise ValueError(f"insight {id_or_short_id} is a {filters.get('insight')} insight: open it with {other}")
+        builder = cls(client, **{item.name: getattr(request, item.name) for item in fields(request)})
+        name = frame.loc[0, "name"] if "name" in frame.columns else None
+        builder.name.value = "" if pd.isna(name) else str(name)
+        return builder
+
+    def code(self) -> str:
+        """The ``client.trend(...)`` or ``client.funnel(...)`` call for what the controls describe.
+
+        Raises
+        ------
+        ValueError
+            When a control holds something that is not a valid request.
+        """
+        return request_code(self.request)
+
+    def toggle_code(self) -> None:
+        """Show or hide the equivalent call under the builder (the "Copy as code" button)."""
+        if self.code_box.layout.display == "none":
+            self._show_code()
+            self.code_box.layout.display = None
+        else:
+            self.code_box.layout.display = "none"
+
+    def _check_names(self, request: Any) -> None:
+        """Refuse events and properties the project never saw: PostHog would answer a chart of zeros."""
+        unseen: list[str] = []
+        events = self.catalog.seen_events()
+        for item in map(entity_dict, getattr(request, "events", None) or getattr(request, "steps", None) or []):
+            name = item.get("id")
+            if events is not None and item.get("type") != "actions" and name not in (None, "") and name not in events:
+                unseen.append(f"event {name!r}")
+        used = [(row.type.value, row.key.value.strip()) for row in self.filters.rows]
+        if isinstance(request.breakdown, str) and request.breakdown_type in ("event", "person", None):
+            used.append((request.breakdown_type or "event", request.breakdown))
+        for kind, key in used:
+            known = self.catalog.seen_properties(kind) if kind in ("event", "person") else None
+            if known is not None and key and key not in known:
+                unseen.append(f"{kind} property {key!r}")
+        if unseen:
+            names = ", ".join(dict.fromkeys(unseen))
+            raise ValueError(f"never seen in this project: {names}. Check the spelling (the result would be zeros)")
+
+    def _show_code(self) -> None:
+        try:
+            text = self.code()
+        except ValueError as error:
+            self.code_box.value = self._note(f"Check the builder: {error}", "#b00020")
+            return
+        # <pre> is one of the tags MathJax skips; the class covers front ends that typeset it anyway
+        self.code_box.value = f'<pre class="{NO_MATHJAX_CLASSES}">{html.escape(text)}</pre>'
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = self.widget._repr_mimebundle_(**kwargs)
@@ -218,7 +299,9 @@ class Builder:
         self.run_button.icon = "spinner"
         self.busy.value = self._note("Running…")
         try:
-            frame = self._compute(self.request)
+            request = self.request
+            self._check_names(request)
+            frame = self._compute(request)
             figure = self._draw(frame)
         except (ToolkitError, ValueError) as error:
             self._fail(error)

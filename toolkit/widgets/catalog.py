@@ -79,8 +79,25 @@ class Catalog:
         """Event names, in the order the API listed them."""
         if self._events is None:
             frame = self._load("event definitions", lambda: self.client.event_definitions(limit=PICKER_LIMIT))
+            if frame is None:
+                self._unknown.add("events")
             self._events = [] if frame is None else [str(name) for name in frame["name"].dropna()]
         return self._events
+
+    def seen_events(self) -> set[str] | None:
+        """Every event name the project has seen, or None when that is not known (not loaded, or more than
+        a picker holds)."""
+        events = self.events
+        if "events" in self._unknown or not events or len(events) >= PICKER_LIMIT:
+            return None
+        return set(events)
+
+    def seen_properties(self, type: str) -> set[str] | None:
+        """Every property key of ``type`` the project has seen, or None when that is not known."""
+        names = self.properties(type)
+        if type in self._unknown or type == "session" or not names or len(names) >= PICKER_LIMIT:
+            return None
+        return set(names)
 
     @property
     def actions(self) -> dict[int, str]:
