@@ -80,3 +80,28 @@ def test_exclusion_step_labels_are_not_cut(client, fake):
     assert row.from_step.description == "between step" and row.to_step.description == "and step"
     # sized to the text: the default description width cuts "between step" to "between ..."
     assert row.from_step.style.description_width == "initial" == row.to_step.style.description_width
+
+
+def test_filter_values_suggest_what_the_property_has_taken(client, fake):
+    fake.routes[("GET", "/api/projects/1/events/values/")] = (200, [{"name": "Chrome"}, {"name": "Safari"}])
+    builder = TrendBuilder(client, events=["signup"])
+    row = builder.filters.add_row()
+    row.key.value = "$brow"  # typing: not a known key, nothing asked
+    assert row.value.options == ()
+    row.key.value = "$browser"
+    assert row.value.options == ("Chrome", "Safari")
+    row.key.value = "amount"
+    row.key.value = "$browser"
+    asked = [call.params["key"] for call in fake.calls if call.path.endswith("events/values/")]
+    assert asked == ["$browser", "amount"]  # once per key
+    row.type.value = "person"
+    assert row.value.options == ()
+    row.type.value, row.key.value, row.value.value = "event", "$browser", "Safari"
+    assert builder.request.properties == [{"key": "$browser", "value": "Safari", "operator": "exact", "type": "event"}]
+
+
+def test_filter_values_without_the_endpoint_are_just_a_text_field(client):
+    builder = TrendBuilder(client, events=["signup"])
+    row = builder.filters.add_row()
+    row.key.value = "$browser"
+    assert row.value.options == () and builder.message.value == ""

@@ -66,6 +66,7 @@ class Catalog:
         self._actions: dict[int, str] | None = None
         self._properties: dict[str, list[tuple[str, bool]]] = {}
         self._unknown: set[str] = set()
+        self._values: dict[str, list[str]] = {}
 
     def _load(self, what: str, fetch: Any) -> Any:
         try:
@@ -143,6 +144,21 @@ class Catalog:
                 rows = [(name, True) for name in SESSION_PROPERTIES]
             self._properties[type] = rows
         return self._properties[type]
+
+    def values(self, key: str) -> list[str]:
+        """Values event property ``key`` has taken (suggestions; empty when the API has none to give).
+
+        Asked once per key, and only for keys the project has seen (a key being typed is not looked up).
+        """
+        known = self.seen_properties("event")
+        if known is not None and key not in known:
+            return []
+        if key not in self._values:
+            try:
+                self._values[key] = self.client.property_values(key)
+            except ToolkitError:  # suggestions are a convenience: no message when a server has none
+                self._values[key] = []
+        return self._values[key]
 
     def knows_properties(self, type: str = "event") -> bool:
         """Whether the property keys of ``type`` could be loaded (else pickers and checks have no list)."""

@@ -258,23 +258,31 @@ def _value_text(value: Any) -> str:
 
 
 class PropertyFilterRow:
-    """One filter: property key (picker), its type (event or person), operator and value."""
+    """One filter: property key (picker), its type (event or person), operator and value (suggesting the
+    values an event property has taken)."""
 
     def __init__(self, catalog: Catalog, on_remove: Any) -> None:
         self.catalog = catalog
         self.type = widgets.Dropdown(options=[("event", "event"), ("person", "person")], value="event")
         self.key = widgets.Combobox(placeholder="property", ensure_option=False)
         self.operator = widgets.Dropdown(options=OPERATORS, value="exact")
-        self.value = widgets.Text(placeholder="value (a, b for several)")
+        self.value = widgets.Combobox(placeholder="value (a, b for several)", ensure_option=False)
         self.remove = widgets.Button(icon="trash", tooltip="Remove this filter", layout=widgets.Layout(width="40px"))
         self.remove.on_click(lambda _button: on_remove(self))
         self.type.observe(self._fill_keys, names="value")
+        self.type.observe(self._suggest_values, names="value")
+        self.key.observe(self._suggest_values, names="value")
         self.operator.observe(self._toggle_value, names="value")
         self.box = widgets.HBox([self.type, self.key, self.operator, self.value, self.remove])
         self._fill_keys()
 
     def _fill_keys(self, _change: Any = None) -> None:
         self.key.options = tuple(self.catalog.properties(self.type.value))
+
+    def _suggest_values(self, _change: Any = None) -> None:
+        key = self.key.value.strip()
+        suggest = self.type.value == "event" and key and hasattr(self.catalog, "values")
+        self.value.options = tuple(self.catalog.values(key)) if suggest else ()
 
     def _toggle_value(self, _change: Any = None) -> None:
         self.value.disabled = self.operator.value in _PRESENCE
