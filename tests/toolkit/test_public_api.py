@@ -48,6 +48,8 @@ MODULES = [
     "toolkit.widgets.catalog",
     "toolkit.widgets.controls",
     "toolkit.widgets.funnel",
+    "toolkit.widgets.results",
+    "toolkit.widgets.reuse",
     "toolkit.widgets.trend",
 ]
 
