@@ -6,7 +6,8 @@
 
 Each notebook runs top to bottom in its own folder with the ``python3`` kernel of this interpreter, the
 kernel nbval uses in ``make test``, which then compares its fresh outputs with the ones stored here.
-Widget state is not stored: it would repeat the builders' pictures in the notebook's metadata.
+Widget state is stored (``metadata.widgets``), so a notebook opened without running shows its builders as the
+run left them: controls, plot and table.
 
 A code cell tagged ``screenshot:<name>`` shows a matplotlib figure; ``--screenshots`` writes that figure's
 PNG (rendered by matplotlib's inline backend in the run) to ``docs/images/<name>.png``.
@@ -41,8 +42,8 @@ def execute(path: Path) -> nbformat.NotebookNode:
         kernel_name="python3",
         timeout=CELL_TIMEOUT,
         resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=True,
     ).execute()
-    notebook.metadata.pop("widgets", None)
     nbformat.write(notebook, path)
     return notebook
 

@@ -65,3 +65,23 @@ def test_a_path_that_is_not_a_notebook_file_is_a_usage_error_before_anything_run
         run_notebooks.main([str(tmp_path / name)])
     assert stopped.value.code == 2
     assert f"not a notebook file: {tmp_path / name}" in capsys.readouterr().err
+
+
+def test_widget_state_is_stored_so_builders_show_without_running(tmp_path, monkeypatch):
+    state = {"application/vnd.jupyter.widget-state+json": {"state": {"m1": {}}, "version_major": 2}}
+    seen = {}
+
+    class Client:
+        def __init__(self, notebook, **options):
+            seen.update(options)
+            self.notebook = notebook
+
+        def execute(self):
+            self.notebook.metadata["widgets"] = state
+
+    monkeypatch.setattr(run_notebooks, "NotebookClient", Client)
+    path = tmp_path / "n.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell("builder")]), path)
+    run_notebooks.execute(path)
+    assert seen["store_widget_state"] is True
+    assert nbformat.read(path, as_version=4).metadata["widgets"] == state

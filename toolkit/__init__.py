@@ -32,6 +32,7 @@ from .errors import (
 )
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
 from .io import to_csv, to_parquet
+from .readable_tables import readable_table
 
 __all__ = [
     "APIError",
@@ -66,6 +67,7 @@ __all__ = [
     "plot_time_to_convert",
     "plot_trend",
     "plots",
+    "readable_table",
     "to_csv",
     "to_parquet",
     "widgets",

@@ -217,6 +217,34 @@ class DataMixin(Transport):
             self.paginate(self.project_path("property_definitions/"), params, limit=limit), PROPERTY_DEFINITION_COLUMNS
         )
 
+    def property_values(
+        self, key: str, *, search: str | None = None, event_names: Sequence[str] | None = None
+    ) -> list[str]:
+        """Values the event property ``key`` has taken lately, most frequent first (PostHog's ``events/values/``).
+
+        Parameters
+        ----------
+        key : str
+            The event property.
+        search : str, optional
+            Only values containing this (case-insensitive).
+        event_names : sequence of str, optional
+            Only values seen on these events.
+
+        Returns
+        -------
+        list of str
+            A short list (PostHog's suggestions: about ten), as text.
+
+        Examples
+        --------
+        >>> client.property_values("$browser")  # doctest: +SKIP
+        ['Chrome', 'Safari', 'Firefox']
+        """
+        params = {"key": key, "value": search, "event_name": list(event_names) if event_names else None}
+        body = self.request("GET", self.project_path("events/values/"), params=params) or []
+        return [str(item["name"]) for item in body if isinstance(item, dict) and item.get("name") is not None]
+
     def actions(self, *, limit: int | None = None) -> pd.DataFrame:
         """The project's actions (named groups of events, usable as series and steps by id).
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Person", "EventPerson", "Event", "EventPage", "person_body", "person_name"]
+__all__ = ["Person", "EventPerson", "Event", "EventPage", "PropertyValue", "person_body", "person_name"]
 
 
 class Person(BaseModel):
@@ -43,6 +43,12 @@ class EventPage(BaseModel):
 
     next: str | None
     results: list[Event]
+
+
+class PropertyValue(BaseModel):
+    """One value a property has taken (PostHog's ``events/values/`` items)."""
+
+    name: str
 
 
 def person_name(person: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""``/api/projects/:id/events/``: raw events, newest first, and one event by its uuid.
+"""``/api/projects/:id/events/``: raw events, newest first, and one event by its uuid; ``events/values/``: the
+values an event property has taken (suggestions for a filter's value field).
 
 Paging follows PostHog: ``next`` repeats the request with ``before`` set to the last event's timestamp. Events
 that share that timestamp are not skipped: the link also carries ``before_id``, the position of the last event
@@ -17,7 +18,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
 from ..errors import NotFound, ValidationError
-from ..models.persons import Event, EventPage
+from ..models.persons import Event, EventPage, PropertyValue
 from ..pagination import parse_int_param, replace_query, request_url
 from ..queries.analysis_inputs import parse_point
 from ..queries.filters import compiler_for
@@ -26,6 +27,7 @@ from ..storage import get_conn, get_settings
 from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
 from ..store.person_list import find_person
+from ..store.property_values import event_property_values
 
 __all__ = ["router"]
 
@@ -111,6 +113,21 @@ def list_events_route(
             request_url(request), before=format_instant(last["moment"]), before_id=last["row_id"], limit=size
         )
     return {"next": next_url, "results": [Event(**event).model_dump() for event in events]}
+
+
+@router.get(f"{BASE_PATH}/values", response_model=list[PropertyValue], summary="Values of an event property")
+def property_values_route(
+    access: ProjectAccess = Depends(READ),
+    conn: sqlite3.Connection = Depends(get_conn),
+    key: str | None = Query(None, description="The event property"),
+    value: str | None = Query(None, description="Only values containing this (case-insensitive)"),
+    event_name: list[str] | None = Query(None, description="Only on these events (repeat the parameter)"),
+) -> list[dict[str, Any]]:
+    # declared before /{event_id}, which would take "values" for an event's uuid
+    if not key or not key.strip():
+        raise ValidationError("key is required: the property whose values to list.", attr="key")
+    found = event_property_values(conn, access.project_id, key, event_names=event_name or (), search=value or None)
+    return [{"name": item} for item in found]
 
 
 @router.get(f"{BASE_PATH}/{{event_id}}", response_model=Event, summary="Retrieve an event by its uuid")

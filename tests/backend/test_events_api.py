@@ -15,6 +15,7 @@ EVENTS = "/api/projects/{pid}/events"
 ENDPOINTS = [
     ("list", "GET", EVENTS, None, 200, "person:read"),
     ("retrieve", "GET", EVENTS + "/{eid}", None, 200, "event_definition:read"),
+    ("values", "GET", EVENTS + "/values?key=plan", None, 200, "person:read"),
 ]
 
 BAD_INPUT = [
@@ -181,3 +182,49 @@ def test_toolkit_reads_events_persons_definitions_and_actions(client, world, see
     assert tk.event_definitions()["name"].tolist() == ["$pageview", "signup"]
     assert tk.property_definitions(type="person")["name"].tolist() == ["email"]
     assert tk.actions()["name"].tolist() == ["Signed up"]
+
+
+VALUES = "/api/projects/{pid}/events/values/"
+
+
+def values(client, world, **params) -> list:
+    path = VALUES.format(pid=world.project_id)
+    response = client.get(path, params=params, headers=world.headers())
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_property_values_most_frequent_first_without_empty_ones(client, world, conn):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("$pageview", "a", "2026-01-10T10:00:00Z", {"$browser": "Safari"}),
+            ("$pageview", "a", "2026-01-10T10:01:00Z", {"$browser": "Chrome"}),
+            ("$pageview", "b", "2026-01-10T10:02:00Z", {"$browser": "Chrome"}),
+            ("$pageview", "b", "2026-01-10T10:03:00Z", {"$browser": ""}),
+            ("$pageview", "b", "2026-01-10T10:04:00Z", {"$browser": None}),
+            ("signup", "c", "2026-01-10T10:05:00Z", {"$browser": "Firefox", "paid": True, "seats": 3}),
+            ("signup", "c", "2026-01-10T10:06:00Z", {'say "hi"': "hello"}),
+        ],
+    )
+    # Chrome twice; Firefox and Safari once each, by name; "" and null are no value
+    assert values(client, world, key="$browser") == [{"name": "Chrome"}, {"name": "Firefox"}, {"name": "Safari"}]
+    assert values(client, world, key="$browser", value="fire") == [{"name": "Firefox"}]
+    assert values(client, world, key="$browser", event_name=["$pageview"]) == [{"name": "Chrome"}, {"name": "Safari"}]
+    assert values(client, world, key="paid") == [{"name": "true"}]
+    assert values(client, world, key="seats") == [{"name": "3"}]
+    assert values(client, world, key='say "hi"') == [{"name": "hello"}]
+    assert values(client, world, key="nothing") == []
+
+
+@pytest.mark.parametrize("query", ["", "?key=", "?key=%20"])
+def test_property_values_need_a_key(client, world, query):
+    response = client.get(VALUES.format(pid=world.project_id) + query, headers=world.headers())
+    assert response.status_code == 400
+    assert (response.json()["code"], response.json()["attr"]) == ("invalid_input", "key")
+
+
+def test_property_values_stay_in_their_project(client, world, conn):
+    add_events(conn, world.other_project_id, [("$pageview", "z", "2026-01-10T10:00:00Z", {"$browser": "Opera"})])
+    assert values(client, world, key="$browser") == []

@@ -61,3 +61,11 @@ def test_bad_property_definition_filters_are_refused_before_sending(client, fake
     with pytest.raises(ValueError, match=message):
         client.property_definitions(**kwargs)
     assert fake.calls == []
+
+
+def test_property_values_send_posthogs_parameters_and_return_the_names(client, fake):
+    fake.routes[("GET", "/api/projects/1/events/values/")] = (200, [{"name": "Chrome"}, {"name": 3}, {"x": 1}])
+    assert client.property_values("$browser", search="chr", event_names=["$pageview"]) == ["Chrome", "3"]
+    call = fake.calls[-1]
+    # a list goes to requests as it is, which repeats the parameter (event_name=...&event_name=...)
+    assert call.params == {"key": "$browser", "value": "chr", "event_name": "['$pageview']"}

@@ -34,10 +34,12 @@ MODULES = [
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
+    "toolkit.labels",
     "toolkit.local",
     "toolkit.plot_style",
     "toolkit.plots",
     "toolkit.plugins",
+    "toolkit.readable_tables",
     "toolkit.result_frames",
     "toolkit.transport",
     "toolkit.trend_plots",
@@ -46,6 +48,8 @@ MODULES = [
     "toolkit.widgets.catalog",
     "toolkit.widgets.controls",
     "toolkit.widgets.funnel",
+    "toolkit.widgets.results",
+    "toolkit.widgets.reuse",
     "toolkit.widgets.trend",
 ]
 

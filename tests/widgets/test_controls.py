@@ -82,6 +82,6 @@ def test_a_list_breakdown_is_kept_until_its_text_is_edited():
     control = BreakdownControl(NoCatalog())
     control.load([3, 4], "cohort")
     assert control.type.value == "cohort"
-    assert control.values() == {"breakdown": [3, 4], "breakdown_type": "cohort"}
+    assert control.values() == {"breakdown": [3, 4], "breakdown_type": "cohort", "breakdown_limit": None}
     control.property.value = "5"
-    assert control.values() == {"breakdown": "5", "breakdown_type": "cohort"}
+    assert control.values() == {"breakdown": "5", "breakdown_type": "cohort", "breakdown_limit": None}

@@ -6,7 +6,6 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
-import requests
 from pandas.testing import assert_frame_equal
 
 from toolkit import Client, TrendRequest, event
@@ -56,7 +55,8 @@ def test_pickers_list_events_then_live_actions(client):
         ("purchase", "purchase"),
         ("Signed up (action 7)", 7),
     )
-    assert builder.series[0].math_property.options == ("amount",)  # only numeric properties
+    # only numeric properties: the event's, then the session's (none listed here: PostHog's built-in one)
+    assert builder.series[0].math_property.options == ("amount", "$session_duration")
     assert builder.message.value == ""
 
 
@@ -162,16 +162,6 @@ def test_a_failed_run_keeps_the_previous_result(client, fake):
     first = builder.run()
     assert builder.run() is None
     assert builder.df is first and "boom" in builder.error
-
-
-def test_unreachable_api_is_a_message(client, fake):
-    def refuse(call):
-        raise requests.ConnectionError("connection refused")
-
-    fake.routes[("POST", TREND)] = refuse
-    builder = TrendBuilder(client, events=["signup"])
-    assert builder.run() is None
-    assert builder.error.startswith("Could not reach the API: POST failed: ConnectionError: connection refused")
 
 
 def test_breakdown_property_picker_follows_the_type(client, fake):
@@ -342,18 +332,6 @@ def test_the_builder_is_one_displayable_widget(client):
     assert builder.run_button in builder.widget.children[6].children
 
 
-def test_in_a_kernel_the_plot_and_table_are_displayed(client, fake, monkeypatch, capsys):
-    shown = []
-    monkeypatch.setattr("toolkit.widgets.base._in_kernel", lambda: True)
-    monkeypatch.setattr("IPython.display.display", lambda item: shown.append(item))
-    fake.routes[("POST", TREND)] = trend_answer(series("signup", [1, 2]))
-    builder = TrendBuilder(client, events=["signup"])
-    builder.run()
-    picture, table = shown
-    assert picture.format == "png" and picture.data.startswith(b"\x89PNG")
-    assert table is builder.df
-
-
 def test_the_catalog_is_fetched_once_per_builder(client, fake):
     builder = TrendBuilder(client, events=["signup"])
     for _ in range(3):
@@ -361,7 +339,8 @@ def test_the_catalog_is_fetched_once_per_builder(client, fake):
         builder.add_series()
     builder.breakdown.type.value = "event"
     paths = [call.path.rsplit("/", 2)[-2] for call in fake.calls]
-    assert sorted(paths) == ["actions", "event_definitions", "property_definitions"]
+    # property definitions: event ones, and session ones for the property maths
+    assert sorted(paths) == ["actions", "event_definitions", "property_definitions", "property_definitions"]
     assert fake.calls[0].params["limit"] == "100"  # pages of 100, up to the picker limit
 
 

@@ -5,29 +5,37 @@ A builder turns its controls into a request object (`Builder.request`), runs it 
 them in its output area, and saves the request as an insight (`Builder.save`, the "Save as insight"
 button). Nothing needs a browser: setting control values and calling ``run()`` or ``.click()`` works in
 plain Python. Errors, from the API or from what was typed, become a message (`Builder.error`), never
-a traceback in the notebook.
+a traceback in the notebook; a backend that stopped answering is one sentence saying so.
+
+The result area (`results.ResultArea`) shows the plot, the readable table and download links; a control
+changed after a run greys the result out and clears the "Saved as" note, since both describe an earlier
+request.
 """
 
 from __future__ import annotations
 
 import html
-import io
 from dataclasses import fields, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import ipywidgets as widgets
 import pandas as pd
+import requests
 from matplotlib.figure import Figure
 
-from ..errors import APIError, ToolkitError
+from ..entities import entity_dict
+from ..errors import APIError, ToolkitError, TransportError
+from ..labels import NO_MATHJAX_CLASSES
 from ..plot_style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
+from .results import STALE_NOTE, ResultArea, watch_values
+from .reuse import request_code, request_from_filters
 
 __all__ = ["INTERVALS", "Builder", "error_message"]
 
 INTERVALS = ["hour", "day", "week", "month"]
-SCREEN_DPI = 100
 
 
 def error_message(error: Exception) -> str:
@@ -43,18 +51,21 @@ def error_message(error: Exception) -> str:
         where = f"field {error.attr}, " if error.attr else ""
         code = f" {error.code}" if error.code else ""
         return f"The API refused the request: {error.detail or 'no detail given'} ({where}{error.status}{code})"
+    if isinstance(error, TransportError):
+        return _unreachable(error)
     if isinstance(error, ToolkitError):
         return f"Could not reach the API: {error}"
     return f"Check the builder: {error}"
 
 
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
+def _unreachable(error: TransportError) -> str:
+    """One line for a request that got no answer (the full urllib3 story stays on ``error``)."""
+    parts = urlsplit(error.url)
+    where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else error.url
+    cause = error.__cause__
+    if isinstance(cause, requests.Timeout) and not isinstance(cause, requests.ConnectionError):
+        return f"The backend at {where} did not answer in time: try again, or a shorter date range."
+    return f"The backend at {where} is not reachable: is the server running?"
 
 
 class Builder:
@@ -62,6 +73,8 @@ class Builder:
 
     request_class: type
     run_label = "Run"
+    kind = "result"
+    """Names the downloaded files (``trend.csv``, ``funnel.png``)."""
 
     def __init__(self, client: Any, initial: Any) -> None:
         self.client = client
@@ -78,24 +91,48 @@ class Builder:
         self.run_button = widgets.Button(description=self.run_label, button_style="primary", icon="play")
         self.busy = widgets.HTML()
         self.message = widgets.HTML()
-        self.output = widgets.Output()
+        self.result = ResultArea(self.kind)
+        self.output = self.result.output
         self.name = widgets.Text(placeholder="Insight name", description="Name")
         self.save_button = widgets.Button(description="Save as insight", icon="save")
         self.saved = widgets.HTML()
+        self.code_button = widgets.Button(description="Copy as code", icon="code", tooltip="The equivalent call")
+        self.code_box = widgets.HTML(layout=widgets.Layout(display="none"))
         self.run_button.on_click(lambda _button: self._clicked(self.run))
         self.save_button.on_click(lambda _button: self._clicked(self.save))
+        self.code_button.on_click(lambda _button: self._clicked(self.toggle_code))
         self.dates.load(initial.date_from, initial.date_to)
         if initial.interval is not None:
             if initial.interval not in INTERVALS:
                 self.interval.options = [*INTERVALS, initial.interval]
             self.interval.value = initial.interval
-        self.breakdown.load(initial.breakdown, initial.breakdown_type)
+        self.breakdown.load(initial.breakdown, initial.breakdown_type, initial.breakdown_limit)
         self.filters.load(initial.properties)
 
-    def _report_catalog(self) -> None:
-        """Say which picker lists could not be loaded (called once a builder's controls exist)."""
+    def _ready(self) -> None:
+        """Called at the end of a subclass's ``__init__``, once every control exists: say which picker lists
+        could not be loaded, and start watching the controls."""
         if self.catalog.problems:
             self.message.value = self._note("Pickers show only the given values: " + "; ".join(self.catalog.problems))
+        self._running = False
+        for control in self._controls():
+            watch_values(control, self._controls_changed)
+
+    def _controls_changed(self, _change: Any = None) -> None:
+        """A control changed: the shown result and the "Saved as" note describe an earlier request."""
+        if self._running:
+            return
+        self.saved.value = ""
+        if self.code_box.layout.display != "none":
+            self._show_code()
+        if self.df is not None and not self.result.stale:
+            self.result.set_stale(True)
+            self.message.value = self._note(STALE_NOTE)
+
+    @property
+    def stale(self) -> bool:
+        """Whether a control changed since the shown result was computed."""
+        return self.result.stale
 
     # what subclasses provide ------------------------------------------------------------------------------
 
@@ -137,9 +174,83 @@ class Builder:
         """The whole builder as one widget (what a notebook displays)."""
         if not hasattr(self, "_widget"):
             actions = widgets.HBox([self.run_button, self.busy])
-            save = widgets.HBox([self.name, self.save_button, self.saved])
-            self._widget = widgets.VBox([*self._controls(), actions, self.message, self.output, save])
+            save = widgets.HBox([self.name, self.save_button, self.code_button, self.saved])
+            controls = self._controls()
+            self._widget = widgets.VBox([*controls, actions, self.message, self.result.box, save, self.code_box])
         return self._widget
+
+    @classmethod
+    def from_insight(cls, client: Any, id_or_short_id: int | str) -> Builder:
+        """A builder showing a saved insight's request, named as the insight (``Save`` then saves a copy).
+
+        Raises
+        ------
+        ValueError
+            When the insight is of another kind (a funnel opened with `TrendBuilder`, a retention, ...) or
+            holds no legacy filters.
+
+        Examples
+        --------
+        >>> builder = TrendBuilder.from_insight(client, "a1B2c3D4")  # doctest: +SKIP
+        """
+        frame = client.insight(id_or_short_id)
+        filters = frame.loc[0, "filters"] if "filters" in frame.columns else None
+        if not isinstance(filters, dict) or not filters:
+            raise ValueError(f"insight {id_or_short_id} holds no filters a builder can show")
+        request = request_from_filters(filters)
+        if not isinstance(request, cls.request_class):
+            other = "FunnelBuilder" if cls.request_class.__name__.startswith("Trend") else "TrendBuilder"
+            raise ValueError(f"insight {id_or_short_id} is a {filters.get('insight')} insight: open it with {other}")
+        builder = cls(client, **{item.name: getattr(request, item.name) for item in fields(request)})
+        name = frame.loc[0, "name"] if "name" in frame.columns else None
+        builder.name.value = "" if pd.isna(name) else str(name)
+        return builder
+
+    def code(self) -> str:
+        """The ``client.trend(...)`` or ``client.funnel(...)`` call for what the controls describe.
+
+        Raises
+        ------
+        ValueError
+            When a control holds something that is not a valid request.
+        """
+        return request_code(self.request)
+
+    def toggle_code(self) -> None:
+        """Show or hide the equivalent call under the builder (the "Copy as code" button)."""
+        if self.code_box.layout.display == "none":
+            self._show_code()
+            self.code_box.layout.display = None
+        else:
+            self.code_box.layout.display = "none"
+
+    def _check_names(self, request: Any) -> None:
+        """Refuse events and properties the project never saw: PostHog would answer a chart of zeros."""
+        unseen: list[str] = []
+        events = self.catalog.seen_events()
+        for item in map(entity_dict, getattr(request, "events", None) or getattr(request, "steps", None) or []):
+            name = item.get("id")
+            if events is not None and item.get("type") != "actions" and name not in (None, "") and name not in events:
+                unseen.append(f"event {name!r}")
+        used = [(row.type.value, row.key.value.strip()) for row in self.filters.rows]
+        if isinstance(request.breakdown, str) and request.breakdown_type in ("event", "person", None):
+            used.append((request.breakdown_type or "event", request.breakdown))
+        for kind, key in used:
+            known = self.catalog.seen_properties(kind) if kind in ("event", "person") else None
+            if known is not None and key and key not in known:
+                unseen.append(f"{kind} property {key!r}")
+        if unseen:
+            names = ", ".join(dict.fromkeys(unseen))
+            raise ValueError(f"never seen in this project: {names}. Check the spelling (the result would be zeros)")
+
+    def _show_code(self) -> None:
+        try:
+            text = self.code()
+        except ValueError as error:
+            self.code_box.value = self._note(f"Check the builder: {error}", "#b00020")
+            return
+        # <pre> is one of the tags MathJax skips; the class covers front ends that typeset it anyway
+        self.code_box.value = f'<pre class="{NO_MATHJAX_CLASSES}">{html.escape(text)}</pre>'
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = self.widget._repr_mimebundle_(**kwargs)
@@ -156,7 +267,8 @@ class Builder:
 
     @staticmethod
     def _note(text: str, colour: str = "#666") -> str:
-        return f'<span style="color:{colour}">{html.escape(text)}</span>'
+        # escaped for HTML, and kept from MathJax, which would read "$pageview ... $browser" as a formula
+        return f'<span class="{NO_MATHJAX_CLASSES}" style="color:{colour}">{html.escape(text)}</span>'
 
     def _clicked(self, action: Any) -> None:
         """A button's action: anything unexpected is shown as a message too, since a click has no caller
@@ -182,35 +294,26 @@ class Builder:
         """
         self.error = None
         self.message.value = ""
+        self._running = True
         self.run_button.disabled = True
         self.run_button.icon = "spinner"
         self.busy.value = self._note("Running…")
         try:
-            frame = self._compute(self.request)
+            request = self.request
+            self._check_names(request)
+            frame = self._compute(request)
             figure = self._draw(frame)
         except (ToolkitError, ValueError) as error:
             self._fail(error)
             return None
         finally:
+            self._running = False
             self.run_button.disabled = False
             self.run_button.icon = "play"
             self.busy.value = ""
         self.df, self.figure = frame, figure
-        self._show()
+        self.result.show(frame, figure)
         return frame
-
-    def _show(self) -> None:
-        self.output.outputs = ()
-        if _in_kernel() and self.figure is not None:  # outside a kernel there is no front end to show it
-            from IPython.display import Image, display
-
-            # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed once
-            # pyplot has been used, and the builder's figures stay out of pyplot
-            picture = io.BytesIO()
-            self.figure.savefig(picture, format="png", dpi=SCREEN_DPI)
-            with self.output:
-                display(Image(data=picture.getvalue(), format="png"))
-                display(self.df)
 
     def save(self, name: str | None = None) -> str | None:
         """Save the current request as an insight named ``name`` (else the name field); return its short id.
@@ -229,5 +332,6 @@ class Builder:
             return None
         self.message.value = ""
         self.short_id = str(saved.loc[0, "short_id"])
-        self.saved.value = f"Saved as <code>{html.escape(self.short_id)}</code>"
+        shown = html.escape(self.short_id)
+        self.saved.value = f'<span class="{NO_MATHJAX_CLASSES}">Saved as <code>{shown}</code></span>'
         return self.short_id

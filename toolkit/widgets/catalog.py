@@ -11,10 +11,12 @@ from typing import Any
 from ..entities import Entity, entity_dict
 from ..errors import ToolkitError
 
-__all__ = ["PICKER_LIMIT", "Catalog", "entity_key", "entity_label"]
+__all__ = ["PICKER_LIMIT", "SESSION_PROPERTIES", "Catalog", "entity_key", "entity_label"]
 
 PICKER_LIMIT = 1000
 """At most this many event names, actions or property keys are fetched for a picker."""
+SESSION_PROPERTIES = ["$session_duration"]
+"""The session properties every PostHog project has (computed, not sent): offered when the API lists none."""
 
 EntityKey = str | int
 """A picker's value: an event name (str) or an action id (int), as `TrendRequest` takes them."""
@@ -63,6 +65,8 @@ class Catalog:
         self._events: list[str] | None = None
         self._actions: dict[int, str] | None = None
         self._properties: dict[str, list[tuple[str, bool]]] = {}
+        self._unknown: set[str] = set()
+        self._values: dict[str, list[str]] = {}
 
     def _load(self, what: str, fetch: Any) -> Any:
         try:
@@ -76,8 +80,25 @@ class Catalog:
         """Event names, in the order the API listed them."""
         if self._events is None:
             frame = self._load("event definitions", lambda: self.client.event_definitions(limit=PICKER_LIMIT))
+            if frame is None:
+                self._unknown.add("events")
             self._events = [] if frame is None else [str(name) for name in frame["name"].dropna()]
         return self._events
+
+    def seen_events(self) -> set[str] | None:
+        """Every event name the project has seen, or None when that is not known (not loaded, or more than
+        a picker holds)."""
+        events = self.events
+        if "events" in self._unknown or not events or len(events) >= PICKER_LIMIT:
+            return None
+        return set(events)
+
+    def seen_properties(self, type: str) -> set[str] | None:
+        """Every property key of ``type`` the project has seen, or None when that is not known."""
+        names = self.properties(type)
+        if type in self._unknown or type == "session" or not names or len(names) >= PICKER_LIMIT:
+            return None
+        return set(names)
 
     @property
     def actions(self) -> dict[int, str]:
@@ -104,20 +125,52 @@ class Catalog:
 
     def _property_rows(self, type: str) -> list[tuple[str, bool]]:
         if type not in self._properties:
-            frame = self._load(
-                f"{type} properties", lambda: self.client.property_definitions(type=type, limit=PICKER_LIMIT)
-            )
+            fetch = lambda: self.client.property_definitions(type=type, limit=PICKER_LIMIT)  # noqa: E731
+            if type == "session":
+                # many servers keep no session definitions: not a problem worth a message, see SESSION_PROPERTIES
+                try:
+                    frame = fetch()
+                except ToolkitError:
+                    frame = None
+            else:
+                frame = self._load(f"{type} properties", fetch)
+                if frame is None:
+                    self._unknown.add(type)
             rows: list[tuple[str, bool]] = []
             if frame is not None:
                 numeric = frame["is_numerical"].fillna(False).astype(bool)
                 rows = [(str(name), bool(flag)) for name, flag in zip(frame["name"], numeric, strict=True)]
+            if type == "session" and not rows:
+                rows = [(name, True) for name in SESSION_PROPERTIES]
             self._properties[type] = rows
         return self._properties[type]
+
+    def values(self, key: str) -> list[str]:
+        """Values event property ``key`` has taken (suggestions; empty when the API has none to give).
+
+        Asked once per key, and only for keys the project has seen (a key being typed is not looked up).
+        """
+        known = self.seen_properties("event")
+        if known is not None and key not in known:
+            return []
+        if key not in self._values:
+            try:
+                self._values[key] = self.client.property_values(key)
+            except ToolkitError:  # suggestions are a convenience: no message when a server has none
+                self._values[key] = []
+        return self._values[key]
+
+    def knows_properties(self, type: str = "event") -> bool:
+        """Whether the property keys of ``type`` could be loaded (else pickers and checks have no list)."""
+        self._property_rows(type)
+        return type not in self._unknown
 
     def properties(self, type: str = "event") -> list[str]:
         """Property keys of a type (``event``, ``person``, ``session``, ``group``)."""
         return [name for name, _ in self._property_rows(type)]
 
     def numeric_properties(self) -> list[str]:
-        """Numeric event property keys, for the property maths (sum, average, percentiles)."""
-        return [name for name, numeric in self._property_rows("event") if numeric]
+        """Numeric event property keys, then numeric session properties, for the property maths (sum, average,
+        percentiles): what PostHog's property math picker offers."""
+        rows = [*self._property_rows("event"), *self._property_rows("session")]
+        return list(dict.fromkeys(name for name, numeric in rows if numeric))

@@ -18,6 +18,7 @@ from .catalog import Catalog
 __all__ = [
     "DATE_PRESETS",
     "OPERATORS",
+    "DEFAULT_BREAKDOWN_LIMIT",
     "BreakdownControl",
     "DateRangeControl",
     "PropertyFilterEditor",
@@ -122,24 +123,46 @@ BREAKDOWN_TYPES = [
 ]
 
 
+DEFAULT_BREAKDOWN_LIMIT = 25
+"""PostHog's default number of breakdown values; the rest form the Other bucket."""
+MAX_BREAKDOWN_LIMIT = 1000
+
+
 class BreakdownControl:
-    """Breakdown type (none, event or person property) and a property picker filled from the catalog."""
+    """Breakdown type (none, event, person or session property), a property picker filled from the catalog,
+    and how many values to show before the rest are grouped as Other."""
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.type = widgets.Dropdown(options=BREAKDOWN_TYPES, value="", description="Breakdown")
         self.property = widgets.Combobox(placeholder="property", ensure_option=False, disabled=True)
-        self.box = widgets.HBox([self.type, self.property])
+        self.limit = widgets.BoundedIntText(
+            value=DEFAULT_BREAKDOWN_LIMIT,
+            min=1,
+            max=MAX_BREAKDOWN_LIMIT,
+            description="Top values",
+            tooltip="Values beyond these are grouped as Other",
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="150px"),
+        )
+        self.limit_note = widgets.HTML("<i>the rest: Other</i>")
+        self.box = widgets.HBox([self.type, self.property, self.limit, self.limit_note])
         self._kept: Any = None
+        self._given_limit: int | None = None
         self.type.observe(self._type_changed, names="value")
+        self._type_changed()
 
     def _type_changed(self, _change: Any = None) -> None:
         kind = self.type.value
         self.property.disabled = not kind
         self.property.options = tuple(self.catalog.properties(kind)) if kind else ()
+        for widget in (self.limit, self.limit_note):
+            widget.layout.display = None if kind else "none"
 
-    def load(self, breakdown: Any, breakdown_type: str | None) -> None:
+    def load(self, breakdown: Any, breakdown_type: str | None, limit: int | None = None) -> None:
         """Show a request's breakdown; a list (several values) is kept as it is unless the text is edited."""
+        self._given_limit = limit
+        self.limit.value = min(max(int(limit), 1), MAX_BREAKDOWN_LIMIT) if limit else DEFAULT_BREAKDOWN_LIMIT
         if breakdown in (None, "", []):
             self.type.value = ""
             self.property.value = ""
@@ -152,16 +175,21 @@ class BreakdownControl:
         self.property.value = ", ".join(map(str, breakdown)) if isinstance(breakdown, list) else str(breakdown)
 
     def values(self) -> dict[str, Any]:
-        """``breakdown`` and ``breakdown_type``."""
+        """``breakdown``, ``breakdown_type`` and ``breakdown_limit`` (left out while it is the default)."""
         kind = self.type.value
         if not kind:
-            return {"breakdown": None, "breakdown_type": None}
+            return {"breakdown": None, "breakdown_type": None, "breakdown_limit": self._given_limit}
         text = self.property.value.strip()
         if not text:
             raise ValueError("breakdown: choose a property to break down by, or No breakdown")
+        limit = self.limit.value
+        fields = {
+            "breakdown_type": kind,
+            "breakdown_limit": None if self._given_limit is None and limit == DEFAULT_BREAKDOWN_LIMIT else limit,
+        }
         if self._kept is not None and text == ", ".join(map(str, self._kept)):
-            return {"breakdown": self._kept, "breakdown_type": kind}
-        return {"breakdown": text, "breakdown_type": kind}
+            return {"breakdown": self._kept, **fields}
+        return {"breakdown": text, **fields}
 
 
 OPERATORS: list[tuple[str, str]] = [
@@ -230,23 +258,31 @@ def _value_text(value: Any) -> str:
 
 
 class PropertyFilterRow:
-    """One filter: property key (picker), its type (event or person), operator and value."""
+    """One filter: property key (picker), its type (event or person), operator and value (suggesting the
+    values an event property has taken)."""
 
     def __init__(self, catalog: Catalog, on_remove: Any) -> None:
         self.catalog = catalog
         self.type = widgets.Dropdown(options=[("event", "event"), ("person", "person")], value="event")
         self.key = widgets.Combobox(placeholder="property", ensure_option=False)
         self.operator = widgets.Dropdown(options=OPERATORS, value="exact")
-        self.value = widgets.Text(placeholder="value (a, b for several)")
+        self.value = widgets.Combobox(placeholder="value (a, b for several)", ensure_option=False)
         self.remove = widgets.Button(icon="trash", tooltip="Remove this filter", layout=widgets.Layout(width="40px"))
         self.remove.on_click(lambda _button: on_remove(self))
         self.type.observe(self._fill_keys, names="value")
+        self.type.observe(self._suggest_values, names="value")
+        self.key.observe(self._suggest_values, names="value")
         self.operator.observe(self._toggle_value, names="value")
         self.box = widgets.HBox([self.type, self.key, self.operator, self.value, self.remove])
         self._fill_keys()
 
     def _fill_keys(self, _change: Any = None) -> None:
         self.key.options = tuple(self.catalog.properties(self.type.value))
+
+    def _suggest_values(self, _change: Any = None) -> None:
+        key = self.key.value.strip()
+        suggest = self.type.value == "event" and key and hasattr(self.catalog, "values")
+        self.value.options = tuple(self.catalog.values(key)) if suggest else ()
 
     def _toggle_value(self, _change: Any = None) -> None:
         self.value.disabled = self.operator.value in _PRESENCE

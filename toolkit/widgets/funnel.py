@@ -25,6 +25,8 @@ DEFAULT_WINDOW = (14, "day")
 
 _STEP_KEYS = {"id", "type", "order", "name"}
 _SMALL = widgets.Layout(width="40px")
+_FIT = {"description_width": "initial"}
+_NUMBER = widgets.Layout(width="170px")
 
 
 def _entity(key: EntityKey) -> dict[str, Any]:
@@ -58,8 +60,13 @@ class ExclusionRow:
     def __init__(self, catalog: Catalog, entity: Entity, from_step: int, to_step: int, on_remove: Any) -> None:
         key = entity_key(entity)
         self.entity = widgets.Dropdown(options=catalog.entity_options(key), value=key, description="Exclude")
-        self.from_step = widgets.BoundedIntText(value=from_step + 1, min=1, max=99, description="between step")
-        self.to_step = widgets.BoundedIntText(value=to_step + 1, min=1, max=99, description="and step")
+        # descriptions sized to their text: the default width cut "between step" to "between ..."
+        self.from_step = widgets.BoundedIntText(
+            value=from_step + 1, min=1, max=99, description="between step", style=_FIT, layout=_NUMBER
+        )
+        self.to_step = widgets.BoundedIntText(
+            value=to_step + 1, min=1, max=99, description="and step", style=_FIT, layout=_NUMBER
+        )
         self.remove = widgets.Button(icon="trash", tooltip="Remove this exclusion", layout=_SMALL)
         self.remove.on_click(lambda _button: on_remove(self))
         self.box = widgets.HBox([self.entity, self.from_step, self.to_step, self.remove])
@@ -104,6 +111,7 @@ class FunnelBuilder(Builder):
     """
 
     request_class = FunnelRequest
+    kind = "funnel"
 
     def __init__(self, client: Any, steps: list[Entity] | None = None, **initial: Any) -> None:
         request = FunnelRequest(steps=list(steps or []), **initial)
@@ -122,6 +130,8 @@ class FunnelBuilder(Builder):
         unit = (request.funnel_window_interval_unit or DEFAULT_WINDOW[1]).lower()
         self.window_unit = widgets.Dropdown(options=WINDOW_UNITS, value=unit)
         self.viz = widgets.Dropdown(options=VIZ_TYPES, value=request.viz_type, description="Show")
+        self.viz.observe(self._toggle_interval, names="value")
+        self._toggle_interval()
         self.exclusions: list[ExclusionRow] = []
         self.exclusions_box = widgets.VBox()
         self.add_exclusion_button = widgets.Button(description="Add exclusion", icon="ban")
@@ -133,7 +143,11 @@ class FunnelBuilder(Builder):
                 else {**entity_dict(item[0]), "funnel_from_step": item[1], "funnel_to_step": item[2]}
             )
             self.add_exclusion(value, value.get("funnel_from_step", 0), value.get("funnel_to_step", 1))
-        self._report_catalog()
+        self._ready()
+
+    def _toggle_interval(self, _change: Any = None) -> None:
+        """The interval only shapes conversion over time; the other views would ignore it."""
+        self.interval.layout.display = None if self.viz.value == "trends" else "none"
 
     def _relayout_steps(self) -> None:
         for number, row in enumerate(self.steps, start=1):

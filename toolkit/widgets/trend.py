@@ -61,9 +61,11 @@ class SeriesRow:
         self.entity = widgets.Dropdown(options=catalog.entity_options(key), value=key, description="Series")
         maths = MATHS if value.get("math") in (None, *[m for _, m in MATHS]) else [*MATHS, (value["math"],) * 2]
         self.math = widgets.Dropdown(options=maths, value=value.get("math") or "total")
+        self.numeric = catalog.numeric_properties()
+        self._check_numeric = catalog.knows_properties("event")
         self.math_property = widgets.Combobox(
             placeholder="numeric property",
-            options=tuple(catalog.numeric_properties()),
+            options=tuple(self.numeric),
             value=str(value.get("math_property") or ""),
             ensure_option=False,
         )
@@ -86,6 +88,12 @@ class SeriesRow:
             prop = self.math_property.value.strip()
             if not prop:
                 raise ValueError(f"series {number}: {self.math.value} needs a numeric property")
+            if self._check_numeric and prop not in self.numeric:  # definitions unknown: let the API judge
+                offered = ", ".join(self.numeric[:5]) + (", ..." if len(self.numeric) > 5 else "")
+                raise ValueError(
+                    f"series {number}: {prop!r} is not a numeric property of this project; "
+                    f"{self.math.value} needs one ({offered})"
+                )
             entity["math_property"] = prop
         return {**entity, **self.extra}
 
@@ -125,6 +133,7 @@ class TrendBuilder(Builder):
     """
 
     request_class = TrendRequest
+    kind = "trend"
 
     def __init__(self, client: Any, events: list[Entity] | None = None, **initial: Any) -> None:
         request = TrendRequest(events=list(events or []), **initial)
@@ -144,7 +153,7 @@ class TrendBuilder(Builder):
             value=bool(request.compare), description="Compare to previous period", indent=False
         )
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
-        self._report_catalog()
+        self._ready()
 
     def add_series(self, entity: Entity | None = None) -> SeriesRow | None:
         """Append a series row (``entity`` as for `TrendRequest.events`; by default the first event the

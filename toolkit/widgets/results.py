@@ -1,0 +1,131 @@
+"""`ResultArea`: where a builder shows its last result, and how it says the result no longer matches.
+
+The area holds the plot (a PNG), the readable table (`toolkit.readable_table`), download links for the
+tidy frame as CSV and the plot as PNG, and a note. In a kernel each result replaces the previous one
+with ``clear_output(wait=True)`` issued inside the output context: the clear then travels with the new
+output, so runs sent back to back (Run All) leave one result, even while the browser lags behind the
+kernel. Changing any control after a run greys the result out (`ResultArea.mark_stale`) until the next run.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..labels import NO_MATHJAX_CLASSES
+from ..readable_tables import readable_table, table_html
+
+__all__ = ["SCREEN_DPI", "STALE_CLASS", "STALE_NOTE", "ResultArea", "data_link", "in_kernel", "watch_values"]
+
+SCREEN_DPI = 100
+STALE_CLASS = "insightlab-stale"
+STALE_NOTE = "The controls changed since this result was computed: Run to update it."
+# the grey look of a stale result; a <style> element applies to the whole page, so one per builder is enough
+_STYLE = f"<style>.{STALE_CLASS} {{opacity: 0.4; filter: grayscale(100%);}}</style>"
+
+
+def in_kernel() -> bool:
+    """Whether code runs in a Jupyter kernel (with a front end to show outputs to)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets depends on IPython
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
+    """An HTML link that downloads ``data`` as ``filename`` (a ``data:`` URI: no server involved).
+
+    Examples
+    --------
+    >>> data_link(b"a,b", mime="text/csv", filename="trend.csv", label="CSV")
+    '<a download="trend.csv" href="data:text/csv;base64,YSxi" target="_blank">CSV</a>'
+    """
+    encoded = base64.b64encode(data).decode("ascii")
+    return f'<a download="{filename}" href="data:{mime};base64,{encoded}" target="_blank">{label}</a>'
+
+
+def figure_png(figure: Figure) -> bytes:
+    """The figure as PNG bytes at screen resolution."""
+    picture = io.BytesIO()
+    figure.savefig(picture, format="png", dpi=SCREEN_DPI)
+    return picture.getvalue()
+
+
+def watch_values(widget: widgets.Widget, callback: Any, _seen: set[int] | None = None) -> None:
+    """Call ``callback`` when the ``value`` of ``widget`` or of any widget inside it changes, including
+    widgets added to its boxes later (rows of series, steps or filters)."""
+    seen = _seen if _seen is not None else set()
+    if id(widget) in seen:
+        return
+    seen.add(id(widget))
+    if widget.has_trait("value") and not isinstance(widget, (widgets.HTML, widgets.Output)):
+        widget.observe(callback, names="value")
+    if widget.has_trait("children"):
+
+        def children_changed(change: dict[str, Any]) -> None:
+            for child in change["new"]:
+                watch_values(child, callback, seen)
+            callback(change)  # a row added or removed changes the request too
+
+        widget.observe(children_changed, names="children")
+        for child in widget.children:
+            watch_values(child, callback, seen)
+
+
+class ResultArea:
+    """The output, downloads and stale marking of a builder's last result.
+
+    Attributes
+    ----------
+    output : ipywidgets.Output
+        Shows the plot and the readable table (in a kernel).
+    downloads : ipywidgets.HTML
+        Links to the tidy frame as CSV and the plot as PNG.
+    stale : bool
+        True when the controls changed after the result was computed.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.output = widgets.Output()
+        self.downloads = widgets.HTML()
+        self.style = widgets.HTML(_STYLE)
+        self.stale = False
+        self.box = widgets.VBox([self.style, self.output, self.downloads])
+
+    def show(self, frame: pd.DataFrame, figure: Figure | None) -> None:
+        """Replace what is shown by ``frame`` (as a readable table) and ``figure``; no longer stale."""
+        picture = figure_png(figure) if figure is not None else None
+        csv = frame.to_csv(index=False).encode()
+        links = [data_link(csv, mime="text/csv", filename=f"{self.name}.csv", label="CSV")]
+        if picture is not None:
+            links.append(data_link(picture, mime="image/png", filename=f"{self.name}.png", label="PNG"))
+        self.downloads.value = f'<span class="{NO_MATHJAX_CLASSES}">Download: {" · ".join(links)}</span>'
+        self.set_stale(False)
+        if not in_kernel():  # outside a kernel there is no front end to show it
+            return
+        from IPython.display import HTML, Image, display
+
+        with self.output:
+            self.output.clear_output(wait=True)
+            if picture is not None:
+                # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
+                # once pyplot has been used, and the builder's figures stay out of pyplot
+                display(Image(data=picture, format="png"))
+            display(HTML(table_html(readable_table(frame))))
+
+    def set_stale(self, stale: bool) -> None:
+        """Grey the result out (or back) to say whether it still matches the controls."""
+        self.stale = stale
+        for widget in (self.output, self.downloads):
+            if stale:
+                widget.add_class(STALE_CLASS)
+            else:
+                widget.remove_class(STALE_CLASS)
