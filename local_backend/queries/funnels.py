@@ -291,6 +291,11 @@ def _value_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _blank_list(breakdown: Any) -> str:
+    """The value text of an event carrying none of a list breakdown's properties (as SQLite's json_array writes it)."""
+    return json.dumps([""] * len(breakdown), separators=(",", ":")) if isinstance(breakdown, list) else ""
+
+
 def _label(
     conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, rows: FunnelRows, values: list[Any] | None
 ) -> Labelled:
@@ -307,7 +312,8 @@ def _label(
     names: dict[str, int] = {}
     codes = np.array([names.setdefault(text, len(names)) for text in texts], dtype=np.int64)
     ordered_names = list(names)
-    empty = np.array([text in ("", '[""]') for text in texts], dtype=bool) if texts else np.zeros(0, dtype=bool)
+    blank = {"", '[""]', _blank_list(filter.breakdown)}
+    empty = np.array([text in blank for text in texts], dtype=bool) if texts else np.zeros(0, dtype=bool)
     attribution = filter.breakdown_attribution_type
     if attribution == "step" and filter.funnel_order_type != UNORDERED:
         counted = (rows.mask >> (filter.breakdown_attribution_value or 0)) & 1 == 1
