@@ -100,6 +100,8 @@ def _install_error_handlers(app: FastAPI) -> None:
             return render_error(NotFound("Endpoint not found."))
         if exc.status_code == 405:
             return render_error(MethodNotAllowed(request.method))
+        if exc.status_code == 400:  # FastAPI could not decode the body (e.g. JSON nested too deeply)
+            return render_error(ParseError(f"JSON parse error - {exc.detail}"))
         return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))
 
     @app.exception_handler(Exception)

@@ -111,7 +111,7 @@ async def _find_raw_key(request: Request) -> tuple[str, str] | None:
     if request.method in ("POST", "PUT", "PATCH") and "json" in request.headers.get("content-type", ""):
         try:
             body = json.loads(await request.body() or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):  # the route reports an unreadable body; here it just holds no key
             body = None
         if isinstance(body, dict) and isinstance(body.get("personal_api_key"), str):
             return body["personal_api_key"], "body"
@@ -146,10 +146,10 @@ def _resolve_project(conn: sqlite3.Connection, caller: Caller, project_id: str) 
             row = conn.execute("SELECT min(id) FROM projects").fetchone()
             wanted = row[0]
     else:
-        try:
-            wanted = int(project_id)
-        except ValueError:
-            raise NotFound("Project not found.") from None
+        # ASCII digits only: int() also reads "٢", " 2 " and "1_0", which are not ids
+        if not (project_id.isascii() and project_id.isdigit()):
+            raise NotFound("Project not found.")
+        wanted = int(project_id)
     project = get_project(conn, int(wanted)) if wanted is not None and abs(int(wanted)) < 2**63 else None
     if project is None:
         raise NotFound("Project not found.")

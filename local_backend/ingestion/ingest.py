@@ -213,7 +213,12 @@ def _encode_properties(kept: list[tuple[int, WireEvent]], report: IngestReport) 
     encoded = []
     for index, event in kept:
         try:
-            encoded.append((event, _encode(event.properties)))
+            text = _encode(event.properties)
+            if not text.isascii():
+                text.encode("utf-8")  # a lone surrogate ("\ud800" in the JSON) cannot be stored
+            encoded.append((event, text))
+        except UnicodeEncodeError:
+            report.reject(index, "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode")
         except (ValueError, TypeError) as error:
             # NaN and Infinity are not JSON: SQLite's JSON functions would fail on every query that reads them.
             report.reject(index, f"properties are not valid JSON: {error}")

@@ -16,6 +16,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..clock import has_iso_date_form
+
 __all__ = ["to_micros", "parse_time", "event_micros", "FUTURE_LIMIT_MICROS", "TimestampError"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -38,7 +40,10 @@ def to_micros(value: datetime) -> int:
 
 
 def parse_time(value: Any, field: str) -> int:
-    """An ISO 8601 text, a datetime or epoch milliseconds, as UTC microseconds."""
+    """An ISO 8601 text (extended form: ``2026-01-15T10:00:00Z``), a datetime or epoch milliseconds, as UTC
+    microseconds."""
+    if isinstance(value, str) and not has_iso_date_form(value):
+        raise TimestampError(f"{field} is not an ISO 8601 date-time: {value[:64]!r}")
     if type(value) is str:
         try:  # the common case first: a clean ISO 8601 text
             return to_micros(datetime.fromisoformat(value))

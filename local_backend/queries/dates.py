@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from ..clock import has_iso_date_form
 from ..errors import ValidationError
 
 __all__ = [
@@ -65,6 +66,8 @@ def _local(naive: datetime, tz: ZoneInfo) -> datetime:
 
 
 def _parse_absolute(text: str, tz: ZoneInfo) -> datetime | None:
+    if not has_iso_date_form(text):
+        return None
     value = text.replace("Z", "+00:00")
     try:
         parsed = datetime.fromisoformat(value)

@@ -198,5 +198,13 @@ def get_or_create_sharing(conn: sqlite3.Connection, *, project_id: int, insight_
 
 
 def set_sharing_enabled(conn: sqlite3.Connection, *, insight_id: int, enabled: bool) -> None:
+    """Turn sharing on or off. Turning it off also replaces the access token, so a leaked link stays dead when
+    sharing is enabled again (with the new token)."""
     with transaction(conn):
-        conn.execute("UPDATE sharing_configurations SET enabled = ? WHERE insight_id = ?", (int(enabled), insight_id))
+        if enabled:
+            conn.execute("UPDATE sharing_configurations SET enabled = 1 WHERE insight_id = ?", (insight_id,))
+        else:
+            conn.execute(
+                "UPDATE sharing_configurations SET enabled = 0, access_token = ? WHERE insight_id = ? AND enabled = 1",
+                (new_sharing_token(), insight_id),
+            )
