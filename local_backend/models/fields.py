@@ -47,7 +47,7 @@ def check_int64(value: Any) -> Any:
 
 
 # An event name or an object id (series ``id``, breakdown values).
-NameOrId = Annotated[str | int, BeforeValidator(check_int64)]
+NameOrId = Annotated[str | Int64, BeforeValidator(check_int64)]
 
 
 def text_problem(text: str) -> str | None:

@@ -12,7 +12,7 @@ from ..limits import MAX_ENTITIES
 from ..queries.filters import BaseFilter, Entity
 from ..queries.property_model import PropertyGroup, parse_properties
 from .analysis import CalculationEnvelope
-from .fields import check_int64
+from .fields import Int64, check_int64
 
 __all__ = [
     "FunnelExclusion",
@@ -85,7 +85,7 @@ class FunnelFilter(BaseFilter):
     exclusions: list[FunnelExclusion] = Field(default_factory=list, max_length=MAX_ENTITIES)
     insight: str | None = None
     display: str | None = None
-    breakdown: Annotated[str | int | list[str | int] | None, BeforeValidator(check_int64)] = None
+    breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_attribution_type: str = "first_touch"
     breakdown_attribution_value: int | None = Field(None, ge=0)

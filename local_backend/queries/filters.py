@@ -159,7 +159,7 @@ class BaseFilter(BaseModel):
     interval: Literal["hour", "day", "week", "month"] = "day"
     properties: PropertyGroup = EMPTY_GROUP
     filter_test_accounts: bool = False
-    breakdown: Annotated[str | int | list[str | int] | None, BeforeValidator(check_int64)] = None
+    breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_type: Literal["event", "person", "cohort", "group", "session", "hogql"] | None = None
     breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_group_type_index: int | None = Field(None, ge=0, le=4)

@@ -18,16 +18,19 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..clock import has_iso_date_form
 from ..errors import ValidationError
 from ..limits import (
     MAX_CONDITIONS_PER_GROUP,
     MAX_EXACT_VALUES,
+    MAX_EXPRESSION_LENGTH,
     MAX_ICONTAINS_LENGTH,
     MAX_INT64,
+    MAX_PATTERN_LENGTH,
     MAX_PROPERTY_GROUP_DEPTH,
+    MAX_PROPERTY_KEY_LENGTH,
     MAX_PROPERTY_VALUE_LENGTH,
     MIN_INT64,
 )
@@ -104,8 +107,17 @@ class Property(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    key: str
-    value: Any = None
+    key: str = Field(
+        min_length=1,
+        max_length=MAX_EXPRESSION_LENGTH,
+        description=f"A property name of at most {MAX_PROPERTY_KEY_LENGTH} characters, without NUL (for type"
+        f" hogql: an expression of at most {MAX_EXPRESSION_LENGTH})",
+    )
+    value: Any = Field(
+        None,
+        description=f"A value or a list of at most {MAX_EXACT_VALUES}; texts of at most {MAX_PROPERTY_VALUE_LENGTH}"
+        f" characters ({MAX_ICONTAINS_LENGTH} for icontains, {MAX_PATTERN_LENGTH} for a regex)",
+    )
     operator: str = "exact"
     type: str = "event"
     group_type_index: int | None = None
@@ -117,7 +129,9 @@ class PropertyGroup(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     type: Literal["AND", "OR"] = "AND"
-    values: tuple[Property | PropertyGroup, ...] = ()
+    values: tuple[Property | PropertyGroup, ...] = Field(
+        (), max_length=MAX_CONDITIONS_PER_GROUP, description=f"At most {MAX_CONDITIONS_PER_GROUP} conditions in all"
+    )
 
     def is_empty(self) -> bool:
         return all(isinstance(value, PropertyGroup) and value.is_empty() for value in self.values)
