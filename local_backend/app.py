@@ -81,7 +81,7 @@ def _validation_error(exc: RequestValidationError) -> APIError:
         return ValidationError("This field is required.", attr=attr, code="required")
     if kind in ("model_attributes_type", "dict_type") and attr is None:
         return ValidationError("Invalid data. Expected a dictionary.", code="invalid_input")
-    message = str(first.get("msg", "Invalid input."))
+    message = str(first.get("msg", "Invalid input.")).removeprefix("Value error, ")
     return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")
 
 

@@ -316,3 +316,17 @@ def test_re_enabling_sharing_mints_a_new_token(client, world):
     # enabling twice in a row keeps the token: only a disable revokes it
     again = client.patch(url, json={"enabled": True}, headers=world.headers()).json()["access_token"]
     assert again == second
+
+
+@pytest.mark.parametrize(
+    ("query", "attr"),
+    [(f"dashboards=[{HUGE}]", "dashboards"), (f"created_by={HUGE}", "created_by"), ("created_by=\u0662", "created_by")],
+)
+def test_insight_list_ids_beyond_64_bits_are_400s(client, world, query, attr):
+    assert_envelope(client.get(f"/api/projects/{world.project_id}/insights/?{query}", headers=world.headers()), attr)
+
+
+def test_retention_action_id_beyond_64_bits_is_a_400(client, world):
+    body = {"target_entity": {"id": HUGE, "type": "actions"}}
+    answer = post_json(client, f"/api/projects/{world.project_id}/insights/retention/", body, world.headers())
+    assert_envelope(answer, "target_entity__id")
