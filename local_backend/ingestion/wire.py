@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..models.fields import encodable
 from .timestamps import TimestampError, event_micros, parse_time
 
 __all__ = ["InvalidEvent", "SentAtCache", "WireEvent", "read_event", "MAX_DISTINCT_ID_LENGTH", "MAX_EVENT_NAME_LENGTH"]
@@ -61,14 +62,6 @@ class SentAtCache:
         return self._parsed[key]
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: bool = False) -> WireEvent:
     """Check one wire event and compute its time; raises :class:`InvalidEvent`."""
     # `type(x) is dict` first: the ABC check is slow and almost every event is a plain dict
@@ -86,7 +79,7 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         raise InvalidEvent("no event name" if name is None or name == "" else "event name must be text")
     if len(name) > MAX_EVENT_NAME_LENGTH:
         raise InvalidEvent(f"event name is longer than {MAX_EVENT_NAME_LENGTH} characters")
-    if not name.isascii() and not _encodable(name):
+    if not name.isascii() and not encodable(name):
         raise InvalidEvent("event name holds a lone UTF-16 surrogate, which is not valid Unicode")
     distinct_id = raw.get("distinct_id")
     if distinct_id is None or distinct_id == "":
@@ -99,7 +92,7 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         distinct_id = str(distinct_id)
     if not distinct_id.strip():
         raise InvalidEvent("no distinct_id")
-    if not distinct_id.isascii() and not _encodable(distinct_id):
+    if not distinct_id.isascii() and not encodable(distinct_id):
         raise InvalidEvent("distinct_id holds a lone UTF-16 surrogate, which is not valid Unicode")
     if len(distinct_id) > MAX_DISTINCT_ID_LENGTH:
         distinct_id = distinct_id[:MAX_DISTINCT_ID_LENGTH]

@@ -28,6 +28,7 @@ __all__ = [
     "key_problem",
     "text_problem",
     "json_problem",
+    "encodable",
     "check_json_text",
 ]
 
@@ -51,14 +52,11 @@ NameOrId = Annotated[str | Int64, BeforeValidator(check_int64)]
 
 
 def text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be stored or sent back (a NUL or a lone surrogate), or None."""
+    """Why ``text`` cannot name a property or hold an expression (a NUL or a lone surrogate), or None."""
     if "\x00" in text:
         return "must not contain the NUL character"
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return "must not contain a lone UTF-16 surrogate"
+    if not encodable(text):
+        return "must not contain a lone UTF-16 surrogate"
     return None
 
 
@@ -85,7 +83,8 @@ PropertyKey = Annotated[
 ]
 
 
-def _encodable(text: str) -> bool:
+def encodable(text: str) -> bool:
+    """Whether UTF-8 can encode ``text`` (it cannot hold a lone surrogate such as ``"\\ud800"``)."""
     if text.isascii():
         return True
     try:
@@ -102,14 +101,14 @@ def json_problem(value: Any) -> tuple[str, list[str | int]] | None:
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
-            if not _encodable(item):
+            if not encodable(item):
                 return "must not contain a lone UTF-16 surrogate", path
         elif isinstance(item, dict | list | tuple):
             if len(path) >= MAX_JSON_DEPTH:
                 return f"must not nest more than {MAX_JSON_DEPTH} levels deep", path
             if isinstance(item, dict):
                 for key, child in item.items():
-                    if isinstance(key, str) and not _encodable(key):
+                    if isinstance(key, str) and not encodable(key):
                         return "must not contain a lone UTF-16 surrogate", path
                     stack.append((child, [*path, key]))
             else:

@@ -34,7 +34,7 @@ from ..limits import (
     MAX_PROPERTY_VALUE_LENGTH,
     MIN_INT64,
 )
-from ..models.fields import key_problem, text_problem
+from ..models.fields import encodable, key_problem, text_problem
 from .regex import compile_pattern
 
 __all__ = [
@@ -243,9 +243,8 @@ def _check_value(value: Any, *, operator: str, attr: str) -> None:
         if isinstance(item, str):
             if len(item) > limit:
                 raise ValidationError(f"A value of this filter is limited to {limit} characters.", attr=attr)
-            problem = text_problem(item)
-            if problem is not None:
-                raise ValidationError(f"A property filter's value {problem}.", attr=attr)
+            if not encodable(item):
+                raise ValidationError("A property filter's value must not contain a lone UTF-16 surrogate.", attr=attr)
 
 
 class _Budget:
