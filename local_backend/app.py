@@ -94,7 +94,7 @@ def _validation_error(exc: RequestValidationError) -> APIError:
         return ValidationError("This field is required.", attr=attr, code="required")
     if kind in ("model_attributes_type", "dict_type") and attr is None:
         return ValidationError("Invalid data. Expected a dictionary.", code="invalid_input")
-    message = str(first.get("msg", "Invalid input."))
+    message = str(first.get("msg", "Invalid input.")).removeprefix("Value error, ")
     return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")
 
 
@@ -113,4 +113,6 @@ def _install_error_handlers(app: FastAPI) -> None:
             return render_error(NotFound("Endpoint not found."))
         if exc.status_code == 405:
             return render_error(MethodNotAllowed(request.method))
+        if exc.status_code == 400:  # FastAPI could not decode the body (e.g. JSON nested too deeply)
+            return render_error(ParseError(f"JSON parse error - {exc.detail}"))
         return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))

@@ -112,7 +112,7 @@ async def _find_raw_key(request: Request) -> tuple[str, str] | None:
     if request.method in ("POST", "PUT", "PATCH") and "json" in request.headers.get("content-type", ""):
         try:
             body = json.loads(await request.body() or b"null")
-        except ValueError:
+        except (ValueError, RecursionError):  # the route reports an unreadable body; here it just holds no key
             body = None
         if isinstance(body, dict) and isinstance(body.get("personal_api_key"), str):
             return body["personal_api_key"], "body"

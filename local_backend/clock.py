@@ -6,11 +6,31 @@ the app was built with, so ``serve --now 2026-01-15T12:00:00Z`` makes a whole se
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["Clock", "SystemClock", "FrozenStartClock", "FixedClock", "parse_instant", "format_instant"]
+from .limits import MAX_TIMESTAMP_LENGTH
+
+__all__ = [
+    "Clock",
+    "SystemClock",
+    "FrozenStartClock",
+    "FixedClock",
+    "parse_instant",
+    "format_instant",
+    "has_iso_date_form",
+]
+
+# The extended ISO 8601 form clients send (2026-01-15, 2026-01-15T10:00:00.123Z). Python's fromisoformat also
+# reads the basic form, so that any run of digits ("1111111111...") would pass as 1111-11-11T11:11:11.
+_EXTENDED_DATE = re.compile(r"\s*\d{4}-\d{1,2}-\d{1,2}(?![0-9])", re.ASCII)
+
+
+def has_iso_date_form(text: str) -> bool:
+    """Whether ``text`` starts as an extended ISO 8601 date (``YYYY-MM-DD``) and is no longer than a date-time."""
+    return len(text) <= MAX_TIMESTAMP_LENGTH and _EXTENDED_DATE.match(text) is not None
 
 
 class Clock(Protocol):

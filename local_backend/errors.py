@@ -129,6 +129,13 @@ class ServerError(APIError):
     default_detail = "A server error occurred."
 
 
+def _sendable(text: str | None) -> str | None:
+    # details and attrs echo what the client sent, which may hold a lone surrogate that UTF-8 cannot encode
+    if text is None or text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def error_body(error: APIError) -> dict[str, Any]:
     """The JSON body of an error response: the only place this shape is built."""
-    return {"type": error.type, "code": error.code, "detail": error.detail, "attr": error.attr}
+    return {"type": error.type, "code": error.code, "detail": _sendable(error.detail), "attr": _sendable(error.attr)}

@@ -14,7 +14,8 @@ import pydantic
 from fastapi import Request
 
 from .errors import ValidationError
-from .request_bodies import read_body
+from .models.fields import json_problem
+from .request_bodies import check_decoded, read_body
 
 __all__ = ["read_filter_params", "decode_json_text", "parse_filter", "IGNORED_PARAMS"]
 
@@ -32,11 +33,18 @@ def decode_json_text(value: Any, attr: str | None = None) -> Any:
     """
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
-        except ValueError:
+            decoded = json.loads(value)
+        except (ValueError, RecursionError):
             if attr is None:
                 raise ValueError("Enter valid JSON") from None
             raise ValidationError("Enter valid JSON.", attr=attr) from None
+        if attr is not None:
+            check_decoded(decoded, attr)
+        else:
+            found = json_problem(decoded)
+            if found is not None:
+                raise ValueError(f"JSON {found[0]}")
+        return decoded
     return value
 
 

@@ -16,8 +16,17 @@ from fastapi.exceptions import RequestValidationError
 from starlette.datastructures import UploadFile
 
 from .errors import ParseError, UnsupportedMediaType, ValidationError
+from .models.fields import json_problem
 
-__all__ = ["read_body", "parse_model", "FORM_JSON_FIELDS", "body_openapi", "hoist_body_definitions"]
+__all__ = [
+    "read_body",
+    "parse_model",
+    "loads_body",
+    "check_decoded",
+    "FORM_JSON_FIELDS",
+    "body_openapi",
+    "hoist_body_definitions",
+]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
@@ -44,23 +53,40 @@ async def read_body(request: Request) -> dict[str, Any]:
             if isinstance(data.get(key), str):
                 try:
                     data[key] = json.loads(data[key]) if data[key].strip() else None
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise ValidationError("Enter valid JSON.", attr=key) from None
+        check_decoded(data)
         return data
     if content_type and content_type != "application/json" and not content_type.endswith("+json"):
         raise UnsupportedMediaType(f'Unsupported media type "{content_type}" in request.')
     raw = await request.body()
     if not raw.strip():
         return {}
+    body = loads_body(raw)
+    if not isinstance(body, dict):
+        raise ValidationError(f"Invalid data. Expected a dictionary, but got {type(body).__name__}.")
+    check_decoded(body)
+    return body
+
+
+def loads_body(raw: bytes | str) -> Any:
+    """A request body's JSON; anything that does not decode (nesting too deep included) is a 400 parse error."""
     try:
-        body = json.loads(raw)
+        return json.loads(raw)
     except ValueError as exc:
         raise ParseError(f"JSON parse error - {exc}") from None
     except RecursionError:
         raise ParseError("JSON parse error - nested too deeply") from None
-    if not isinstance(body, dict):
-        raise ValidationError(f"Invalid data. Expected a dictionary, but got {type(body).__name__}.")
-    return body
+
+
+def check_decoded(value: Any, attr: str | None = None) -> None:
+    """A 400 naming the place where decoded JSON holds text that cannot be stored (a lone surrogate) or nests
+    too deeply; ``attr`` is the field ``value`` came from, when it is one."""
+    found = json_problem(value)
+    if found is not None:
+        problem, path = found
+        where = "__".join(str(part) for part in ([attr] if attr else []) + path) or None
+        raise ValidationError(f"JSON {problem}.", attr=where)
 
 
 def parse_model(model: type[M], data: dict[str, Any]) -> M:

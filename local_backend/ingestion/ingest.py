@@ -24,6 +24,8 @@ from typing import Any
 
 from ..clock import format_instant
 from ..json_text import compact_encoder
+from ..limits import MAX_JSON_DEPTH
+from ..models.fields import json_problem
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
 from ..store.ids import time_ordered_uuid
@@ -213,7 +215,16 @@ def _encode_properties(kept: list[tuple[int, WireEvent]], report: IngestReport) 
     encoded = []
     for index, event in kept:
         try:
-            encoded.append((event, _encode(event.properties)))
+            text = _encode(event.properties)
+            if not text.isascii():
+                text.encode("utf-8")  # a lone surrogate ("\ud800" in the JSON) cannot be stored
+            # counting brackets (strings' too) is cheap and rules out deep nesting for almost every event
+            if text.count("[") + text.count("{") >= MAX_JSON_DEPTH and json_problem(event.properties) is not None:
+                report.reject(index, f"properties nest more than {MAX_JSON_DEPTH} levels deep")
+                continue
+            encoded.append((event, text))
+        except UnicodeEncodeError:
+            report.reject(index, "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode")
         except (ValueError, TypeError) as error:
             # NaN and Infinity are not JSON: SQLite's JSON functions would fail on every query that reads them.
             report.reject(index, f"properties are not valid JSON: {error}")

@@ -59,7 +59,10 @@ def _gunzip(raw: bytes, limit: int) -> bytes:
 
 def _parse_json(raw: bytes | str) -> Any:
     # NaN and Infinity are not JSON values; as PostHog does, they are read as null rather than failing the batch.
-    return json.loads(raw, parse_constant=lambda _: None)
+    try:
+        return json.loads(raw, parse_constant=lambda _: None)
+    except RecursionError:
+        raise PayloadError("Malformed request data: nested too deeply.") from None
 
 
 def _from_base64(text: str) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..models.fields import encodable
 from .timestamps import TimestampError, event_micros, parse_time
 
 __all__ = ["InvalidEvent", "SentAtCache", "WireEvent", "read_event", "MAX_DISTINCT_ID_LENGTH", "MAX_EVENT_NAME_LENGTH"]
@@ -78,6 +79,8 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         raise InvalidEvent("no event name" if name is None or name == "" else "event name must be text")
     if len(name) > MAX_EVENT_NAME_LENGTH:
         raise InvalidEvent(f"event name is longer than {MAX_EVENT_NAME_LENGTH} characters")
+    if not name.isascii() and not encodable(name):
+        raise InvalidEvent("event name holds a lone UTF-16 surrogate, which is not valid Unicode")
     distinct_id = raw.get("distinct_id")
     if distinct_id is None or distinct_id == "":
         distinct_id = properties.get("distinct_id")
@@ -89,6 +92,8 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         distinct_id = str(distinct_id)
     if not distinct_id.strip():
         raise InvalidEvent("no distinct_id")
+    if not distinct_id.isascii() and not encodable(distinct_id):
+        raise InvalidEvent("distinct_id holds a lone UTF-16 surrogate, which is not valid Unicode")
     if len(distinct_id) > MAX_DISTINCT_ID_LENGTH:
         distinct_id = distinct_id[:MAX_DISTINCT_ID_LENGTH]
     for bag in _PERSON_BAGS if ("$set" in raw or "$set_once" in raw or "$unset" in raw) else ():

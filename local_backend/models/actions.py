@@ -10,6 +10,7 @@ from ..queries.property_model import parse_properties
 from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
 from .common import UserBasic
+from .fields import JSONObject
 
 __all__ = [
     "Matching",
@@ -35,7 +36,7 @@ class ActionStep(BaseModel):
     event: str | None = Field(None, max_length=400, description="Event name; null matches any event")
     url: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Matched against $current_url")
     url_matching: Matching | None = Field("contains", description="How `url` matches (default contains)")
-    properties: list[dict[str, Any]] | None = Field(None, description="Property filters, all of which must hold")
+    properties: list[JSONObject] | None = Field(None, description="Property filters, all of which must hold")
     text: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture element text")
     text_matching: Matching | None = None
     href: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture link target")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
 from .common import UserBasic
+from .fields import JSONObject
 
 __all__ = [
     "IdType",
@@ -44,7 +45,7 @@ class CohortWrite(BaseModel):
     name: str | None = Field(None, max_length=400)
     description: str | None = Field(None, max_length=4000)
     is_static: bool | None = None
-    filters: dict[str, Any] | None = Field(
+    filters: JSONObject | None = Field(
         None, description='Person property rules: {"properties": {"type": "AND"|"OR", "values": [...]}}'
     )
     deleted: bool | None = None

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
 
 from ..errors import ValidationError
 from ..filter_params import decode_json_text
+from ..limits import MAX_ENTITIES
 from ..queries.filters import BaseFilter, Entity
-from ..queries.property_model import parse_properties
+from ..queries.property_model import PropertyGroup, parse_properties
 from .analysis import CalculationEnvelope
+from .fields import Int64, check_int64
 
 __all__ = [
     "FunnelExclusion",
@@ -61,6 +63,8 @@ def _prepare_exclusions(data: dict[str, Any]) -> None:
         return
     if not isinstance(items, list):
         raise ValidationError("Expected a list of exclusions.", attr="exclusions")
+    if len(items) > MAX_ENTITIES:
+        raise ValidationError(f"A funnel holds at most {MAX_ENTITIES} exclusions.", attr="exclusions")
     prepared = []
     for index, item in enumerate(items):
         if isinstance(item, dict):
@@ -78,10 +82,10 @@ class FunnelFilter(BaseFilter):
 
     breakdown_lists: ClassVar[bool] = True
 
-    exclusions: list[FunnelExclusion] = Field(default_factory=list)
+    exclusions: list[FunnelExclusion] = Field(default_factory=list, max_length=MAX_ENTITIES)
     insight: str | None = None
     display: str | None = None
-    breakdown: str | int | list[str | int] | None = None
+    breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_attribution_type: str = "first_touch"
     breakdown_attribution_value: int | None = Field(None, ge=0)
@@ -126,6 +130,9 @@ class FunnelFilter(BaseFilter):
     @classmethod
     def _attribution(cls, value: Any) -> Any:
         return _lower_choice(value, ATTRIBUTION_TYPES, "breakdown attribution type") or "first_touch"
+
+    def property_groups(self) -> list[PropertyGroup]:
+        return [*super().property_groups(), *(exclusion.properties for exclusion in self.exclusions)]
 
     @property
     def steps(self) -> list[Entity]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..store.accounts import get_user
 from ..store.insights import insight_dashboard_ids, insight_tiles
 from .common import UserBasic, user_basic
+from .fields import JSONObject, ObjectId
 
 __all__ = [
     "InsightWrite",
@@ -39,11 +40,11 @@ class InsightWrite(BaseModel):
     name: str | None = Field(None, max_length=400)
     derived_name: str | None = Field(None, max_length=400)
     description: str | None = Field(None, max_length=400)
-    filters: dict[str, Any] | None = None
-    query: dict[str, Any] | None = None
+    filters: JSONObject | None = None
+    query: JSONObject | None = None
     order: int | None = Field(None, ge=-(2**31), le=2**31 - 1)
     deleted: bool | None = None
-    dashboards: list[int] | None = Field(None, description="Deprecated: the dashboards the insight is shown on")
+    dashboards: list[ObjectId] | None = Field(None, description="Deprecated: the dashboards the insight is shown on")
     tags: list[str] | None = None
     favorited: bool | None = None
     saved: bool | None = None
@@ -134,7 +135,7 @@ class DashboardWrite(BaseModel):
 
     name: str = Field("", max_length=400)
     description: str = Field("", max_length=4000)
-    filters: dict[str, Any] = Field(default_factory=dict, description="date_from, date_to, properties")
+    filters: JSONObject = Field(default_factory=dict, description="date_from, date_to, properties")
 
 
 class Dashboard(BaseModel):

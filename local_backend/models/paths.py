@@ -68,7 +68,7 @@ class PathFilter(BaseModel):
     def _path_type_as_event_types(cls, data: Any) -> Any:
         if isinstance(data, dict) and data.get("path_type") and not data.get("include_event_types"):
             kind = data["path_type"]
-            if kind in LEGACY_PATH_TYPES:
+            if isinstance(kind, str) and kind in LEGACY_PATH_TYPES:
                 return {**data, "include_event_types": LEGACY_PATH_TYPES[kind]}
         return data
 

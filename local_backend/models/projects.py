@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .fields import JSONObject
+
 __all__ = ["ProjectBasic", "Project", "ProjectUpdate", "project_basic", "project_detail"]
 
 
@@ -39,7 +41,7 @@ class ProjectUpdate(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=200)
     timezone: str | None = Field(None, description="IANA time zone, e.g. Europe/Berlin")
     week_start_day: int | None = Field(None, ge=0, le=1, description="0: weeks start on Sunday, 1: on Monday")
-    test_account_filters: list[dict[str, Any]] | None = Field(
+    test_account_filters: list[JSONObject] | None = Field(
         None, description="Property filters that `filter_test_accounts` applies"
     )
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..filter_params import decode_json_text
 from .analysis import CalculationEnvelope
+from .fields import NameOrId
 
 __all__ = [
     "RetentionEntity",
@@ -30,7 +31,7 @@ class RetentionEntity(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str | int | None = "$pageview"
+    id: NameOrId | None = "$pageview"
     type: Literal["events", "actions"] = "events"
     name: str | None = None
     properties: Any = None
@@ -38,7 +39,7 @@ class RetentionEntity(BaseModel):
     @model_validator(mode="after")
     def _action_needs_an_id(self) -> RetentionEntity:
         if self.type == "actions" and not isinstance(self.id, int):
-            if isinstance(self.id, str) and self.id.isdigit():
+            if isinstance(self.id, str) and self.id.isascii() and self.id.isdigit() and len(self.id) < 19:
                 self.id = int(self.id)
             else:
                 raise ValueError("An action entity needs the action's integer id")

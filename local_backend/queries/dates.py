@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from ..clock import has_iso_date_form
 from ..errors import ValidationError
 
 __all__ = [
@@ -53,10 +54,6 @@ def add_months(naive: datetime, months: int) -> datetime:
     return naive.replace(year=year, month=month + 1, day=min(naive.day, _days_in_month(year, month + 1)))
 
 
-# The longest absolute date a filter carries ("2026-01-15T10:00:00.123456+05:30" and a little room).
-MAX_DATE_TEXT = 48
-
-
 def _days_in_month(year: int, month: int) -> int:
     following = datetime(year + month // 12, month % 12 + 1, 1)
     return (following - timedelta(days=1)).day
@@ -69,7 +66,7 @@ def _local(naive: datetime, tz: ZoneInfo) -> datetime:
 
 
 def _parse_absolute(text: str, tz: ZoneInfo) -> datetime | None:
-    if len(text) > MAX_DATE_TEXT:  # fromisoformat reads any run of digits: 400 "1"s would be 1111-11-11
+    if not has_iso_date_form(text):
         return None
     value = text.replace("Z", "+00:00")
     try:

@@ -5,7 +5,8 @@
 On GET every array or object travels as JSON text in the query string, on POST natively in the body; the
 route merges both (:func:`..filter_params.read_filter_params`, the body wins) and calls
 :func:`..filter_params.parse_filter` with a subclass of this model. A bad value is a 400 whose ``attr`` names
-the field (``events__0__math``, ``properties__1__operator``).
+the field (``events__0__math``, ``properties__1__operator``). The size of the whole filter is bounded
+(:mod:`local_backend.limits`): series, property conditions and regex conditions of the request together.
 
 Entities are ordered as PostHog orders them: actions first, then events, stably sorted by ``order`` where a
 missing or zero ``order`` sorts as -1; ``index`` is the position after sorting (formula letter A is index 0).
@@ -14,16 +15,18 @@ missing or zero ``order`` sorts as -1; ``index`` is the position after sorting (
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import ValidationError
 from ..filter_params import decode_json_text
+from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
+from ..models.fields import Int64, NameOrId, PropertyKey, check_int64, key_problem
 from .actions import action_condition
 from .dates import INTERVALS
 from .properties import PropertyCompiler, Sql
-from .property_model import EMPTY_GROUP, PropertyGroup, parse_properties
+from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties
 
 __all__ = [
     "Entity",
@@ -54,7 +57,6 @@ MATHS = (
 BREAKDOWN_TYPES = ("event", "person", "cohort", "group", "session", "hogql")
 DEFAULT_BREAKDOWN_LIMIT = 25
 MAX_BREAKDOWN_LIMIT = 1_000
-MAX_ENTITIES = 50
 
 
 class Entity(BaseModel):
@@ -62,13 +64,13 @@ class Entity(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str | int | None = None
+    id: NameOrId | None = None
     type: Literal["events", "actions"] = "events"
-    order: int | None = None
+    order: Int64 | None = None
     name: str | None = None
     custom_name: str | None = None
     math: str | None = None
-    math_property: str | None = None
+    math_property: PropertyKey | None = None
     math_hogql: str | None = None
     math_group_type_index: int | None = Field(None, ge=0, le=4)
     properties: PropertyGroup = EMPTY_GROUP
@@ -88,7 +90,7 @@ class Entity(BaseModel):
         if self.math == "unique_group" and self.math_group_type_index is None:
             raise ValueError("Math 'unique_group' needs a math_group_type_index")
         if self.type == "actions":
-            if isinstance(self.id, str) and self.id.isdigit():
+            if isinstance(self.id, str) and self.id.isascii() and self.id.isdigit() and len(self.id) < 19:
                 self.id = int(self.id)
             if not isinstance(self.id, int):
                 raise ValueError("An action entity needs the action's integer id")
@@ -122,6 +124,8 @@ def _prepare_entities(data: dict[str, Any]) -> None:
             continue
         if not isinstance(items, list):
             raise ValidationError(f"Expected a list of {kind}.", attr=kind)
+        if len(items) > MAX_ENTITIES:
+            raise ValidationError(f"A request holds at most {MAX_ENTITIES} {kind}.", attr=kind)
         prepared = []
         for index, item in enumerate(items):
             if isinstance(item, dict):
@@ -158,7 +162,7 @@ class BaseFilter(BaseModel):
     interval: Literal["hour", "day", "week", "month"] = "day"
     properties: PropertyGroup = EMPTY_GROUP
     filter_test_accounts: bool = False
-    breakdown: str | int | list[str | int] | None = None
+    breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_type: Literal["event", "person", "cohort", "group", "session", "hogql"] | None = None
     breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_group_type_index: int | None = Field(None, ge=0, le=4)
@@ -212,6 +216,30 @@ class BaseFilter(BaseModel):
         if kind != "cohort" and not all(isinstance(name, str) and name for name in names):
             shape = "a property name or a list of them" if self.breakdown_lists else "a property name (a string)"
             raise ValidationError(f"A breakdown of type {kind} is {shape}.", attr="breakdown")
+        if kind not in ("cohort", "hogql"):
+            for name in names:
+                problem = key_problem(name)
+                if problem is not None:
+                    raise ValidationError(f"A breakdown property name {problem}.", attr="breakdown")
+        return self
+
+    def property_groups(self) -> list[PropertyGroup]:
+        """Every property filter of the request: its own and each series'."""
+        return [self.properties, *(entity.properties for entity in [*self.events, *self.actions])]
+
+    @model_validator(mode="after")
+    def _bounded_size(self) -> BaseFilter:
+        groups = self.property_groups()
+        if sum(count_conditions(group) for group in groups) > MAX_CONDITIONS_PER_REQUEST:
+            raise ValidationError(
+                f"A request holds at most {MAX_CONDITIONS_PER_REQUEST} property conditions in all.", attr="properties"
+            )
+        regexes = sum(count_conditions(group, ("regex", "not_regex")) for group in groups)
+        if regexes > MAX_REGEX_CONDITIONS_PER_REQUEST:
+            raise ValidationError(
+                f"A request holds at most {MAX_REGEX_CONDITIONS_PER_REQUEST} regex conditions in all.",
+                attr="properties",
+            )
         return self
 
     @property

@@ -10,7 +10,8 @@ Accepted (anything else is a 400 naming what is not supported)::
 
 Keys are letters, digits, ``_`` and ``$`` unquoted, or anything in quotes. ``timestamp`` is the stored
 UTC microseconds. Used by property filters of ``type: hogql`` (a boolean expression) and by the hogql
-breakdown (any expression; its value is the breakdown value).
+breakdown (any expression; its value is the breakdown value). Expressions are bounded (:mod:`local_backend.limits`):
+length, nesting of parentheses, calls and unary operators, the number of operands, integer literals to 64 bits.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ValidationError
+from ..limits import MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH, MAX_EXPRESSION_TERMS, MAX_INT64
+from ..models.fields import text_problem
 from .dialect import DIALECT
 
 __all__ = ["compile_expression", "check_expression", "MAX_EXPRESSION_LENGTH"]
-
-MAX_EXPRESSION_LENGTH = 2_000
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<string>'(?:[^'\\]|\\.)*')|(?P<quoted>\"(?:[^\"\\]|\\.)*\"|`[^`]*`)"
     r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)|(?P<op>==|!=|<=|>=|<>|[=<>+\-*/(),.\[\]]))"
@@ -78,7 +79,14 @@ class _Parser:
             position = match.end()
         self.index = 0
         self.depth = 0
+        self.terms = 0
         self.params: list[Any] = []
+
+    def enter(self) -> None:
+        """One level deeper (parentheses, a call, a unary operator): bounded, so parsing never recurses far."""
+        self.depth += 1
+        if self.depth > MAX_EXPRESSION_DEPTH:
+            self.fail(f"Expressions nest at most {MAX_EXPRESSION_DEPTH} levels deep")
 
     def fail(self, message: str) -> None:
         raise ValidationError(f"{message} in the HogQL expression.", attr=self.attr)
@@ -122,7 +130,10 @@ class _Parser:
     def negation(self) -> str:
         if self.is_word("not"):
             self.index += 1
-            return f"(NOT {self.negation()})"
+            self.enter()
+            sql = f"(NOT {self.negation()})"
+            self.depth -= 1
+            return sql
         return self.comparison()
 
     def comparison(self) -> str:
@@ -172,7 +183,10 @@ class _Parser:
         token = self.peek()
         if token is not None and token.text == "-":
             self.index += 1
-            return f"(-{self.unary()})"
+            self.enter()
+            sql = f"(-{self.unary()})"
+            self.depth -= 1
+            return sql
         return self.primary()
 
     def primary(self) -> str:
@@ -181,16 +195,20 @@ class _Parser:
             self.fail("Unexpected end")
         assert token is not None
         self.index += 1
+        self.terms += 1
+        if self.terms > MAX_EXPRESSION_TERMS:
+            self.fail(f"Expressions hold at most {MAX_EXPRESSION_TERMS} operands")
         if token.kind == "number":
-            self.params.append(float(token.text) if "." in token.text else int(token.text))
+            number = float(token.text) if "." in token.text else int(token.text)
+            if isinstance(number, int) and number > MAX_INT64:
+                self.fail(f"Integer {token.text[:30]} is out of range (64 bits)")
+            self.params.append(number)
             return "?"
         if token.kind == "string":
             self.params.append(_unquote(token.text))
             return "?"
         if token.text == "(":
-            self.depth += 1
-            if self.depth > 50:
-                self.fail("Too many nested parentheses")
+            self.enter()
             sql = self.disjunction()
             self.depth -= 1
             self.take(")")
@@ -251,6 +269,7 @@ class _Parser:
         if word not in _FUNCTIONS:
             self.fail(f"Function '{word}' is not supported (supported: {', '.join(sorted(_FUNCTIONS))})")
         self.take("(")
+        self.enter()
         args: list[str] = []
         if self.peek() is not None and self.peek().text != ")":  # type: ignore[union-attr]
             args.append(self.disjunction())
@@ -258,6 +277,7 @@ class _Parser:
                 self.index += 1
                 args.append(self.disjunction())
         self.take(")")
+        self.depth -= 1
         function, least, most = _FUNCTIONS[word]
         if not least <= len(args) <= most:
             self.fail(f"Function '{word}' takes {least} to {most} arguments")
@@ -284,6 +304,9 @@ def compile_expression(text: str, *, attr: str) -> tuple[str, list[Any]]:
         raise ValidationError("A HogQL expression must be a non-empty string.", attr=attr)
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise ValidationError(f"HogQL expressions are limited to {MAX_EXPRESSION_LENGTH} characters.", attr=attr)
+    problem = text_problem(text)
+    if problem is not None:
+        raise ValidationError(f"A HogQL expression {problem}.", attr=attr)
     parser = _Parser(text, attr)
     sql = parser.parse()
     return sql, parser.params

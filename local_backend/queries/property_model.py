@@ -8,6 +8,9 @@ A condition's ``type`` is ``event`` (default), ``person``, ``cohort`` (``key: "i
 ``group`` (with ``group_type_index``), ``session`` (``$session_duration``), ``element`` (``tag_name``, ``text``,
 ``href``, ``selector``) or ``hogql`` (``key`` is an expression, see :mod:`.hogql`). ``negation: true`` flips
 the operator. Bad values are 400s whose ``attr`` is the path to the condition (``properties__0__operator``).
+
+Sizes are bounded (:mod:`local_backend.limits`): the key's length, each value's length (``icontains`` texts
+tighter), the values of an ``exact`` list, and the conditions of one filter, nested groups included.
 """
 
 from __future__ import annotations
@@ -15,9 +18,23 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..clock import has_iso_date_form
 from ..errors import ValidationError
+from ..limits import (
+    MAX_CONDITIONS_PER_GROUP,
+    MAX_EXACT_VALUES,
+    MAX_EXPRESSION_LENGTH,
+    MAX_ICONTAINS_LENGTH,
+    MAX_INT64,
+    MAX_PATTERN_LENGTH,
+    MAX_PROPERTY_GROUP_DEPTH,
+    MAX_PROPERTY_KEY_LENGTH,
+    MAX_PROPERTY_VALUE_LENGTH,
+    MIN_INT64,
+)
+from ..models.fields import encodable, key_problem, text_problem
 from .regex import compile_pattern
 
 __all__ = [
@@ -28,6 +45,7 @@ __all__ = [
     "parse_properties",
     "parse_property_date",
     "EMPTY_GROUP",
+    "count_conditions",
 ]
 
 OPERATORS = (
@@ -89,8 +107,17 @@ class Property(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    key: str
-    value: Any = None
+    key: str = Field(
+        min_length=1,
+        max_length=MAX_EXPRESSION_LENGTH,
+        description=f"A property name of at most {MAX_PROPERTY_KEY_LENGTH} characters, without NUL (for type"
+        f" hogql: an expression of at most {MAX_EXPRESSION_LENGTH})",
+    )
+    value: Any = Field(
+        None,
+        description=f"A value or a list of at most {MAX_EXACT_VALUES}; texts of at most {MAX_PROPERTY_VALUE_LENGTH}"
+        f" characters ({MAX_ICONTAINS_LENGTH} for icontains, {MAX_PATTERN_LENGTH} for a regex)",
+    )
     operator: str = "exact"
     type: str = "event"
     group_type_index: int | None = None
@@ -102,7 +129,9 @@ class PropertyGroup(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     type: Literal["AND", "OR"] = "AND"
-    values: tuple[Property | PropertyGroup, ...] = ()
+    values: tuple[Property | PropertyGroup, ...] = Field(
+        (), max_length=MAX_CONDITIONS_PER_GROUP, description=f"At most {MAX_CONDITIONS_PER_GROUP} conditions in all"
+    )
 
     def is_empty(self) -> bool:
         return all(isinstance(value, PropertyGroup) and value.is_empty() for value in self.values)
@@ -111,9 +140,20 @@ class PropertyGroup(BaseModel):
 EMPTY_GROUP = PropertyGroup()
 
 
+def count_conditions(group: PropertyGroup, operators: tuple[str, ...] | None = None) -> int:
+    """How many conditions ``group`` holds at any depth (only those with one of ``operators`` when given)."""
+    total = 0
+    for value in group.values:
+        if isinstance(value, PropertyGroup):
+            total += count_conditions(value, operators)
+        elif operators is None or value.operator in operators:
+            total += 1
+    return total
+
+
 def parse_property_date(value: Any) -> tuple[datetime, bool] | None:
     """A date condition's value as (naive UTC instant, whether it was a bare date), None when unreadable."""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not has_iso_date_form(value):
         return None
     text = value.strip().replace("Z", "+00:00")
     try:
@@ -137,6 +177,10 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
         key = "id" if key in (None, "id") else key
     if not isinstance(key, str) or not key:
         raise ValidationError("A property filter's key must be a non-empty string.", attr=f"{attr}__key")
+    problem = text_problem(key) if kind == "hogql" else key_problem(key)
+    if problem is not None:
+        raise ValidationError(f"A property filter's key {problem}.", attr=f"{attr}__key")
+    _check_value(value, operator=str(raw.get("operator") or ""), attr=f"{attr}__value")
     operator = raw.get("operator") or ("in" if kind == "cohort" else "exact")
     if operator not in OPERATORS:
         raise ValidationError(
@@ -154,8 +198,10 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
             raise ValidationError("Cohort filters take the operator in or not_in.", attr=f"{attr}__operator")
         try:
             value = int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValidationError("A cohort filter's value is the cohort id.", attr=f"{attr}__value") from None
+        if not MIN_INT64 <= value <= MAX_INT64:
+            raise ValidationError("A cohort filter's value is the cohort id.", attr=f"{attr}__value")
     elif operator in ("in", "not_in"):
         raise ValidationError(f"Operator '{operator}' applies to cohort filters only.", attr=f"{attr}__operator")
     if kind == "group":
@@ -183,17 +229,57 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
     return Property(key=key, value=value, operator=operator, type=kind, group_type_index=group_type_index)
 
 
-def _legacy_dict(raw: dict[str, Any], attr: str) -> PropertyGroup:
+def _check_value(value: Any, *, operator: str, attr: str) -> None:
+    """A condition's value: text, numbers, booleans and null, or a list of them, each of bounded size."""
+    items = value if isinstance(value, list) else [value]
+    if len(items) > MAX_EXACT_VALUES:
+        raise ValidationError(f"A property filter takes at most {MAX_EXACT_VALUES} values.", attr=attr)
+    limit = MAX_ICONTAINS_LENGTH if operator in ("icontains", "not_icontains") else MAX_PROPERTY_VALUE_LENGTH
+    for item in items:
+        if isinstance(item, dict | list):
+            raise ValidationError(
+                "A property filter's value is a text, number, boolean or null, or a list of them.", attr=attr
+            )
+        if isinstance(item, str):
+            if len(item) > limit:
+                raise ValidationError(f"A value of this filter is limited to {limit} characters.", attr=attr)
+            if not encodable(item):
+                raise ValidationError("A property filter's value must not contain a lone UTF-16 surrogate.", attr=attr)
+
+
+class _Budget:
+    """Counts the conditions read so far, so an oversized filter stops being read at the first one too many."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+        self.count = 0
+
+    def take(self) -> None:
+        self.count += 1
+        if self.count > MAX_CONDITIONS_PER_GROUP:
+            raise ValidationError(
+                f"A property filter holds at most {MAX_CONDITIONS_PER_GROUP} conditions.", attr=self.attr
+            )
+
+
+def _legacy_dict(raw: dict[str, Any], attr: str, budget: _Budget) -> PropertyGroup:
     values: list[Property] = []
     for name, value in raw.items():
+        budget.take()
         key, _, operator = str(name).partition("__")
         values.append(_condition({"key": key, "value": value, "operator": operator or "exact"}, f"{attr}__{name}"))
     return PropertyGroup(type="AND", values=tuple(values))
 
 
-def parse_properties(raw: Any, attr: str = "properties", *, depth: int = 0) -> PropertyGroup:
+def parse_properties(raw: Any, attr: str = "properties") -> PropertyGroup:
     """Any accepted shape (module docstring) as a :class:`PropertyGroup`; a 400 naming the bad part."""
-    if depth > 20:
+    if isinstance(raw, PropertyGroup):
+        return raw
+    return _group(raw, attr, 0, _Budget(attr))
+
+
+def _group(raw: Any, attr: str, depth: int, budget: _Budget) -> PropertyGroup:
+    if depth > MAX_PROPERTY_GROUP_DEPTH:
         raise ValidationError("Property groups nest too deeply.", attr=attr)
     if isinstance(raw, PropertyGroup):
         return raw
@@ -202,7 +288,7 @@ def parse_properties(raw: Any, attr: str = "properties", *, depth: int = 0) -> P
     if isinstance(raw, list):
         return PropertyGroup(
             type="AND",
-            values=tuple(_item(value, f"{attr}__{index}", depth) for index, value in enumerate(raw)),
+            values=tuple(_item(value, f"{attr}__{index}", depth, budget) for index, value in enumerate(raw)),
         )
     if isinstance(raw, dict) and "values" in raw:
         joiner = str(raw.get("type") or "AND").upper()
@@ -211,20 +297,22 @@ def parse_properties(raw: Any, attr: str = "properties", *, depth: int = 0) -> P
         values = raw["values"]
         if not isinstance(values, list):
             raise ValidationError("A property group's values must be a list.", attr=f"{attr}__values")
-        items = tuple(_item(value, f"{attr}__values__{index}", depth) for index, value in enumerate(values))
+        items = tuple(_item(value, f"{attr}__values__{index}", depth, budget) for index, value in enumerate(values))
         return PropertyGroup(type=joiner, values=items)  # type: ignore[arg-type]
     if isinstance(raw, dict) and "key" in raw:
+        budget.take()
         return PropertyGroup(type="AND", values=(_condition(raw, attr),))
     if isinstance(raw, dict):
-        return _legacy_dict(raw, attr)
+        return _legacy_dict(raw, attr, budget)
     raise ValidationError("Expected a list of property filters or a property group.", attr=attr)
 
 
-def _item(raw: Any, attr: str, depth: int) -> Property | PropertyGroup:
+def _item(raw: Any, attr: str, depth: int, budget: _Budget) -> Property | PropertyGroup:
     if isinstance(raw, dict) and "values" in raw:
-        return parse_properties(raw, attr, depth=depth + 1)
+        return _group(raw, attr, depth + 1, budget)
     if isinstance(raw, dict):
+        budget.take()
         return _condition(raw, attr)
     if isinstance(raw, list):
-        return parse_properties(raw, attr, depth=depth + 1)
+        return _group(raw, attr, depth + 1, budget)
     raise ValidationError("Each property filter must be an object.", attr=attr)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.fields import check_int64
 
 __all__ = ["QUERY_KINDS", "translate_query", "insight_kind_of"]
 
@@ -84,6 +85,10 @@ def _entity(node: Any, order: int, attr: str) -> tuple[str, dict[str, Any]]:
     if kind == "ActionsNode":
         if node.get("id") is None:
             raise ValidationError("An ActionsNode needs the action's id.", attr=f"{attr}__id")
+        try:
+            check_int64(node["id"])
+        except ValueError:
+            raise ValidationError("An action id must fit in 64 bits.", attr=f"{attr}__id") from None
         entity.update(id=node["id"], name=node.get("name"), type="actions")
         return "actions", entity
     raise ValidationError(f"Unsupported series kind '{kind}'.", attr=f"{attr}__kind")

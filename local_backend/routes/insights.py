@@ -13,6 +13,7 @@ from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
 from ..csv_render import csv_response
 from ..errors import MethodNotAllowed, NotFound, ValidationError
+from ..limits import MAX_INT64, MIN_INT64
 from ..models.common import ErrorResponse, Paginated
 from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
 from ..pagination import Page, page_params, paginated
@@ -151,7 +152,9 @@ def _dashboard_ids(text: str) -> list[int]:
         ids = json.loads(text)
     except ValueError:
         ids = None
-    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+    if not isinstance(ids, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and MIN_INT64 <= i <= MAX_INT64 for i in ids
+    ):
         raise ValidationError("dashboards must be a JSON list of dashboard ids, e.g. [1,2].", attr="dashboards")
     return ids
 
@@ -164,10 +167,10 @@ def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str,
     if "short_id" in params:
         where.append(("short_id = ?", [params["short_id"]]))
     if "created_by" in params:
-        try:
-            where.append(("created_by_id = ?", [int(params["created_by"])]))
-        except ValueError:
-            raise ValidationError("created_by must be a user id.", attr="created_by") from None
+        user_id = params["created_by"].strip()
+        if not (user_id.isascii() and user_id.isdigit() and int(user_id) <= MAX_INT64):
+            raise ValidationError("created_by must be a user id.", attr="created_by")
+        where.append(("created_by_id = ?", [int(user_id)]))
     if "user" in params:
         where.append(("created_by_id = ?", [access.user_id]))
     if "favorited" in params:

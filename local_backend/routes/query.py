@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
+from ..models.fields import JSONObject
 from ..results.kinds import calculation_for
 from ..results.modes import execution_mode
 from ..results.query_nodes import translate_query
@@ -31,7 +32,7 @@ DEFAULT_QUERY_REFRESH = "blocking"
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    query: dict[str, Any] = Field(description="A TrendsQuery, FunnelsQuery, RetentionQuery or PathsQuery node")
+    query: JSONObject = Field(description="A TrendsQuery, FunnelsQuery, RetentionQuery or PathsQuery node")
     refresh: str | bool | None = Field(
         DEFAULT_QUERY_REFRESH,
         description="blocking (default), async, lazy_async, force_async, force_blocking, force_cache",

@@ -70,6 +70,8 @@ def get_project(conn: sqlite3.Connection, project_id: int) -> dict[str, Any] | N
 
 
 def get_project_by_token(conn: sqlite3.Connection, api_token: str) -> dict[str, Any] | None:
+    if not api_token.isascii():  # tokens are ASCII; other text may not even encode (a lone surrogate)
+        return None
     row = conn.execute("SELECT id FROM projects WHERE api_token = ?", (api_token,)).fetchone()
     return get_project(conn, row["id"]) if row else None
 

@@ -1,0 +1,129 @@
+"""Field types every request model reuses, so one bound holds everywhere (limits in :mod:`..limits`).
+
+* :data:`Int64` / :data:`ObjectId`: integers SQLite can bind (beyond 64 bits ``sqlite3`` raises OverflowError).
+* :data:`PropertyKey`: a property name: non-empty, at most 400 characters, no NUL.
+* :data:`JSONObject`: a free-form JSON object (saved filters, query nodes) that can be stored and sent back:
+  no lone UTF-16 surrogate (``"\\ud800"`` decodes to a string UTF-8 cannot encode) anywhere inside, and
+  nested at most ``MAX_JSON_DEPTH`` deep.
+
+The plain functions (:func:`key_problem`, :func:`json_problem`) serve the parsers that read raw JSON
+without pydantic (request bodies, property filters, capture).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from ..limits import MAX_INT64, MAX_JSON_DEPTH, MAX_PROPERTY_KEY_LENGTH, MIN_INT64
+
+__all__ = [
+    "Int64",
+    "ObjectId",
+    "NameOrId",
+    "check_int64",
+    "PropertyKey",
+    "JSONObject",
+    "key_problem",
+    "text_problem",
+    "json_problem",
+    "encodable",
+    "check_json_text",
+]
+
+Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
+ObjectId = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64, description="An object id (a 64-bit integer)")]
+
+
+def check_int64(value: Any) -> Any:
+    """``value`` unchanged unless it is (or a list holding) an integer beyond 64 bits: then a ValueError.
+
+    For fields that take a name or an id, where a bound inside the union would make pydantic name the union
+    member (``id__str``) instead of the field."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, int) and not isinstance(item, bool) and not MIN_INT64 <= item <= MAX_INT64:
+            raise ValueError("Integers must fit in 64 bits")
+    return value
+
+
+# An event name or an object id (series ``id``, breakdown values).
+NameOrId = Annotated[str | Int64, BeforeValidator(check_int64)]
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a property or hold an expression (a NUL or a lone surrogate), or None."""
+    if "\x00" in text:
+        return "must not contain the NUL character"
+    if not encodable(text):
+        return "must not contain a lone UTF-16 surrogate"
+    return None
+
+
+def key_problem(key: Any) -> str | None:
+    """Why ``key`` is not a usable property key, or None."""
+    if not isinstance(key, str) or not key:
+        return "must be a non-empty string"
+    if len(key) > MAX_PROPERTY_KEY_LENGTH:
+        return f"is limited to {MAX_PROPERTY_KEY_LENGTH} characters"
+    return text_problem(key)
+
+
+def _check_key(key: str) -> str:
+    problem = key_problem(key)
+    if problem is not None:
+        raise ValueError(f"A property key {problem}")
+    return key
+
+
+PropertyKey = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_PROPERTY_KEY_LENGTH, pattern=r"^[^\x00]*$"),
+    AfterValidator(_check_key),
+]
+
+
+def encodable(text: str) -> bool:
+    """Whether UTF-8 can encode ``text`` (it cannot hold a lone surrogate such as ``"\\ud800"``)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def json_problem(value: Any) -> tuple[str, list[str | int]] | None:
+    """``(problem, path)`` for the first string (key or value) UTF-8 cannot encode or the first value nested
+    deeper than ``MAX_JSON_DEPTH``; None when there is none. Iterative: walks any depth without recursion."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not encodable(item):
+                return "must not contain a lone UTF-16 surrogate", path
+        elif isinstance(item, dict | list | tuple):
+            if len(path) >= MAX_JSON_DEPTH:
+                return f"must not nest more than {MAX_JSON_DEPTH} levels deep", path
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if isinstance(key, str) and not encodable(key):
+                        return "must not contain a lone UTF-16 surrogate", path
+                    stack.append((child, [*path, key]))
+            else:
+                stack.extend((child, [*path, index]) for index, child in enumerate(item))
+    return None
+
+
+def check_json_text(value: Any) -> Any:
+    """``value`` unchanged, or a ValueError saying what is wrong inside it and where."""
+    found = json_problem(value)
+    if found is not None:
+        problem, path = found
+        where = f" (at {'__'.join(str(part) for part in path)})" if path else ""
+        raise ValueError(f"JSON {problem}{where}")
+    return value
+
+
+JSONObject = Annotated[dict[str, Any], AfterValidator(check_json_text)]
