@@ -17,6 +17,7 @@ from .config import Settings
 from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ServerError, ValidationError, error_body
 from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware
 from .models.common import ErrorResponse
+from .request_bodies import add_body_schemas
 from .results.runner import QueryRunner
 from .routes import ROUTERS
 from .store.migrations import migrate
@@ -61,7 +62,20 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(TrailingSlashMiddleware)
+    _install_schema(app)
     return app
+
+
+def _install_schema(app: FastAPI) -> None:
+    """The generated schema, completed with the nested models of the bodies routes read themselves."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_body_schemas(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def render_error(error: APIError) -> JSONResponse:

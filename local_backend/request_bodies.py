@@ -17,12 +17,17 @@ from starlette.datastructures import UploadFile
 
 from .errors import ParseError, UnsupportedMediaType, ValidationError
 
-__all__ = ["read_body", "parse_model", "FORM_JSON_FIELDS", "body_openapi"]
+__all__ = ["read_body", "parse_model", "FORM_JSON_FIELDS", "body_openapi", "add_body_schemas"]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 # Form fields whose value is a JSON document rather than plain text.
 FORM_JSON_FIELDS = ("config",)
+# Nested models of bodies documented through ``openapi_extra``: their references point into the document's
+# components (a ``#/$defs/...`` reference would point at nothing once the body sits inside a path item), so
+# :func:`add_body_schemas` copies them there.
+BODY_REF_TEMPLATE = "#/components/schemas/{model}"
+_BODY_SCHEMAS: dict[str, dict[str, Any]] = {}
 
 
 async def read_body(request: Request) -> dict[str, Any]:
@@ -72,7 +77,8 @@ def parse_model(model: type[M], data: dict[str, Any]) -> M:
 
 def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, Any]:
     """``openapi_extra`` documenting a body read with :func:`read_body`."""
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(ref_template=BODY_REF_TEMPLATE)
+    _BODY_SCHEMAS.update(schema.pop("$defs", {}))
     content: dict[str, Any] = {"application/json": {"schema": schema}}
     if form:
         form_schema = json.loads(json.dumps(schema))
@@ -81,3 +87,11 @@ def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, An
                 form_schema["properties"][key] = {"type": "string", "description": "A JSON object, as text"}
         content["multipart/form-data"] = {"schema": form_schema}
     return {"requestBody": {"required": True, "content": content}}
+
+
+def add_body_schemas(openapi: dict[str, Any]) -> dict[str, Any]:
+    """``openapi`` with the nested models of the documented bodies among its component schemas."""
+    schemas = openapi.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in _BODY_SCHEMAS.items():
+        schemas.setdefault(name, schema)
+    return openapi

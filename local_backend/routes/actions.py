@@ -10,12 +10,12 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound, ValidationError
+from ..errors import MethodNotAllowed, NotFound, ValidationError
 from ..models.actions import Action, ActionWrite, validate_steps
-from ..models.common import ActivityPage, Paginated, user_basic
+from ..models.common import ActivityPage, ErrorResponse, Paginated, user_basic
 from ..pagination import Page, page_params, paginated
 from ..storage import get_conn, now_iso
 from ..store.accounts import get_user
@@ -176,11 +176,11 @@ def update_action_route(
 @router.delete(
     f"{BASE_PATH}/{{action_id}}",
     status_code=405,
-    response_class=Response,
+    response_model=ErrorResponse,
     summary='Refused: actions are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_action_route(action_id: str, access: ProjectAccess = Depends(WRITE)) -> Response:
-    return Response(status_code=405)
+def delete_action_route(action_id: str, access: ProjectAccess = Depends(WRITE)) -> None:
+    raise MethodNotAllowed("DELETE")
 
 
 @router.get(f"{BASE_PATH}/{{action_id}}/activity", response_model=ActivityPage, summary="Activity of one action")

@@ -10,13 +10,13 @@ import json
 import sqlite3
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request
 from starlette.datastructures import FormData, UploadFile
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound, ParseError, ValidationError
+from ..errors import MethodNotAllowed, NotFound, ParseError, ValidationError
 from ..models.cohorts import Cohort, CohortWrite, IdType, parse_cohort_csv, validate_cohort_filters
-from ..models.common import ActivityPage, Paginated, user_basic
+from ..models.common import ActivityPage, ErrorResponse, Paginated, user_basic
 from ..models.persons import Person, person_body
 from ..pagination import Page, page_params, paginated
 from ..request_bodies import body_openapi, parse_model, read_body
@@ -257,11 +257,11 @@ async def update_cohort_route(
 @router.delete(
     f"{BASE_PATH}/{{cohort_id}}",
     status_code=405,
-    response_class=Response,
+    response_model=ErrorResponse,
     summary='Refused: cohorts are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_cohort_route(cohort_id: str, access: ProjectAccess = Depends(WRITE)) -> Response:
-    return Response(status_code=405)
+def delete_cohort_route(cohort_id: str, access: ProjectAccess = Depends(WRITE)) -> None:
+    raise MethodNotAllowed("DELETE")
 
 
 @router.get(

@@ -7,13 +7,13 @@ import sqlite3
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
 from ..csv_render import csv_response
-from ..errors import NotFound, ValidationError
-from ..models.common import Paginated
+from ..errors import MethodNotAllowed, NotFound, ValidationError
+from ..models.common import ErrorResponse, Paginated
 from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
 from ..pagination import Page, page_params, paginated
 from ..queries.analysis_inputs import parse_point
@@ -338,7 +338,8 @@ def update_insight_route(
 @router.delete(
     "/api/projects/{project_id}/insights/{insight_id:int}",
     status_code=405,
+    response_model=ErrorResponse,
     summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_insight(insight_id: int, access: ProjectAccess = Depends(WRITE)) -> Response:
-    return Response(status_code=405)
+def delete_insight(insight_id: int, access: ProjectAccess = Depends(WRITE)) -> None:
+    raise MethodNotAllowed("DELETE")

@@ -152,10 +152,10 @@ def test_create_with_nothing_gives_defaults(client, world):
     )
 
 
-def test_delete_is_refused_with_an_empty_405(client, world, insight):
+def test_delete_is_refused_with_the_405_envelope(client, world, insight):
     response = client.delete(BASE.format(pid=world.project_id) + f"{insight['id']}/", headers=world.headers())
     assert response.status_code == 405
-    assert response.content == b""
+    assert response.json()["code"] == "method_not_allowed"
     assert (
         client.get(BASE.format(pid=world.project_id) + f"{insight['id']}/", headers=world.headers()).status_code == 200
     )
