@@ -92,3 +92,10 @@ def test_cancel_and_viewed_answer_an_empty_200_and_the_schema_declares_no_body(c
     template = f"/api/projects/{{project_id}}/insights/{suffix.replace('{id}', '{insight_id}')}"
     declared = client.get("/api/schema/").json()["paths"][template]["post"]["responses"]
     assert "content" not in declared["200"]
+
+
+def test_a_refused_method_names_every_method_the_path_takes(client, world):
+    response = client.put(f"/api/projects/{world.project_id}/insights/", headers=world.headers())
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, POST"
+    assert response.json()["code"] == "method_not_allowed"
