@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from . import __version__
 from .config import Settings
@@ -30,6 +31,9 @@ A local, PostHog-compatible analytics API over SQLite: projects, plugin configs,
 Authenticate with a personal API key: `Authorization: Bearer phx_...`. Every error has the body
 `{"type", "code", "detail", "attr"}`.
 """
+# Every route may answer these in the error envelope: bad input, no or bad key, missing scope, unknown project
+# or object, a method the path does not take, a body over the size limit.
+DECLARED_ERROR_STATUSES = (400, 401, 403, 404, 405, 413)
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -51,7 +55,7 @@ def create_app(settings: Settings) -> FastAPI:
         docs_url="/api/schema/swagger-ui",
         redoc_url="/api/schema/redoc",
         redirect_slashes=False,
-        responses={400: {"model": ErrorResponse}, 401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+        responses={status: {"model": ErrorResponse} for status in DECLARED_ERROR_STATUSES},
     )
     app.state.settings = settings
     app.state.query_runner = runner
@@ -98,6 +102,17 @@ def _validation_error(exc: RequestValidationError) -> APIError:
     return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")
 
 
+def _allowed_methods(app: FastAPI, request: Request) -> str:
+    """The methods this path takes, for the ``Allow`` header a 405 must carry (RFC 9110).
+
+    The first template that matches is the path's own, as in routing (``insights/my_last_viewed`` comes before
+    ``insights/{insight_id}``)."""
+    for template, operations in app.openapi()["paths"].items():
+        if compile_path(template)[0].match(request.scope["path"]):
+            return ", ".join(sorted(method.upper() for method in operations))
+    return ""
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(APIError)
     async def api_error(request: Request, exc: APIError) -> JSONResponse:
@@ -112,7 +127,7 @@ def _install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 404:
             return render_error(NotFound("Endpoint not found."))
         if exc.status_code == 405:
-            return render_error(MethodNotAllowed(request.method))
+            return render_error(MethodNotAllowed(request.method, headers={"Allow": _allowed_methods(app, request)}))
         if exc.status_code == 400:  # FastAPI could not decode the body (e.g. JSON nested too deeply)
             return render_error(ParseError(f"JSON parse error - {exc.detail}"))
         return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))

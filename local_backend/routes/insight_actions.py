@@ -42,7 +42,12 @@ def all_insights_activity(
     return activity_page(request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=None)
 
 
-@router.post("/api/projects/{project_id}/insights/cancel", summary="Cancel a running calculation by client_query_id")
+@router.post(
+    "/api/projects/{project_id}/insights/cancel",
+    response_class=Response,
+    responses={200: {"description": "Cancelled (or nothing was running); no body"}},
+    summary="Cancel a running calculation by client_query_id",
+)
 def cancel_calculation(
     request: Request,
     body: CancelRequest,
@@ -53,7 +58,12 @@ def cancel_calculation(
     return Response(status_code=200)
 
 
-@router.post("/api/projects/{project_id}/insights/{insight_id:int}/viewed", summary="Record that the caller viewed it")
+@router.post(
+    "/api/projects/{project_id}/insights/{insight_id:int}/viewed",
+    response_class=Response,
+    responses={200: {"description": "Recorded; no body"}},
+    summary="Record that the caller viewed it",
+)
 def mark_viewed(
     request: Request,
     insight_id: int,
