@@ -32,6 +32,13 @@ def test_make_test_browser_runs_only_the_browser_tests():
     assert line[line.index("pytest") + 1 :] == ["tests/browser", "-m", "browser"]
 
 
+def test_a_plain_pytest_run_deselects_the_browser_tests():
+    import tomllib
+
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "-m 'not browser'" in addopts
+
+
 def test_ci_installs_chromium_when_missing_then_runs_both_suites():
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     install = lines.index("command -v chromium || (apt-get update && apt-get install -y chromium)")

@@ -23,13 +23,6 @@ VIEWPORT = {"width": 1400, "height": 1000}
 _SCREENSHOTS = pytest.StashKey[Path]()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    folder = os.environ.get("INSIGHTLAB_SCREENSHOTS")
-    path = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="insightlab-screenshots-"))
-    path.mkdir(parents=True, exist_ok=True)
-    config.stash[_SCREENSHOTS] = path.resolve()
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
@@ -37,17 +30,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    return f"browser screenshots: {config.stash[_SCREENSHOTS]}"
-
-
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    terminalreporter.write_line(f"browser screenshots: {config.stash[_SCREENSHOTS]}")
+    if _SCREENSHOTS in config.stash:
+        terminalreporter.write_line(f"browser screenshots: {config.stash[_SCREENSHOTS]}")
 
 
 @pytest.fixture(scope="session")
 def screenshots(pytestconfig: pytest.Config) -> Path:
-    return pytestconfig.stash[_SCREENSHOTS]
+    """Where the screenshots go: ``INSIGHTLAB_SCREENSHOTS``, else a new temporary folder (printed at the end)."""
+    folder = os.environ.get("INSIGHTLAB_SCREENSHOTS")
+    path = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="insightlab-screenshots-"))
+    path.mkdir(parents=True, exist_ok=True)
+    pytestconfig.stash[_SCREENSHOTS] = path.resolve()
+    return path.resolve()
 
 
 @pytest.fixture(scope="session")
