@@ -104,8 +104,8 @@ def _click_run(page: Any, builder: Any) -> None:
 def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: str, expected_code: str) -> Driven:
     """Click Run on ``builder`` (controls already changed), then compare with ``expected_code``'s direct call.
 
-    ``expected_code`` defines ``request`` (written by hand), ``frame`` (the direct call) and ``shown`` (the
-    builder's request); the kernel renders the frame's table and plot the way the builder does.
+    ``expected_code`` defines ``request`` (written by hand), ``frame`` (the direct call with it) and ``shown``
+    (the builder); the kernel renders the frame's table and plot the way the builder does.
     """
     images_before = _images(builder)
     tables = builder.locator(".widget-output table.dataframe")
