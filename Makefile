@@ -1,6 +1,8 @@
-# insightlab: the two commands of the README, plus lint and bench.
-#   make run   install into .venv, seed the demo database if missing, start the backend
-#   make test  install into .venv with the test extras, run the whole suite (notebooks included)
+# insightlab: the two commands of the README, plus the notebooks in a browser, lint and bench.
+#   make run           install into .venv, seed the demo database if missing, start the backend
+#   make test          install into .venv with the test extras, run the whole suite (notebooks included)
+#   make lab           install JupyterLab into .venv and open the example notebooks in it
+#   make test-browser  run every notebook in JupyterLab in Chromium and drive the builders (needs chromium)
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -9,11 +11,14 @@ DB     ?= demo.db
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
+BROWSER_STAMP := $(VENV)/.installed-browser
+LAB_PORT ?= 8888
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 LINTED := $(wildcard local_backend toolkit tests benchmarks docs/*.py)
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL  := $(if $(NOTEBOOKS),--nbval --nbval-sanitize-with notebooks/sanitize.cfg $(NOTEBOOKS))
 
-.PHONY: run test lint bench install clean
+.PHONY: run test test-browser lab lint bench install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,14 +28,25 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+$(BROWSER_STAMP): pyproject.toml | $(STAMP)
+	$(PY) -m pip install -q -e '.[test,browser]'
+	touch $(BROWSER_STAMP)
+
 install: $(STAMP)
 
 run: $(STAMP)
 	$(PY) -m local_backend demo --db $(DB) --host $(HOST) --port $(PORT)
 	$(PY) -m local_backend serve --db $(DB) --host $(HOST) --port $(PORT)
 
+# the browser tests need JupyterLab and Chromium and take minutes: test-browser runs them, test does not
 test: $(STAMP)
-	$(PY) -m pytest tests $(NBVAL)
+	$(PY) -m pytest tests --ignore=tests/browser $(NBVAL)
+
+test-browser: $(BROWSER_STAMP)
+	$(PY) -m pytest tests/browser -m browser
+
+lab: $(BROWSER_STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG)
 
 lint: $(STAMP)
 	$(PY) -m ruff check $(LINTED)

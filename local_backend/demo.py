@@ -1,8 +1,9 @@
 """The demo database: a project, a user with an all-scopes key, content to explore, and the demo dataset.
 
-Seeding is idempotent: a database that already has the demo project is left as it is, and only a fresh key
-is issued (keys are stored hashed, so the previous one cannot be shown again). The events come from
-:mod:`local_backend.demo_data` (see docs/loading.md).
+Seeding is idempotent: a database that already has the demo project is left as it is, and its demo key is
+shown again (kept raw for the demo user only, see ``store.accounts.remember_demo_key``): a key exported in a
+shell or pasted into a notebook keeps working when the server restarts. A new key is issued only when the
+kept one was deleted. The events come from :mod:`local_backend.demo_data` (see docs/loading.md).
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from typing import Any
 
 from .clock import Clock, format_instant
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
-from .store.accounts import create_personal_api_key, delete_keys_with_label, get_or_create_user
+from .store.accounts import (
+    create_personal_api_key,
+    delete_keys_with_label,
+    get_or_create_user,
+    remember_demo_key,
+    stored_demo_key,
+)
 from .store.projects import create_project
 
 __all__ = ["DemoAccess", "seed_demo", "DEMO_EMAIL", "DEMO_PROJECT_NAME"]
@@ -39,7 +46,8 @@ def seed_demo(
     seed: int = DEFAULT_DEMO_SEED,
     progress: bool = False,
 ) -> DemoAccess:
-    """Seed the demo project (once per database) with ``events`` demo events, and issue a fresh key."""
+    """Seed the demo project (once per database) with ``events`` demo events; return it with the demo key
+    (the one issued before when it still exists, else a new one)."""
     instant = clock.now()
     now = format_instant(instant)
     row = conn.execute("SELECT id FROM projects WHERE is_demo = 1 ORDER BY id LIMIT 1").fetchone()
@@ -57,10 +65,13 @@ def seed_demo(
         from .demo_data.seed import seed_demo_data
 
         loaded = seed_demo_data(conn, project, user, now=instant, events=events, seed=seed, progress=progress).loaded
-    delete_keys_with_label(conn, user_id=user["id"], label=DEMO_KEY_LABEL)
-    key = create_personal_api_key(
-        conn, user_id=user["id"], scopes=["*"], scoped_projects=None, label=DEMO_KEY_LABEL, now=now
-    )
+    key = stored_demo_key(conn, user_id=user["id"])
+    if key is None:
+        delete_keys_with_label(conn, user_id=user["id"], label=DEMO_KEY_LABEL)
+        key = create_personal_api_key(
+            conn, user_id=user["id"], scopes=["*"], scoped_projects=None, label=DEMO_KEY_LABEL, now=now
+        )
+        remember_demo_key(conn, user_id=user["id"], raw=key, now=now)
     return DemoAccess(project=project, api_key=key, seeded_now=seeded_now, events_loaded=loaded)
 
 

@@ -1,4 +1,8 @@
-"""Users and their personal API keys (stored hashed; the raw key is shown once, at creation)."""
+"""Users and their personal API keys (stored hashed; the raw key is shown once, at creation).
+
+The one exception: the demo user's key is also kept raw in ``demo_keys`` (`remember_demo_key`), so the
+demo command shows the same working key on every start.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ __all__ = [
     "create_personal_api_key",
     "find_personal_api_key",
     "delete_keys_with_label",
+    "remember_demo_key",
+    "stored_demo_key",
 ]
 
 
@@ -91,3 +97,22 @@ def delete_keys_with_label(conn: sqlite3.Connection, *, user_id: int, label: str
     with transaction(conn):
         cursor = conn.execute("DELETE FROM personal_api_keys WHERE user_id = ? AND label = ?", (user_id, label))
     return cursor.rowcount
+
+
+def remember_demo_key(conn: sqlite3.Connection, *, user_id: int, raw: str, now: str) -> None:
+    """Keep ``raw`` as the demo user's key to show again (replacing the one kept before)."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO demo_keys (user_id, raw_key, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET raw_key = excluded.raw_key, created_at = excluded.created_at",
+            (user_id, raw, now),
+        )
+
+
+def stored_demo_key(conn: sqlite3.Connection, *, user_id: int) -> str | None:
+    """The demo user's kept key, if it is still a key of that user (None once it was deleted)."""
+    row = conn.execute("SELECT raw_key FROM demo_keys WHERE user_id = ?", (user_id,)).fetchone()
+    if row is None:
+        return None
+    key = find_personal_api_key(conn, row[0])
+    return row[0] if key is not None and key["user_id"] == user_id else None

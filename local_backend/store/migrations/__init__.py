@@ -26,6 +26,7 @@ from . import (
     m0013_hot_properties,
     m0020_catalog,
     m0021_cohort_members_follow_merges,
+    m0030_demo_keys,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -43,6 +44,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0013_hot_properties", m0013_hot_properties.apply),
     ("0020_catalog", m0020_catalog.apply),
     ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
+    ("0030_demo_keys", m0030_demo_keys.apply),
 ]
 
 

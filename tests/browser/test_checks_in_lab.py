@@ -1,0 +1,46 @@
+"""The checks of the notebook runs find what they look for: a notebook made of one problem per cell."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from .conftest import VIEWPORT
+from .lab import open_notebook, output_problems, run_all_cells, save_notebook, screenshot_notebook, unexecuted_cells
+
+pytestmark = pytest.mark.browser
+
+MISSING_WIDGET = {"model_id": "0" * 32, "version_major": 2, "version_minor": 0}
+CELLS = [
+    'import sys\nprint("careful", file=sys.stderr)',
+    'from IPython.display import HTML, display\ndisplay(HTML("<table><tr><td>($a or $b)</td></tr></table>"))',
+    f'display({{"application/vnd.jupyter.widget-view+json": {MISSING_WIDGET!r}, "text/plain": "w"}}, raw=True)',
+    'raise ValueError("boom")',
+    "1 + 1",
+]
+
+
+# a view of a model the kernel never made stays "Loading widget..." (JupyterLab shows "Error displaying widget"
+# only when a view fails to build): it counts as not rendered
+def test_errors_stderr_missing_widgets_and_math_are_all_found(browser, lab, screenshots):
+    notebook = new_notebook(cells=[new_code_cell(source) for source in CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, lab.root / "problems.ipynb")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        open_notebook(page, lab, "problems.ipynb")
+        run_all_cells(page)
+        problems = output_problems(page, save_notebook(page, lab, "problems.ipynb"))
+        unexecuted = unexecuted_cells(page)
+        screenshot_notebook(page, screenshots / "problems.png")
+    finally:
+        context.close()
+    assert {(problem.kind, problem.cell) for problem in problems} == {
+        ("stderr output", 1),
+        ("output typeset as math", 2),
+        ("widget not rendered", 3),
+        ("error output", 4),
+    }
+    assert unexecuted == [5]
