@@ -39,10 +39,10 @@ def test_a_plain_pytest_run_deselects_the_browser_tests():
     assert "-m 'not browser'" in addopts
 
 
-def test_ci_installs_chromium_when_missing_then_runs_both_suites():
+def test_ci_runs_the_suite_that_needs_no_browser():
+    # make test-browser joins CI once it is green on merged main; until then CI must not need Chromium
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
-    install = lines.index("command -v chromium || (apt-get update && apt-get install -y chromium)")
-    assert lines.index("make test") < install < lines.index("make test-browser")
+    assert "make test" in lines and "make test-browser" not in lines
 
 
 def test_readme_says_how_to_open_the_notebooks_and_run_the_browser_tests():
