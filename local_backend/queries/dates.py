@@ -38,6 +38,7 @@ __all__ = [
     "truncate",
     "add_intervals",
     "add_months",
+    "lower_bound",
 ]
 
 INTERVALS = ("hour", "day", "week", "month")
@@ -188,6 +189,13 @@ def _spans_two_intervals(start: datetime, end: datetime, interval: str) -> bool:
     return True
 
 
+def lower_bound(start: datetime, end: datetime, interval: str, *, explicit_date: bool, week_start_day: int) -> datetime:
+    """The bound events are compared with: ``start``, or the start of its interval when rounding (module docstring)."""
+    if not explicit_date and _spans_two_intervals(start, end, interval):
+        return truncate(start, interval, week_start_day)
+    return start
+
+
 def resolve_date_range(
     *,
     date_from: str | None,
@@ -225,9 +233,11 @@ def resolve_date_range(
         start = truncate(start, "day")
     if start > end:
         raise ValidationError("date_from must not be after date_to.", attr="date_from")
-    lower = start
-    if not explicit_date and _spans_two_intervals(start, end, interval):
-        lower = truncate(start, interval, week_start_day)
     return DateRange(
-        date_from=start, date_to=end, lower=lower, interval=interval, week_start_day=week_start_day, hourly=hourly
+        date_from=start,
+        date_to=end,
+        lower=lower_bound(start, end, interval, explicit_date=explicit_date, week_start_day=week_start_day),
+        interval=interval,
+        week_start_day=week_start_day,
+        hourly=hourly,
     )

@@ -309,7 +309,7 @@ def compute_trends(
     if not filter.compare:
         series = shape_period(filter, raw, buckets, labels, compare_label=None)
         return TrendsResult(series=series, has_more=has_more, date_range=date_range)
-    previous = previous_range(filter, date_range, buckets, now)
+    previous = previous_range(filter, date_range)
     previous_raw, previous_buckets = _period(ctx, entities, previous)
     series = shape_period(filter, raw, buckets, labels, compare_label="current")
     series += shape_period(filter, previous_raw, previous_buckets, labels, compare_label="previous")
