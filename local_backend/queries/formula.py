@@ -3,18 +3,26 @@
 ``A`` is the first series after ordering (:attr:`.filters.BaseFilter.entities`), ``B`` the second, ... Numbers,
 ``+ - * /``, unary minus and parentheses are accepted; a division by zero (and any other non-finite result)
 gives 0, as PostHog does. Anything else is a 400 on ``formula`` naming the problem.
+
+With a breakdown the series are joined on their breakdown value (PostHog's legacy formula query joins each
+series to the first with a full outer join): one result per value found in any series, a series without the
+value counting 0 there. :func:`formula_breakdown_order` gives their order: PostHog's query does not sort the
+joined rows, so they come in the first series' order (its rows sorted by breakdown value, ascending, cohorts
+by id with ``all`` first), followed by the values the first series lacks. Those come in an order PostHog's
+SQL leaves to the join; here, series by series (B's before C's), each in the order that series ranked its
+values (event count, then value, both descending). No total is compared, so there are no ties to break.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from ..errors import ValidationError
 
-__all__ = ["Formula", "parse_formula", "MAX_FORMULA_LENGTH"]
+__all__ = ["Formula", "parse_formula", "formula_breakdown_order", "MAX_FORMULA_LENGTH"]
 
 MAX_FORMULA_LENGTH = 500
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([A-Za-z][A-Za-z0-9_]*)|([-+*/()]))")
@@ -146,3 +154,33 @@ def parse_formula(text: str, series_count: int) -> Formula:
         return [_finite(tree(series, position)) for position in range(length)]
 
     return Formula(text=text, letters=frozenset(letters), evaluate=evaluate)
+
+
+def _value_order(value: Hashable) -> tuple[int, int, str]:
+    """Ascending breakdown-value order: PostHog compares the value text byte by byte (code points here, the
+    same order); cohort breakdowns compare ids, ``all`` (id 0 there) first."""
+    if value == "all":
+        return (0, 0, "")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (1, value, "")
+    return (2, 0, str(value))
+
+
+def formula_breakdown_order(values_by_series: Sequence[Sequence[Hashable]]) -> list[Hashable]:
+    """The breakdown values of a formula's result, in order (module docstring).
+
+    ``values_by_series[i]`` lists the values series i found, in the order it ranked them.
+
+    >>> formula_breakdown_order([["Paris", "London"], ["London", "Belo Horizonte", "$$_posthog_breakdown_null_$$"]])
+    ['London', 'Paris', 'Belo Horizonte', '$$_posthog_breakdown_null_$$']
+    """
+    if not values_by_series:
+        return []
+    order = sorted(dict.fromkeys(values_by_series[0]), key=_value_order)
+    seen = set(order)
+    for values in values_by_series[1:]:
+        for value in values:
+            if value not in seen:
+                seen.add(value)
+                order.append(value)
+    return order

@@ -11,7 +11,7 @@ from ..models.trends import CUMULATIVE_DISPLAY, TrendsFilter
 from .breakdowns import NULL, NULL_LABEL, OTHER, OTHER_LABEL
 from .buckets import Buckets
 from .filters import Entity
-from .formula import parse_formula
+from .formula import formula_breakdown_order, parse_formula
 
 __all__ = ["RawSeries", "shape_period", "echo_filter"]
 
@@ -146,26 +146,26 @@ def shape_period(
 def _formula_series(
     filter: TrendsFilter, raw: list[RawSeries], buckets: Buckets, compare_label: str | None
 ) -> list[dict[str, Any]]:
+    """One series per breakdown value found in any entity's series, in PostHog's order (:mod:`.formula`)."""
     assert filter.formula is not None
     count = len(filter.entities)
     formula = parse_formula(filter.formula, count)
     width = 1 if filter.is_aggregate else len(buckets)
-    order: list[Any] = []
+    found: list[list[Any]] = [[] for _ in range(count)]
     vectors: dict[Any, dict[int, list[float]]] = {}
     labels: dict[Any, str] = {}
     for series in raw:
         key = series.breakdown_value
-        if key not in vectors:
-            order.append(key)
-            vectors[key] = {}
+        found[series.entity.index].append(key)
+        if key not in labels:
             labels[key] = series.breakdown_label or (str(key) if key is not None else "")
-        vectors[key][series.entity.index] = [float(value or 0) for value in series.data]
+        vectors.setdefault(key, {})[series.entity.index] = [float(value or 0) for value in series.data]
     shaped = []
-    for key in order:
+    for key in formula_breakdown_order(found):
         inputs = [vectors[key].get(index, [0.0] * width) for index in range(count)]
         data = formula.evaluate(inputs, width)
         body: dict[str, Any] = {"label": f"Formula ({filter.formula})" if key is None else labels[key]}
         if key is not None:
             body["breakdown_value"] = key
         shaped.append(_finish(filter, body, data, buckets, compare_label))
-    return _sorted(filter, shaped)
+    return shaped
