@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path
 
-from .plot_style import format_count, format_percent, new_axes, no_data, plain
+from .labels import breakdown_label
+from .plot_style import format_count, format_percent, literal_text, new_axes, no_data, series_colors
 
 __all__ = ["plot_paths", "plot_retention"]
 
@@ -31,8 +31,8 @@ def _cohort_text(row: pd.Series, multiple: bool) -> str:
     stamp = row["cohort_date"]
     text = row["cohort"] if pd.isna(stamp) else stamp.strftime("%b %d %H:%M" if stamp.hour else "%b %d, %Y")
     size = format_count(row["count"])
-    prefix = f"{row['breakdown_value']} · " if multiple else ""
-    return plain(f"{prefix}{text} ({size})")
+    prefix = f"{breakdown_label(row['breakdown_value'])} · " if multiple else ""
+    return f"{prefix}{text} ({size})"
 
 
 def plot_retention(
@@ -69,9 +69,9 @@ def plot_retention(
         df = df[df["breakdown_value"].eq(breakdown_value).fillna(False).astype(bool)]
     request = df.attrs.get("request") or {}
     period_name = str(request.get("period") or _period_from_labels(df["cohort"]))
-    ax.set_title(plain(title) if title is not None else f"Retention by {period_name.lower()}")
+    ax.set_title(title if title is not None else f"Retention by {period_name.lower()}")
     if df.empty:
-        return no_data(ax)
+        return literal_text(no_data(ax))
     keys = ["breakdown_value", "cohort_date", "cohort"]
     frame = df.assign(breakdown_value=df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), ""))
     cohorts = frame[frame["period"] == 0].drop_duplicates(keys)
@@ -104,7 +104,7 @@ def plot_retention(
     for side in ax.spines.values():
         side.set_visible(False)
     image.set_gid("retention")
-    return ax
+    return literal_text(ax)
 
 
 def _band(x0: float, top0: float, x1: float, top1: float, height: float) -> Path:
@@ -156,11 +156,11 @@ def plot_paths(
     if max_edges < 1:
         raise ValueError("max_edges must be at least 1")
     ax = new_axes(ax, figsize=(10.0, 5.5))
-    ax.set_title(plain(title) if title is not None else "Paths")
+    ax.set_title(title if title is not None else "Paths")
     ax.set_axis_off()
     edges = df.dropna(subset=["step", "value"]).sort_values("value", ascending=False, kind="stable").head(max_edges)
     if edges.empty:
-        return no_data(ax)
+        return literal_text(no_data(ax))
     first = int(edges["step"].min())
     flows: dict[tuple[int, str], list[float]] = {}
     for row in edges.itertuples(index=False):
@@ -175,14 +175,14 @@ def plot_paths(
     ]
     scale = min((1.0 - _NODE_GAP * (len(stack) - 1)) / sum(sizes[node] for node in stack) for stack in stacks)
     tops: dict[tuple[int, str], float] = {}
-    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    colors: dict[str, str] = {}
+    names = list(dict.fromkeys(node[1] for stack in stacks for node in stack))
+    colors = dict(zip(names, series_colors(len(names)), strict=True))
     for stack in stacks:
         top = 1.0
         for node in stack:
             tops[node] = top
             height = sizes[node] * scale
-            color = colors.setdefault(node[1], cycle[len(colors) % len(cycle)])
+            color = colors[node[1]]
             ax.add_patch(
                 Rectangle(
                     (node[0], top - height), _NODE_WIDTH, height, color=color, gid=f"node:{node[0] + first}:{node[1]}"
@@ -191,7 +191,7 @@ def plot_paths(
             ax.text(
                 node[0] + _NODE_WIDTH + 0.02,
                 top - height / 2,
-                plain(f"{node[1]} ({format_count(sizes[node])})"),
+                f"{node[1]} ({format_count(sizes[node])})",
                 va="center",
                 fontsize="small",
                 zorder=3,
@@ -212,4 +212,4 @@ def plot_paths(
         in_used[target] += height
     ax.set_xlim(-0.05, columns - 1 + 0.6)
     ax.set_ylim(-0.02, 1.02)
-    return ax
+    return literal_text(ax)

@@ -1,33 +1,56 @@
 """What every plot shares: titles read from the request in ``df.attrs``, percentage text, the legend's
-place, local dates for the x axis and a fresh Axes when none is given (a pyplot figure, so a notebook
-shows it; the builders pass Axes of figures pyplot does not track, so theirs are not shown twice)."""
+place, distinct colours for many series, axes that start at 0 with whole-number ticks for counts, text
+drawn as written (no ``$...$`` maths), local dates for the x axis and a fresh Axes when none is given (a
+pyplot figure, so a notebook shows it; the builders pass Axes of figures pyplot does not track, so theirs
+are not shown twice)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import matplotlib
+import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import Bbox, ScaledTranslation
 
 __all__ = [
     "LEGEND_INSIDE_MAX",
+    "LEGEND_INSIDE_WIDTH",
     "entity_label",
     "format_count",
     "format_percent",
+    "integer_ticks",
+    "is_count",
+    "literal_text",
     "local_dates",
     "new_axes",
     "no_data",
+    "overlapping",
     "place_legend",
-    "plain",
+    "readable_dates",
     "request_title",
+    "series_colors",
+    "start_at_zero",
     "untracked_axes",
+    "visible_tick_boxes",
 ]
 
 LEGEND_INSIDE_MAX = 4
-"""More series than this and the legend moves outside the plot, to the right."""
+"""More series than this and the legend moves below the plot."""
+LEGEND_INSIDE_WIDTH = 0.4
+"""A legend wider than this share of the plot moves below it, whatever its length."""
+LEGEND_BESIDE_WIDTH = 0.5
+"""A legend beside the plot (a pie's) wider than this share of the figure goes below instead."""
+LEGEND_MAX_COLUMNS = 6
 
 DEFAULT_FIGSIZE = (8.0, 4.5)
 
@@ -44,17 +67,6 @@ def untracked_axes(figsize: tuple[float, float] = DEFAULT_FIGSIZE) -> Axes:
     """The Axes of a new Figure that pyplot does not track: shown only where it is displayed, freed with
     its owner."""
     return Figure(figsize=figsize, layout="constrained").add_subplot()
-
-
-def plain(text: str) -> str:
-    """Text drawn as written: event names such as ``$pageview`` must not switch matplotlib to math mode.
-
-    Examples
-    --------
-    >>> plain("$pageview by $browser")
-    '\\\\$pageview by \\\\$browser'
-    """
-    return text.replace("$", r"\$")
 
 
 def no_data(ax: Axes) -> Axes:
@@ -124,14 +136,120 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
     return title
 
 
-def place_legend(ax: Axes, count: int) -> None:
-    """A legend inside the plot for a few series, outside on the right for more; none for one series."""
-    if count <= 1:
-        return
-    if count <= LEGEND_INSIDE_MAX:
-        ax.legend(loc="best", frameon=False)
+def place_legend(ax: Axes, count: int, *, beside: bool = False) -> Legend | None:
+    """A legend inside the plot for a few short labels; below the plot, in as many columns as fit its width,
+    for more series or longer labels (a legend beside a line plot would squeeze it); none for one series.
+
+    With ``beside`` (a pie, which has no room inside and is round) the legend stands right of the plot,
+    even for one entry, unless it would take more than half the figure's width; then it goes below.
+    """
+    if count < (1 if beside else 2):
+        return None
+    figure = ax.get_figure(root=True)
+    if beside:
+        legend = ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize="small")
+        if legend.get_window_extent().width <= LEGEND_BESIDE_WIDTH * figure.bbox.width:
+            return legend
     else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
+        legend = ax.legend(loc="best", frameon=False)
+        figure.draw_without_rendering()
+        if count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width:
+            return legend
+    legend.remove()
+    figure.draw_without_rendering()
+    # under the tick labels and the axis label, in points so it stays there when the layout shrinks the axes
+    drop = ax.bbox.y0 - ax.xaxis.get_tightbbox().y0 + 4.0
+    offset = ScaledTranslation(0.0, -drop / figure.dpi, figure.dpi_scale_trans)
+    for columns in range(min(count, LEGEND_MAX_COLUMNS), 0, -1):
+        if columns < min(count, LEGEND_MAX_COLUMNS):
+            legend.remove()
+        legend = ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            bbox_transform=ax.transAxes + offset,
+            ncols=columns,
+            frameon=False,
+            fontsize="small",
+        )
+        if legend.get_window_extent().width <= figure.bbox.width * 0.98:
+            break
+    return legend
+
+
+def start_at_zero(ax: Axes, values: np.ndarray, *, axis: str = "y") -> None:
+    """Non-negative values read from 0 (an all-zero series gets 0..1, not a band around 0)."""
+    finite = values[np.isfinite(values)]
+    if finite.size and finite.min() < 0:
+        return
+    top = float(finite.max()) if finite.size else 0.0
+    set_limits = ax.set_ylim if axis == "y" else ax.set_xlim
+    set_limits(0.0, None if top > 0 else 1.0)
+
+
+def is_count(values: np.ndarray) -> bool:
+    """Whether these values are whole numbers (counts), which get whole-number ticks."""
+    finite = values[np.isfinite(values)]
+    return bool(np.all(finite == np.round(finite)))
+
+
+def integer_ticks(ax: Axes, *, axis: str = "y") -> None:
+    """Ticks at whole numbers only: a count has no half persons."""
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(MaxNLocator(integer=True))
+
+
+def series_colors(count: int) -> list[str]:
+    """``count`` colours, all different up to 60: the style's cycle (tab10 by default), then the light tab20
+    shades and the tab20b and tab20c palettes."""
+    cycle = list(matplotlib.rcParams["axes.prop_cycle"].by_key().get("color", []))
+    extra = [to_hex(color) for color in plt.get_cmap("tab20").colors[1::2]]
+    for name in ("tab20b", "tab20c"):
+        palette = plt.get_cmap(name).colors
+        # darkest shade of each hue first, so neighbours differ in hue before they differ in lightness
+        extra += [to_hex(palette[hue * 4 + shade]) for shade in range(4) for hue in range(5)]
+    colors = list(dict.fromkeys([*(to_hex(color) for color in cycle), *extra]))
+    return [colors[index % len(colors)] for index in range(count)]
+
+
+def literal_text(ax: Axes) -> Axes:
+    """Draw every text of ``ax`` as written: ``$pageview`` must not switch matplotlib to math mode.
+
+    Titles, axis labels, tick labels, texts (bar and wedge labels, annotations) and the legend's texts.
+    """
+    texts: list[Text] = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+    texts += [*ax.get_xticklabels(which="both"), *ax.get_yticklabels(which="both")]
+    legend = ax.get_legend()
+    if legend is not None:
+        texts += [legend.get_title(), *legend.get_texts()]
+    for text in texts:
+        text.set_parse_math(False)
+    return ax
+
+
+def overlapping(boxes: list[Bbox]) -> bool:
+    """Whether any two of these display boxes overlap."""
+    return any(first.overlaps(second) for number, first in enumerate(boxes) for second in boxes[number + 1 :])
+
+
+def readable_dates(ax: Axes) -> None:
+    """Dates on the x axis that never run into each other: fewer ticks until the labels fit."""
+    for most in (10, 7, 5, 3):
+        locator = mdates.AutoDateLocator(minticks=2, maxticks=most)
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        ax.get_figure(root=True).draw_without_rendering()
+        if not overlapping(visible_tick_boxes(ax)):
+            return
+
+
+def visible_tick_boxes(ax: Axes) -> list[Bbox]:
+    """The display boxes of the x tick labels drawn inside the axis limits, a little wider than the text."""
+    left, right = sorted(ax.get_xlim())
+    return [
+        label.get_window_extent().expanded(1.1, 1.0)
+        for tick, label in zip(ax.get_xticks(), ax.get_xticklabels(), strict=False)
+        if left <= tick <= right and label.get_text()
+    ]
 
 
 def local_dates(dates: pd.Series) -> pd.Series:

@@ -2,6 +2,10 @@
 (or a new figure's Axes) and returns the Axes. None calls ``plt.show()``: a notebook shows the figure
 of a cell's last expression, and a script decides itself when to show or save.
 
+Every plot draws its text as written (``$pageview`` is not maths), names PostHog's breakdown buckets
+``None`` and ``Other`` (the frame keeps the raw values), keeps labels and date ticks from overlapping, and
+starts count axes at 0 with whole-number ticks; see `toolkit.plot_style`.
+
 ==========================  ======================================================
 `plot_trend`                `Client.trend` (line, cumulative, bar, bar_value, pie, number)
 `plot_funnel`               `Client.funnel` steps (bars with counts and conversion)

@@ -5,21 +5,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import matplotlib
-import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from .labels import breakdown_label
 from .plot_style import (
     format_count,
     format_percent,
+    integer_ticks,
+    is_count,
+    literal_text,
     local_dates,
     new_axes,
     no_data,
     place_legend,
-    plain,
+    readable_dates,
     request_title,
+    series_colors,
+    start_at_zero,
 )
 
 __all__ = ["DISPLAY_KINDS", "TREND_KINDS", "plot_trend"]
@@ -42,6 +46,16 @@ DISPLAY_KINDS: dict[str, str] = {
 
 _TIME_KINDS = ("line", "cumulative", "bar")
 _MAX_BAR_TICKS = 12
+CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
+_COUNT_MATHS = {None, "total", "dau", "weekly_active", "monthly_active", "unique_group", "unique_session", "sum"}
+_STEPS: dict[str, pd.DateOffset] = {
+    "hour": pd.DateOffset(hours=1),
+    "day": pd.DateOffset(days=1),
+    "week": pd.DateOffset(weeks=1),
+    "month": pd.DateOffset(months=1),
+}
+_PIE_TEXT_MIN = 0.05
+"""Wedges smaller than this share carry no percentage inside (it would not fit); the legend has it."""
 
 
 @dataclass
@@ -51,6 +65,8 @@ class _Series:
     previous: bool
     dates: pd.Series
     values: np.ndarray
+    incomplete: int = 0
+    """How many of the last points are periods that had not ended when the answer was computed."""
 
 
 def _tidy(df: pd.DataFrame) -> pd.DataFrame:
@@ -68,23 +84,60 @@ def _optional(value: object) -> str | None:
     return None if value is None or pd.isna(value) else str(value)
 
 
-def _series(tidy: pd.DataFrame) -> list[_Series]:
+def _interval(attrs: dict, dates: pd.Series) -> str:
+    """The request's interval, else the one the dates are spaced by (PostHog's default: day)."""
+    interval = (attrs.get("request") or {}).get("interval")
+    if interval in _STEPS:
+        return interval
+    gaps = dates.sort_values().diff().dropna()
+    gap = gaps[gaps > pd.Timedelta(0)].min() if len(gaps) else pd.NaT
+    if pd.isna(gap):
+        return "day"
+    if gap <= pd.Timedelta(hours=1):
+        return "hour"
+    if gap < pd.Timedelta(days=7):
+        return "day"
+    return "week" if gap < pd.Timedelta(days=28) else "month"
+
+
+def _still_open(attrs: dict, dates: pd.Series, interval: str) -> int:
+    """How many of the last buckets had not ended at ``attrs["last_refresh"]`` (when the backend computed the
+    answer): PostHog draws those as in progress. None without that time."""
+    computed = attrs.get("last_refresh")
+    if not computed or dates.isna().any() or dates.empty:
+        return 0
+    now = pd.Timestamp(computed)
+    now = now.tz_localize("UTC") if now.tzinfo is None else now
+    if not isinstance(dates.dtype, pd.DatetimeTZDtype):
+        dates = dates.dt.tz_localize(attrs.get("timezone") or "UTC")
+    ends = [stamp + _STEPS[interval] for stamp in dates]
+    open_count = 0
+    for end in reversed(ends):
+        if end <= now:
+            break
+        open_count += 1
+    return open_count
+
+
+def _series(tidy: pd.DataFrame, attrs: dict) -> list[_Series]:
     groups: dict[tuple[str, str | None, str | None], list[int]] = {}
     keys = zip(tidy["series"], tidy["breakdown_value"], tidy["compare_label"], strict=True)
     for position, (name, breakdown, compare) in enumerate(keys):
         groups.setdefault((str(name), _optional(breakdown), _optional(compare)), []).append(position)
+    interval = _interval(attrs, tidy["date"].dropna()) if len(tidy) else "day"
     found: list[_Series] = []
     for (name, breakdown, compare), positions in groups.items():
         rows = tidy.iloc[positions]
-        label = name + (f" - {breakdown}" if breakdown is not None else "")
+        label = name + (f" - {breakdown_label(breakdown)}" if breakdown is not None else "")
         label += f" ({compare})" if compare is not None else ""
         found.append(
             _Series(
-                label=plain(label),
+                label=label,
                 base=(name, breakdown),
                 previous=compare == "previous",
                 dates=local_dates(rows["date"]).reset_index(drop=True),
                 values=rows["value"].to_numpy(dtype="float64"),
+                incomplete=_still_open(attrs, rows["date"].reset_index(drop=True), interval),
             )
         )
     return found
@@ -100,33 +153,63 @@ def _overlay_previous(series: list[_Series]) -> None:
 
 
 def _colors(series: list[_Series]) -> dict[tuple[str, str | None], str]:
-    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     bases = list(dict.fromkeys(item.base for item in series))
-    return {base: cycle[index % len(cycle)] for index, base in enumerate(bases)}
+    return dict(zip(bases, series_colors(len(bases)), strict=True))
 
 
-def _totals(series: list[_Series]) -> list[tuple[_Series, float]]:
+def _totals(series: list[_Series], *, running: bool) -> list[tuple[_Series, float]]:
+    """Each series' total: the sum of its values, or the last one when the values are running totals."""
+    if running:
+        return [(item, float(item.values[np.isfinite(item.values)][-1:].sum())) for item in series]
     return [(item, float(np.nansum(item.values))) for item in series]
 
 
-def _plot_lines(ax: Axes, series: list[_Series], *, cumulative: bool) -> None:
+def _counts(attrs: dict, series: list[_Series]) -> bool:
+    """Whether the plotted values are counts (whole-number ticks): no formula, a counting math, whole values."""
+    request = attrs.get("request") or {}
+    entities = [*request.get("events", []), *request.get("actions", [])]
+    maths = {entity.get("math") for entity in entities if isinstance(entity, dict)}
+    if request.get("formula") or not maths <= _COUNT_MATHS:
+        return False
+    return all(is_count(item.values) for item in series)
+
+
+def _draw_line(ax: Axes, item: _Series, values: np.ndarray, color: str) -> None:
+    """The series as a line; the periods still open when the answer was computed get a dashed last segment."""
+    xs = item.dates.to_numpy()
+    closed = len(values) - item.incomplete
+    style = {"color": color, "alpha": 0.6 if item.previous else 1.0}
+    if closed > 0:
+        ax.plot(
+            xs[:closed],
+            values[:closed],
+            label=item.label,
+            linestyle="--" if item.previous else "-",
+            marker="o" if len(values) == 1 else None,
+            **style,
+        )
+    if item.incomplete:
+        first = max(closed - 1, 0)
+        ax.plot(
+            xs[first:],
+            values[first:],
+            label=item.label if closed == 0 else "_in progress",
+            linestyle="--",
+            marker="o" if len(values) - first == 1 else None,
+            gid="in progress",
+            **style,
+        )
+
+
+def _plot_lines(ax: Axes, series: list[_Series], *, accumulate: bool, counts: bool) -> None:
     colors = _colors(series)
     for item in series:
-        values = np.nancumsum(item.values) if cumulative else item.values
-        ax.plot(
-            item.dates.to_numpy(),
-            values,
-            label=item.label,
-            color=colors[item.base],
-            linestyle="--" if item.previous else "-",
-            alpha=0.6 if item.previous else 1.0,
-            marker="o" if len(values) == 1 else None,
-        )
-    locator = mdates.AutoDateLocator()
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
-    ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
+        _draw_line(ax, item, np.nancumsum(item.values) if accumulate else item.values, colors[item.base])
     ax.grid(axis="y", alpha=0.3)
+    start_at_zero(ax, np.concatenate([line.get_ydata() for line in ax.get_lines()]).astype("float64"))
+    if counts:
+        integer_ticks(ax)
+    readable_dates(ax)
 
 
 def _date_text(dates: list[pd.Timestamp]) -> list[str]:
@@ -136,7 +219,20 @@ def _date_text(dates: list[pd.Timestamp]) -> list[str]:
     return [stamp.strftime(fmt) for stamp in dates]
 
 
-def _plot_bars(ax: Axes, series: list[_Series]) -> None:
+def _bar_ticks(ax: Axes, dates: list[pd.Timestamp]) -> None:
+    """At most 12 date labels, fewer when the widest one would not leave room for the others."""
+    names = _date_text(dates)
+    step = max(1, math.ceil(len(dates) / _MAX_BAR_TICKS))
+    ax.set_xticks(range(0, len(dates), step), names[::step])
+    figure = ax.get_figure(root=True)
+    figure.draw_without_rendering()
+    widest = max(label.get_window_extent().width for label in ax.get_xticklabels())
+    room = max(1, int(ax.bbox.width // (widest * 1.3)))
+    step = max(step, math.ceil(len(dates) / room))
+    ax.set_xticks(range(0, len(dates), step), names[::step])
+
+
+def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
     colors = _colors(series)
     dates = sorted({stamp for item in series if not item.previous for stamp in item.dates})
     if not dates:
@@ -157,15 +253,16 @@ def _plot_bars(ax: Axes, series: list[_Series]) -> None:
             alpha=0.5 if item.previous else 1.0,
             hatch="//" if item.previous else None,
         )
-    step = max(1, math.ceil(len(dates) / _MAX_BAR_TICKS))
-    ticks = list(range(0, len(dates), step))
-    ax.set_xticks(ticks, [_date_text(dates)[index] for index in ticks])
     ax.grid(axis="y", alpha=0.3)
+    start_at_zero(ax, np.array([patch.get_height() for patch in ax.patches], dtype="float64"))
+    if counts:
+        integer_ticks(ax)
+    _bar_ticks(ax, dates)
 
 
-def _plot_value_bars(ax: Axes, series: list[_Series]) -> None:
+def _plot_value_bars(ax: Axes, series: list[_Series], *, running: bool, counts: bool) -> None:
     colors = _colors(series)
-    ranked = sorted(_totals(series), key=lambda pair: -pair[1])
+    ranked = sorted(_totals(series, running=running), key=lambda pair: -pair[1])
     positions = np.arange(len(ranked))[::-1]
     bars = ax.barh(
         positions,
@@ -176,37 +273,51 @@ def _plot_value_bars(ax: Axes, series: list[_Series]) -> None:
     ax.set_yticks(positions, [item.label for item, _ in ranked])
     ax.bar_label(bars, labels=[format_count(total) for _, total in ranked], padding=3)
     ax.grid(axis="x", alpha=0.3)
+    start_at_zero(ax, np.array([total for _, total in ranked], dtype="float64"), axis="x")
     ax.margins(x=0.15)
+    if counts:
+        integer_ticks(ax, axis="x")
 
 
-def _plot_pie(ax: Axes, series: list[_Series]) -> None:
+def _plot_pie(ax: Axes, series: list[_Series], *, running: bool) -> None:
+    """Wedges with their share inside when it fits; names, totals and shares in the legend beside it, so
+    small wedges' labels never pile up."""
     colors = _colors(series)
-    slices = [(item, total) for item, total in _totals(series) if total > 0]
+    slices = [(item, total) for item, total in _totals(series, running=running) if total > 0]
     if not slices:
         no_data(ax)
         return
     grand = sum(total for _, total in slices)
-    ax.pie(
+    wedges, _texts, _shares = ax.pie(
         [total for _, total in slices],
-        labels=[f"{item.label} ({format_count(total)})" for item, total in slices],
         colors=[colors[item.base] for item, _ in slices],
-        autopct=lambda pct: format_percent(pct / 100) if pct >= 3 else "",
+        autopct=lambda pct: format_percent(pct / 100) if pct >= _PIE_TEXT_MIN * 100 else "",
+        pctdistance=0.72,
         startangle=90,
         counterclock=False,
         wedgeprops={"linewidth": 1, "edgecolor": "white"},
+        textprops={"fontsize": "small"},
     )
+    for empty in _texts:  # the names go to the legend
+        empty.remove()
+    for wedge, (item, total) in zip(wedges, slices, strict=True):
+        wedge.set_label(f"{item.label}: {format_count(total)} ({format_percent(total / grand)})")
     ax.set_aspect("equal")
+    ax.set_anchor("W")
     ax.set_xlabel(f"Total {format_count(grand)}")
+    place_legend(ax, len(slices), beside=True)
 
 
-def _plot_number(ax: Axes, series: list[_Series]) -> None:
+def _plot_number(ax: Axes, series: list[_Series], *, running: bool) -> None:
     current = next((item for item in series if not item.previous), series[0])
-    total = float(np.nansum(current.values))
+    total = _totals([current], running=running)[0][1]
     ax.text(0.5, 0.58, format_count(total), ha="center", va="center", fontsize=48, fontweight="bold")
-    ax.text(0.5, 0.3, current.label.removesuffix(" (current)"), ha="center", va="center", fontsize=14)
+    name = current.label.removesuffix(" (current)")
+    if name != ax.get_title():  # the title already names it: say it once
+        ax.text(0.5, 0.3, name, ha="center", va="center", fontsize=14)
     previous = next((item for item in series if item.previous and item.base == current.base), None)
     if previous is not None:
-        before = float(np.nansum(previous.values))
+        before = _totals([previous], running=running)[0][1]
         change = "" if before == 0 else f" ({'+' if total >= before else ''}{format_percent(total / before - 1)})"
         ax.text(0.5, 0.15, f"Previous period {format_count(before)}{change}", ha="center", va="center", fontsize=11)
     ax.set_axis_off()
@@ -215,9 +326,12 @@ def _plot_number(ax: Axes, series: list[_Series]) -> None:
 def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = None, title: str | None = None) -> Axes:
     """Plot a trend frame from `Client.trend` (tidy, or ``wide=True``).
 
-    One line (or bar group) per series; breakdown values get their own series and colours, and a compare
-    period's previous series is drawn dashed (hatched for bars) in its current series' colour, over the
-    current period's dates.
+    One line (or bar group) per series; breakdown values get their own series and colours (``None`` and
+    ``Other`` for PostHog's null and other buckets), and a compare period's previous series is drawn dashed
+    (hatched for bars) in its current series' colour, over the current period's dates. Periods that had not
+    ended when the backend computed the answer (``attrs["last_refresh"]``) get a dashed last segment, as
+    PostHog draws them, so a partial day does not read as a drop. Counts get whole-number ticks, and axes
+    of non-negative values start at 0.
 
     Parameters
     ----------
@@ -230,6 +344,8 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
         ``pie`` or ``number`` (the first series' total in bold). By default from the request's ``display``
         in ``df.attrs["request"]``, else ``line``; an aggregated frame (one value per series) is drawn as
         ``bar_value`` when a time kind is asked for. Aggregated kinds on a time series sum its values.
+        The backend answers ``ActionsLineGraphCumulative`` with running totals: those are drawn as they
+        are (and their last value is the total); ``cumulative`` on any other frame adds the values up.
     title : str, optional
         By default built from the request (series and breakdown).
 
@@ -245,33 +361,36 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     [3.0, 8.0]
     """
     tidy = _tidy(df)
+    display = (df.attrs.get("request") or {}).get("display")
     if kind is None:
-        display = (df.attrs.get("request") or {}).get("display")
         kind = DISPLAY_KINDS.get(display or "", "line")
     if kind not in TREND_KINDS:
         raise ValueError(f"kind must be one of {', '.join(TREND_KINDS)}; got {kind!r}")
+    # with the cumulative display the backend already answers running totals
+    running = display == CUMULATIVE_DISPLAY
     aggregated = bool(df.attrs.get("aggregated")) or (len(tidy) > 0 and tidy["date"].isna().all())
     if aggregated and kind in _TIME_KINDS:
         kind = "bar_value"
-    ax = new_axes(ax, figsize=(6.0, 4.5) if kind in ("pie", "number") else (8.0, 4.5))
+    ax = new_axes(ax, figsize=(6.0, 4.5) if kind == "number" else (8.0, 4.5))
     heading = title if title is not None else request_title(df.attrs)
     if heading:
-        ax.set_title(plain(heading))
-    series = _series(tidy)
+        ax.set_title(heading)
+    series = _series(tidy, df.attrs)
     if not series:
         no_data(ax)
-        return ax
+        return literal_text(ax)
+    counts = _counts(df.attrs, series)
     if kind in _TIME_KINDS:
         _overlay_previous(series)
         if kind == "bar":
-            _plot_bars(ax, series)
+            _plot_bars(ax, series, counts=counts)
         else:
-            _plot_lines(ax, series, cumulative=kind == "cumulative")
+            _plot_lines(ax, series, accumulate=kind == "cumulative" and not running, counts=counts)
         place_legend(ax, len(series))
     elif kind == "bar_value":
-        _plot_value_bars(ax, series)
+        _plot_value_bars(ax, series, running=running, counts=counts)
     elif kind == "pie":
-        _plot_pie(ax, series)
+        _plot_pie(ax, series, running=running)
     else:
-        _plot_number(ax, series)
-    return ax
+        _plot_number(ax, series, running=running)
+    return literal_text(ax)

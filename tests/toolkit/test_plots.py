@@ -91,8 +91,8 @@ def test_line_per_series_with_dates_and_title_from_request():
     lines = ax.get_lines()
     assert [line.get_ydata().tolist() for line in lines] == [[3.0, 5.0, 2.0], [1.0, 0.0, 4.0]]
     assert [str(x)[:10] for x in lines[0].get_xdata()] == DAYS
-    assert ax.get_title() == r"\$pageview, signup"
-    assert [text.get_text() for text in ax.get_legend().get_texts()] == [r"\$pageview", "signup"]
+    assert ax.get_title() == "$pageview, signup"
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["$pageview", "signup"]
 
 
 def test_timestamps_are_drawn_at_the_projects_wall_clock():
@@ -101,10 +101,25 @@ def test_timestamps_are_drawn_at_the_projects_wall_clock():
     assert [pd.Timestamp(value).hour for value in x] == [9, 10]
 
 
-def test_cumulative_adds_up_each_series():
-    frame = trend(series("a", [3, 5, 2]), series("b", [0, 1, 1], order=1))
+def test_cumulative_asked_of_a_per_period_answer_adds_up_each_series():
+    frame = trend(series("a", [3, 5, 2]), series("b", [0, 1, 1], order=1), request={"insight": "TRENDS"})
     lines = plot_trend(frame, kind="cumulative").get_lines()
     assert [line.get_ydata().tolist() for line in lines] == [[3.0, 8.0, 10.0], [0.0, 1.0, 2.0]]
+
+
+@pytest.mark.parametrize("kind", [None, "cumulative", "line"])
+def test_a_cumulative_answer_is_drawn_as_the_api_gave_it(kind):
+    # ActionsLineGraphCumulative: the backend already answers running totals, 3, 3+5, 3+5+2
+    request = {"insight": "TRENDS", "display": "ActionsLineGraphCumulative"}
+    frame = trend(series("a", [3, 8, 10]), request=request)
+    assert plot_trend(frame, kind=kind).get_lines()[0].get_ydata().tolist() == [3.0, 8.0, 10.0]
+
+
+def test_the_total_of_a_cumulative_answer_is_its_last_running_total():
+    request = {"insight": "TRENDS", "display": "ActionsLineGraphCumulative"}
+    frame = trend(series("a", [3, 8, 10]), series("b", [1, 1, 4], order=1), request=request)
+    assert texts(plot_trend(frame, kind="number"))[0] == "10"
+    assert widths(plot_trend(frame, kind="bar_value")) == [10.0, 4.0]
 
 
 def test_compare_previous_is_dashed_over_the_current_dates_in_the_same_colour():
@@ -124,11 +139,13 @@ def test_breakdown_values_are_their_own_series():
     assert lines[0].get_color() != lines[1].get_color()
 
 
-def test_many_series_put_the_legend_outside():
+def test_many_series_put_the_legend_below_the_plot():
     frame = trend(*[series("a", [index] * 3, breakdown=f"b{index}") for index in range(6)])
     ax = plot_trend(frame)
     ax.figure.canvas.draw()
-    assert ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y1 < min(label.get_window_extent().y0 for label in ax.get_xticklabels() if label.get_text())
+    assert legend.x0 >= 0 and legend.x1 <= ax.figure.bbox.x1
 
 
 def test_few_series_keep_the_legend_inside():
@@ -151,7 +168,8 @@ def test_display_in_the_request_chooses_the_kind():
     frame = trend(series("a", [3, 5, 2]), request={"insight": "TRENDS", "display": "ActionsBar"})
     assert heights(plot_trend(frame)) == [3.0, 5.0, 2.0]
     frame.attrs["request"]["display"] = "ActionsLineGraphCumulative"
-    assert plot_trend(frame).get_lines()[0].get_ydata().tolist() == [3.0, 8.0, 10.0]
+    # the backend answered running totals; they are not added up a second time
+    assert plot_trend(frame).get_lines()[0].get_ydata().tolist() == [3.0, 5.0, 2.0]
 
 
 def test_aggregated_frame_is_drawn_as_value_bars_largest_first():
@@ -173,7 +191,8 @@ def test_pie_shares_of_positive_totals():
     assert len(wedges) == 2  # c has no share
     spans = [wedge.theta2 - wedge.theta1 for wedge in wedges]
     assert spans == pytest.approx([180.0, 180.0])
-    assert "a (10)" in texts(ax) and "50%" in texts(ax)
+    assert texts(ax) == ["50%", "50%"]
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["a: 10 (50%)", "b: 10 (50%)"]
     assert ax.get_xlabel() == "Total 20"
 
 
