@@ -29,6 +29,8 @@ __all__ = [
     "MAX_ENTITIES",
     "MAX_TIMESTAMP_LENGTH",
     "MAX_JSON_DEPTH",
+    "MAX_NAME_LIST_ITEMS",
+    "MAX_FILTER_PARAM_NESTING",
 ]
 
 # SQLite's INTEGER: ids, counts and HogQL integer literals beyond these cannot be bound.
@@ -70,3 +72,9 @@ MAX_TIMESTAMP_LENGTH = 64
 
 # Arrays and objects inside each other in a request body; a saved filter nests a few levels per property group.
 MAX_JSON_DEPTH = 100
+
+# Names in a JSON list query parameter (``event_names``, ``excluded_properties`` of property definitions).
+MAX_NAME_LIST_ITEMS = 1_000
+# Property filters given as JSON text in a query string (events and persons lists) or in an action's steps:
+# lists and objects inside each other. Deeper is no real filter and would only cost recursion.
+MAX_FILTER_PARAM_NESTING = 10

@@ -1,4 +1,7 @@
-"""Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists."""
+"""Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists.
+
+Their bounds (names in a list, nesting of a property filter) are in :mod:`.limits` with the others.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +9,17 @@ import json
 from typing import Any
 
 from .errors import ValidationError
+from .limits import MAX_FILTER_PARAM_NESTING, MAX_NAME_LIST_ITEMS
 
 __all__ = [
     "parse_bool_param",
     "parse_json_list_param",
     "parse_filter_param",
     "check_nesting",
-    "MAX_LIST_ITEMS",
-    "MAX_FILTER_NESTING",
 ]
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
-MAX_LIST_ITEMS = 1000
-# Property filters nest groups in groups; deeper than this is no real filter and would only cost recursion.
-MAX_FILTER_NESTING = 10
 
 
 def parse_bool_param(value: str | None, *, name: str) -> bool | None:
@@ -45,12 +44,12 @@ def parse_json_list_param(value: str | None, *, name: str) -> list[str] | None:
         raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name) from None
     if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise ValidationError(f"'{name}' must be a JSON list of strings, e.g. [\"$pageview\"].", attr=name)
-    if len(items) > MAX_LIST_ITEMS:
-        raise ValidationError(f"'{name}' may list at most {MAX_LIST_ITEMS} names.", attr=name)
+    if len(items) > MAX_NAME_LIST_ITEMS:
+        raise ValidationError(f"'{name}' may list at most {MAX_NAME_LIST_ITEMS} names.", attr=name)
     return items
 
 
-def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_NESTING) -> Any:
+def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_PARAM_NESTING) -> Any:
     """``value`` unchanged if its lists and objects nest at most ``limit`` deep; else a 400 on ``attr``."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:

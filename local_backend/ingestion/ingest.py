@@ -24,15 +24,13 @@ from typing import Any
 
 from ..clock import format_instant
 from ..json_text import compact_encoder
-from ..limits import MAX_JSON_DEPTH
-from ..models.fields import json_problem
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
 from ..store.events import from_micros
 from ..store.ids import time_ordered_uuid
 from .bulk import EventColumns, changes_persons, store_columns, stored_uuids
 from .definitions import DefinitionsWriter
 from .timestamps import to_micros
-from .wire import InvalidEvent, SentAtCache, WireEvent, read_event
+from .wire import InvalidEvent, SentAtCache, WireEvent, properties_problem, read_event
 from .writer import write_transaction
 
 __all__ = ["CheckedEvents", "IngestReport", "check_events", "ingest_events", "store_events", "MAX_REJECTIONS"]
@@ -216,20 +214,18 @@ def _encode_properties(kept: list[tuple[int, WireEvent]], report: IngestReport) 
     for index, event in kept:
         try:
             text = _encode(event.properties)
-            if not text.isascii():
-                text.encode("utf-8")  # a lone surrogate ("\ud800" in the JSON) cannot be stored
-            # counting brackets (strings' too) is cheap and rules out deep nesting for almost every event
-            if text.count("[") + text.count("{") >= MAX_JSON_DEPTH and json_problem(event.properties) is not None:
-                report.reject(index, f"properties nest more than {MAX_JSON_DEPTH} levels deep")
-                continue
-            encoded.append((event, text))
-        except UnicodeEncodeError:
-            report.reject(index, "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode")
         except (ValueError, TypeError) as error:
             # NaN and Infinity are not JSON: SQLite's JSON functions would fail on every query that reads them.
             report.reject(index, f"properties are not valid JSON: {error}")
+            continue
         except RecursionError:
             report.reject(index, "properties are not valid JSON: nested too deeply or circular")
+            continue
+        problem = properties_problem(event.properties, text)
+        if problem:
+            report.reject(index, problem)
+            continue
+        encoded.append((event, text))
     return encoded
 
 

@@ -4,6 +4,10 @@ An event is an object with ``event`` (the name), ``distinct_id`` (or ``propertie
 ``properties``, and optionally ``timestamp``, ``offset``, ``sent_at``, ``uuid`` and top-level ``$set`` /
 ``$set_once`` / ``$unset`` (merged into the properties' own, top-level values winning, as PostHog does).
 Anything that cannot be stored raises :class:`InvalidEvent` with a reason an analyst can act on.
+
+The checks a file's events need too (bulk load reads no wire objects) are functions returning the reason or
+None: :func:`surrogate_problem` for the name and distinct id, :func:`properties_problem` for the properties'
+JSON text.
 """
 
 from __future__ import annotations
@@ -14,16 +18,48 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..models.fields import encodable
+from ..limits import MAX_JSON_DEPTH
+from ..models.fields import encodable, json_problem
 from .timestamps import TimestampError, event_micros, parse_time
 
-__all__ = ["InvalidEvent", "SentAtCache", "WireEvent", "read_event", "MAX_DISTINCT_ID_LENGTH", "MAX_EVENT_NAME_LENGTH"]
+__all__ = [
+    "InvalidEvent",
+    "SentAtCache",
+    "WireEvent",
+    "read_event",
+    "surrogate_problem",
+    "properties_problem",
+    "MAX_DISTINCT_ID_LENGTH",
+    "MAX_EVENT_NAME_LENGTH",
+    "SURROGATE_PROPERTIES",
+]
 
 MAX_DISTINCT_ID_LENGTH = 200  # longer ids are cut, as PostHog does
 MAX_EVENT_NAME_LENGTH = 400
 _PERSON_BAGS = ("$set", "$set_once", "$unset")
 # The canonical form, as every SDK sends it: checked without building a UUID object.
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+SURROGATE_PROPERTIES = "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode"
+
+
+def surrogate_problem(what: str, text: str) -> str | None:
+    """The reason ``text`` (the event name, the distinct id) cannot be stored as UTF-8, or None."""
+    if text.isascii() or encodable(text):
+        return None
+    return f"{what} holds a lone UTF-16 surrogate, which is not valid Unicode"
+
+
+def properties_problem(properties: Any, text: str) -> str | None:
+    """The reason properties whose JSON text is ``text`` (not ASCII-escaped) cannot be stored, or None: text
+    UTF-8 cannot encode, or nesting deeper than ``MAX_JSON_DEPTH`` that would fail every read of the event."""
+    if not text.isascii() and not encodable(text):  # a lone surrogate ("\ud800" in the JSON)
+        return SURROGATE_PROPERTIES
+    # counting brackets (strings' too) is cheap and rules out deep nesting for almost every event
+    if text.count("[") + text.count("{") >= MAX_JSON_DEPTH and json_problem(properties) is not None:
+        return f"properties nest more than {MAX_JSON_DEPTH} levels deep"
+    return None
 
 
 class InvalidEvent(ValueError):
@@ -79,8 +115,9 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         raise InvalidEvent("no event name" if name is None or name == "" else "event name must be text")
     if len(name) > MAX_EVENT_NAME_LENGTH:
         raise InvalidEvent(f"event name is longer than {MAX_EVENT_NAME_LENGTH} characters")
-    if not name.isascii() and not encodable(name):
-        raise InvalidEvent("event name holds a lone UTF-16 surrogate, which is not valid Unicode")
+    problem = surrogate_problem("event name", name)
+    if problem:
+        raise InvalidEvent(problem)
     distinct_id = raw.get("distinct_id")
     if distinct_id is None or distinct_id == "":
         distinct_id = properties.get("distinct_id")
@@ -92,8 +129,9 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
         distinct_id = str(distinct_id)
     if not distinct_id.strip():
         raise InvalidEvent("no distinct_id")
-    if not distinct_id.isascii() and not encodable(distinct_id):
-        raise InvalidEvent("distinct_id holds a lone UTF-16 surrogate, which is not valid Unicode")
+    problem = surrogate_problem("distinct_id", distinct_id)
+    if problem:
+        raise InvalidEvent(problem)
     if len(distinct_id) > MAX_DISTINCT_ID_LENGTH:
         distinct_id = distinct_id[:MAX_DISTINCT_ID_LENGTH]
     for bag in _PERSON_BAGS if ("$set" in raw or "$set_once" in raw or "$unset" in raw) else ():

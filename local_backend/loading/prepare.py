@@ -7,7 +7,9 @@ finds persons and inserts.
 
 The checks and their rejection reasons are those of the capture path (:func:`~local_backend.ingestion.wire.
 read_event`) for the events a file can hold: a name over 400 characters or a blank distinct id is rejected, a
-distinct id over 200 characters is cut, a time more than 23 hours after the load is stored as the load's time.
+distinct id over 200 characters is cut, a time more than 23 hours after the load is stored as the load's time;
+a name, distinct id or properties holding a lone UTF-16 surrogate, or properties nesting deeper than
+``MAX_JSON_DEPTH``, reject that event only.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from ..ingestion.bulk import EventColumns, changes_persons
 from ..ingestion.definitions import DefinitionsWriter
 from ..ingestion.person_events import PERSON_KEYS
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
-from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH
+from ..ingestion.wire import (
+    MAX_DISTINCT_ID_LENGTH,
+    MAX_EVENT_NAME_LENGTH,
+    SURROGATE_PROPERTIES,
+    properties_problem,
+    surrogate_problem,
+)
 from ..store.events import from_micros
 from .records import RecordError, event_parts, stored_form, wire_event
 
@@ -85,7 +93,7 @@ def wire_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]) -
         try:
             if isinstance(record, RecordError):
                 raise record
-            batch.events.append(wire_event(record))
+            batch.events.append(wire_event(record))  # ingestion checks names and properties as capture does
         except RecordError as error:
             batch.reject(number, str(error))
             continue
@@ -116,13 +124,24 @@ def prepare_batch(records: Iterable[tuple[int, Mapping[str, Any] | RecordError]]
         if not distinct_id.strip():
             batch.reject(number, "no distinct_id")
             continue
+        problem = surrogate_problem("event name", name) or surrogate_problem("distinct_id", distinct_id)
+        if problem:
+            batch.reject(number, problem)
+            continue
         try:
             event_uuid, properties_json = stored_form(parts)
+        except UnicodeEncodeError:  # hashing the content found a lone surrogate in the properties
+            batch.reject(number, SURROGATE_PROPERTIES)
+            continue
         except (ValueError, TypeError) as error:
             batch.reject(number, f"properties are not valid JSON: {error}")
             continue
         except RecursionError:
             batch.reject(number, "properties are not valid JSON: nested too deeply or circular")
+            continue
+        problem = properties_problem(properties, properties_json)
+        if problem:
+            batch.reject(number, problem)
             continue
         timestamp = to_micros(parts.moment)
         if timestamp > latest:

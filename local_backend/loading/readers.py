@@ -109,6 +109,21 @@ def _csv_records(path: Path) -> EventsFile:
     return EventsFile(path=path, format="csv", total=None, records=records())
 
 
+def _check_first_line(path: Path, first: str) -> None:
+    """A file whose first line is not an event object with the required keys is not an events file."""
+    try:
+        head = json.loads(first)
+    except ValueError:
+        raise _bad_file(path, "line 1 is not JSON (JSON Lines has one JSON object per line)") from None
+    except RecursionError:
+        return  # nested too deeply to read its keys: one bad record, which the loader rejects
+    if not isinstance(head, dict):
+        raise _bad_file(path, "line 1 is not a JSON object (JSON Lines has one JSON object per line)")
+    nested = head.get("properties")
+    columns = set(head) | ({"distinct_id"} if isinstance(nested, dict) and "distinct_id" in nested else set())
+    _require_columns(path, columns, what="keys on its first line")
+
+
 def _jsonl_records(path: Path) -> EventsFile:
     try:
         with path.open(encoding="utf-8-sig") as handle:
@@ -116,15 +131,7 @@ def _jsonl_records(path: Path) -> EventsFile:
     except UnicodeDecodeError as error:
         raise _bad_file(path, f"not a readable JSON Lines file ({error})") from None
     if first.strip():
-        try:
-            head = json.loads(first)
-        except ValueError:
-            raise _bad_file(path, "line 1 is not JSON (JSON Lines has one JSON object per line)") from None
-        if not isinstance(head, dict):
-            raise _bad_file(path, "line 1 is not a JSON object (JSON Lines has one JSON object per line)")
-        nested = head.get("properties")
-        columns = set(head) | ({"distinct_id"} if isinstance(nested, dict) and "distinct_id" in nested else set())
-        _require_columns(path, columns, what="keys on its first line")
+        _check_first_line(path, first)
 
     def records() -> Iterator[tuple[int, dict[str, Any] | RecordError]]:
         number = 0
@@ -134,11 +141,14 @@ def _jsonl_records(path: Path) -> EventsFile:
                     if not line.strip():
                         continue
                     number += 1
+                    # a broken line is a bad record, not a bad file: the loader rejects it and carries on
                     try:
                         value = json.loads(line)
                     except ValueError:
                         value = None
-                    # a broken line is a bad record, not a bad file: the loader rejects it and carries on
+                    except RecursionError:
+                        yield number, RecordError("the line nests too deeply to be read as JSON")
+                        continue
                     yield number, value if isinstance(value, dict) else RecordError("the line is not a JSON object")
             except UnicodeDecodeError as error:
                 raise _bad_file(path, f"the file cannot be read after row {number} ({error})") from None

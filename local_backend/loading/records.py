@@ -103,6 +103,8 @@ def _properties(value: Any) -> dict[str, Any]:
             parsed = json.loads(value)
         except ValueError:
             raise RecordError("properties is not valid JSON") from None
+        except RecursionError:
+            raise RecordError("properties is not valid JSON: nested too deeply") from None
         if not isinstance(parsed, dict):
             raise RecordError("properties is not a JSON object")
         return parsed  # freshly made: no copy needed
@@ -207,12 +209,22 @@ def event_parts(record: Mapping[str, Any]) -> EventParts:
 
 
 def wire_event(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The wire-format event for ``record``; raises :class:`RecordError` with the reason it cannot be one."""
+    """The wire-format event for ``record``; raises :class:`RecordError` with the reason it cannot be one.
+
+    Text that cannot be hashed for the content uuid (a lone UTF-16 surrogate) or properties too deep to encode
+    are reasons too; ingestion makes every other check.
+    """
     parts = event_parts(record)
+    try:
+        event_uuid = parts.uuid or content_uuid(parts.event, parts.distinct_id, parts.moment, parts.properties)
+    except UnicodeEncodeError:
+        raise RecordError("the event holds text with a lone UTF-16 surrogate, which is not valid Unicode") from None
+    except RecursionError:
+        raise RecordError("properties are not valid JSON: nested too deeply or circular") from None
     return {
         "event": parts.event,
         "distinct_id": parts.distinct_id,
         "timestamp": datetime.isoformat(parts.moment),  # one spelling per instant (and far cheaper than strftime)
-        "uuid": parts.uuid or content_uuid(parts.event, parts.distinct_id, parts.moment, parts.properties),
+        "uuid": event_uuid,
         "properties": parts.properties,
     }

@@ -2,7 +2,7 @@
 
 Rows arrive sorted by person and time, each with the breakdown value of its event (``""`` when missing). The
 values kept are the ``limit`` most frequent over the funnel's events (count descending, then value
-descending); the rest collapse into ``Other``. Then, by attribution type:
+descending, a list value compared element by element); the rest collapse into ``Other``. Then, by attribution type:
 
 * ``first_touch`` / ``last_touch``: the person's earliest / latest non-empty value among their step events
   (``""`` when every one is empty); the whole funnel of the person counts under it;
@@ -15,7 +15,9 @@ The result regroups the rows: group ``g`` is one (person, value) pair, numbered 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,14 +46,20 @@ def _runs(group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bucket_values(
-    codes: np.ndarray, names: list[str], counted: np.ndarray, limit: int | None
+    codes: np.ndarray,
+    names: list[str],
+    counted: np.ndarray,
+    limit: int | None,
+    value_key: Callable[[str], Any] = str,
 ) -> tuple[np.ndarray, list[str]]:
     """Per value code the bucket it falls in, and the bucket labels (``Other`` last when anything overflowed).
 
-    Buckets are ordered by how many ``counted`` rows carry them, then by value, both descending.
+    Buckets are ordered by how many ``counted`` rows carry them, then by ``value_key`` of the value, both
+    descending.
     """
     tally = np.bincount(codes[counted], minlength=len(names))
-    ranked = sorted(range(len(names)), key=lambda code: (-int(tally[code]), _descending(names[code])))
+    ranked = sorted(range(len(names)), key=lambda code: value_key(names[code]), reverse=True)
+    ranked.sort(key=lambda code: -int(tally[code]))  # stable: equal counts keep the value order
     ranked = [code for code in ranked if tally[code] > 0]
     kept = ranked if limit is None else ranked[:limit]
     bucket = np.full(len(names), len(kept), dtype=np.int64)
@@ -60,13 +68,6 @@ def bucket_values(
     if limit is not None and len(ranked) > limit:
         labels.append(OTHER)
     return bucket, labels
-
-
-class _descending(str):
-    """A string that sorts in reverse, so one ``sorted`` call orders counts and values both descending."""
-
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
-        return str.__gt__(self, other)
 
 
 def _regroup(rows: FunnelRows, order: np.ndarray, keys: np.ndarray, persons: np.ndarray, values: np.ndarray) -> tuple:

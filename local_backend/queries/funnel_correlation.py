@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ..errors import ValidationError
-from .funnel_results import linked_params
+from .funnel_results import action_names, linked_params
 from .funnels import FunnelRun, funnel_spec
 
 __all__ = [
@@ -208,8 +208,10 @@ def _name_list(options: dict[str, Any], key: str) -> list[str]:
     return value
 
 
-def _people_url(project_id: int, run: FunnelRun, options: dict[str, Any], row: CorrelationRow, success: bool) -> str:
-    params = linked_params(run)
+def _people_url(
+    project_id: int, run: FunnelRun, options: dict[str, Any], row: CorrelationRow, success: bool, names: dict[int, str]
+) -> str:
+    params = linked_params(run, names)
     for key in ("funnel_correlation_type", "funnel_correlation_names", "funnel_correlation_exclude_names",
                 "funnel_correlation_exclude_event_names"):  # fmt: skip
         if options.get(key) not in (None, ""):
@@ -223,6 +225,7 @@ def _people_url(project_id: int, run: FunnelRun, options: dict[str, Any], row: C
 def correlation_payload(conn: sqlite3.Connection, project_id: int, run: FunnelRun, options: dict[str, Any]) -> dict:
     """``{"events": [...], "skewed": bool}``: each entry with its counts, odds ratio, side and people URLs."""
     rows, skewed = compute_correlation(conn, project_id, run, options)
+    names = action_names(conn, project_id, run.steps)
     return {
         "events": [
             {
@@ -231,8 +234,8 @@ def correlation_payload(conn: sqlite3.Connection, project_id: int, run: FunnelRu
                 "failure_count": row.failure_count,
                 "odds_ratio": row.odds_ratio,
                 "correlation_type": row.correlation_type,
-                "success_people_url": _people_url(project_id, run, options, row, True),
-                "failure_people_url": _people_url(project_id, run, options, row, False),
+                "success_people_url": _people_url(project_id, run, options, row, True, names),
+                "failure_people_url": _people_url(project_id, run, options, row, False, names),
             }
             for row in rows
         ],

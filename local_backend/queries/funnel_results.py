@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -32,6 +33,7 @@ __all__ = [
     "breakdown_value_of",
     "people_url",
     "linked_params",
+    "action_names",
     "MAX_BREAKDOWN_VALUES",
 ]
 
@@ -74,9 +76,31 @@ def breakdown_value_of(run: FunnelRun, bucket: int) -> tuple[Any, Any]:
     return [label], [label]
 
 
-def linked_params(run: FunnelRun) -> dict[str, Any]:
-    """The funnel's filter as query parameters of a people link, its range pinned to exact instants."""
+def _named(entities: Any, action_names: Mapping[int, str]) -> Any:
+    """Entities as a link echoes them: one sent without a name is named as its step is (event id, action name)."""
+    if not isinstance(entities, list):
+        return entities
+    named = []
+    for entity in entities:
+        if isinstance(entity, dict) and entity.get("name") is None:
+            if entity.get("type", "events") == "actions":
+                name = action_names.get(entity.get("id"))  # type: ignore[arg-type]
+            else:
+                name = "All events" if entity.get("id") is None else str(entity["id"])
+            entity = {**entity, "name": name} if name is not None else entity
+        named.append(entity)
+    return named
+
+
+def linked_params(run: FunnelRun, action_names: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The funnel's filter as query parameters of a people link, its range pinned to exact instants.
+
+    Its entities carry a ``name`` as the steps do (``action_names`` gives the stored name of each action).
+    """
     data = run.filter.model_dump(exclude_none=True, exclude_defaults=True)
+    for key in ("events", "actions"):
+        if key in data:
+            data[key] = _named(data[key], action_names or {})
     params = {
         key: json.dumps(value) if isinstance(value, list | dict) else value
         for key, value in data.items()
@@ -88,16 +112,23 @@ def linked_params(run: FunnelRun) -> dict[str, Any]:
     return params
 
 
-def people_url(project_id: int, run: FunnelRun, step: int, breakdown_value: Any = None) -> str:
+def people_url(
+    project_id: int,
+    run: FunnelRun,
+    step: int,
+    breakdown_value: Any = None,
+    action_names: Mapping[int, str] | None = None,
+) -> str:
     """The persons endpoint for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
-    params = linked_params(run)
+    params = linked_params(run, action_names)
     params["funnel_step"] = step
     if breakdown_value is not None:
         params["funnel_step_breakdown"] = json.dumps(breakdown_value)
     return f"/api/projects/{project_id}/persons/funnel/?{urlencode(params)}"
 
 
-def _action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
+def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
+    """The stored name of each action among ``steps``."""
     ids = [step.id for step in steps if step.type == "actions"]
     if not ids:
         return {}
@@ -108,7 +139,7 @@ def _action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]
 
 def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: int | None, outcomes: Outcomes) -> list:
     numbers = step_numbers(outcomes, len(run.steps))
-    names = _action_names(conn, project_id, run.steps)
+    names = action_names(conn, project_id, run.steps)
     breakdown, value = breakdown_value_of(run, bucket) if bucket is not None else (None, None)
     unordered = run.filter.funnel_order_type == UNORDERED
     result = []
@@ -130,8 +161,8 @@ def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: in
             "type": step.type,
             "average_conversion_time": number.average_conversion_time,
             "median_conversion_time": number.median_conversion_time,
-            "converted_people_url": people_url(project_id, run, index + 1, value),
-            "dropped_people_url": people_url(project_id, run, -(index + 1), value) if index else None,
+            "converted_people_url": people_url(project_id, run, index + 1, value, names),
+            "dropped_people_url": people_url(project_id, run, -(index + 1), value, names) if index else None,
         }
         if bucket is not None:
             item["breakdown"] = breakdown

@@ -296,6 +296,11 @@ def _blank_list(breakdown: Any) -> str:
     return json.dumps([""] * len(breakdown), separators=(",", ":")) if isinstance(breakdown, list) else ""
 
 
+def _list_key(text: str) -> list[str]:
+    """A list value's JSON text as the list it is, so that values compare element by element."""
+    return [str(item) for item in json.loads(text)]
+
+
 def _label(
     conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, rows: FunnelRows, values: list[Any] | None
 ) -> Labelled:
@@ -319,7 +324,8 @@ def _label(
         counted = (rows.mask >> (filter.breakdown_attribution_value or 0)) & 1 == 1
     else:
         counted = rows.mask != 0
-    bucket, labels = bucket_values(codes, ordered_names, counted, filter.breakdown_limit)
+    value_key = _list_key if isinstance(filter.breakdown, list) else str
+    bucket, labels = bucket_values(codes, ordered_names, counted, filter.breakdown_limit, value_key)
     return attribute(rows, bucket[codes], empty, labels, attribution, filter.breakdown_attribution_value or 0)
 
 

@@ -18,7 +18,7 @@ person in time order through the (project, person, timestamp) index.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 from ..errors import ValidationError
 from ..filter_params import parse_filter
 from ..models.paths import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
+from ..store.events import earliest_event_time
 from .analysis_inputs import global_condition, micros, parse_point, truncate_period
 from .path_engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
 
@@ -44,15 +45,23 @@ class PathRange:
     end: int
 
 
-def resolve_path_range(filter: PathFilter, project: dict[str, Any], now: datetime) -> PathRange:
+def resolve_path_range(
+    filter: PathFilter,
+    project: dict[str, Any],
+    now: datetime,
+    earliest_event: Callable[[], datetime | None] = lambda: None,
+) -> PathRange:
     """``date_from`` (default ``-7d``) from the start of its day, to the end of ``date_to``'s day (default now).
 
-    A ``date_from`` with an hour in it (``-24h``, ``2026-01-14T10:00``) is kept to the moment.
+    A ``date_from`` with an hour in it (``-24h``, ``2026-01-14T10:00``) is kept to the moment. ``all`` starts on
+    the day of ``earliest_event()`` (the project's first plausible event, as trends and funnels start it), or
+    today when there is none.
     """
     tz = ZoneInfo(project.get("timezone") or "UTC")
     local_now = now.astimezone(tz)
     if filter.date_from == "all":
-        first = None
+        earliest = earliest_event()
+        first = micros(truncate_period((earliest or now).astimezone(tz), "Day", 0))
     else:
         start = parse_point(filter.date_from or "-7d", tz=tz, now=now, attr="date_from")
         if not _has_time(filter.date_from or ""):
@@ -62,9 +71,9 @@ def resolve_path_range(filter: PathFilter, project: dict[str, Any], now: datetim
     if filter.date_to and not _has_time(filter.date_to):
         end = truncate_period(end, "Day", 0).replace(hour=23, minute=59, second=59, microsecond=999_999)
     last = micros(end)
-    if first is not None and first > last:
+    if first > last:
         raise ValidationError("date_from is after date_to.", attr="date_from")
-    return PathRange(start=first if first is not None else 0, end=last)
+    return PathRange(start=first, end=last)
 
 
 def _has_time(text: str) -> bool:
@@ -135,7 +144,7 @@ def compute_paths(
             attr="funnel_filter",
             code="unsupported",
         )
-    bounds = resolve_path_range(filter, project, now)
+    bounds = resolve_path_range(filter, project, now, lambda: earliest_event_time(conn, int(project["id"])))
     edge_limit = filter.edge_limit
     if edge_limit is None and not (filter.start_point and filter.end_point):
         edge_limit = DEFAULT_EDGE_LIMIT

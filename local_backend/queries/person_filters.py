@@ -82,5 +82,5 @@ def person_properties_condition(
     """SQL over :data:`PERSONS_AS_E` rows (``e``) holding for persons that match ``properties``; it runs on
     ``conn``, where the functions it calls are registered."""
     register_functions(conn)
-    compiler = PropertyCompiler(conn=conn, project_id=project_id)
+    compiler = PropertyCompiler(conn=conn, project_id=project_id, hot_columns=False)  # persons have none
     return compiler.compile(_on_own_properties(check_person_filters(properties, attr)), attr)

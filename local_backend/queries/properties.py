@@ -75,6 +75,9 @@ class PropertyCompiler:
     conn: sqlite3.Connection
     project_id: int
     person_column: str = PERSON_PROPERTIES
+    # whether ``e`` rows are events with the hot property columns (``e.v_browser``, ...); rows of another source
+    # (persons shaped as events) read every property from ``e.properties``
+    hot_columns: bool = True
 
     def compile(self, group: PropertyGroup | Any, attr: str = "properties") -> Sql:
         """``(sql, params)`` for a group (or any raw shape :func:`parse_properties` reads); empty -> ``1``."""
@@ -113,7 +116,7 @@ class PropertyCompiler:
             column = group_properties_column(prop.group_type_index or 0)
         else:
             column = EVENT_PROPERTIES
-        return compare_json(column, prop)
+        return compare_json(column, prop, hot_columns=self.hot_columns)
 
     def _session(self, prop: Property) -> Sql:
         inner = Property(key="d", value=prop.value, operator=prop.operator, type="event")
@@ -167,7 +170,7 @@ def _only_person_conditions(group: PropertyGroup, cohort_id: int) -> None:
             )
 
 
-def compare_json(column: str, prop: Property) -> Sql:
+def compare_json(column: str, prop: Property, *, hot_columns: bool = True) -> Sql:
     """A condition on one key of a JSON properties column."""
     operator = prop.operator
     if operator == "is_set":
@@ -181,7 +184,7 @@ def compare_json(column: str, prop: Property) -> Sql:
         plain = all(text not in ("", "true", "false", "null") and not _NUMBER_LIKE.match(text) for text in texts)
         # strings that cannot be a number, boolean or null compare equal to the extracted value itself: one
         # JSON read per row instead of two
-        hot = hot_column(prop.key) if column == EVENT_PROPERTIES else None
+        hot = hot_column(prop.key) if column == EVENT_PROPERTIES and hot_columns else None
         if plain and hot:
             # the hot column differs from the extracted value only for booleans ('true'/'false' against 1/0),
             # which no such string equals; its index can serve the filter

@@ -32,12 +32,13 @@ def _group_echo(group: Any) -> dict[str, Any]:
     return group.model_dump() if hasattr(group, "model_dump") else {"type": "AND", "values": []}
 
 
-def echo_filter(filter: TrendsFilter) -> dict[str, Any]:
-    """The ``filter`` object of each series: the filter as read, defaults filled in."""
+def echo_filter(filter: TrendsFilter, labels: dict[int, str] | None = None) -> dict[str, Any]:
+    """The ``filter`` object of each series: the filter as read, defaults filled in; an action sent without a
+    name is named by its label in ``labels`` (entity index -> label: the stored action's name), as its series is."""
     echo: dict[str, Any] = {
         "insight": "TRENDS",
         "events": [_entity_echo(entity) for entity in filter.events],
-        "actions": [_entity_echo(entity) for entity in filter.actions],
+        "actions": [_entity_echo(entity, labels) for entity in filter.actions],
         "properties": _group_echo(filter.properties),
         "filter_test_accounts": filter.filter_test_accounts,
         "date_from": filter.date_from or "-7d",
@@ -62,8 +63,10 @@ def echo_filter(filter: TrendsFilter) -> dict[str, Any]:
     return echo
 
 
-def _entity_echo(entity: Entity) -> dict[str, Any]:
+def _entity_echo(entity: Entity, labels: dict[int, str] | None = None) -> dict[str, Any]:
     echo = entity.echo()
+    if echo["name"] is None and labels:
+        echo["name"] = labels.get(entity.index)
     echo["properties"] = [_group_echo(entity.properties)] if not entity.properties.is_empty() else []
     return echo
 
@@ -122,7 +125,7 @@ def shape_period(
     """The series objects of one period (the current one, or the previous one of a comparison)."""
     if filter.formula:
         return _formula_series(filter, raw, buckets, compare_label)
-    echo = echo_filter(filter)
+    echo = echo_filter(filter, labels)
     several = len(labels) > 1
     shaped: list[dict[str, Any]] = []
     by_entity: dict[int, list[dict[str, Any]]] = {}

@@ -15,7 +15,9 @@ import pytest
 from local_backend.limits import (
     MAX_CONDITIONS_PER_GROUP,
     MAX_EXACT_VALUES,
+    MAX_FILTER_PARAM_NESTING,
     MAX_ICONTAINS_LENGTH,
+    MAX_NAME_LIST_ITEMS,
     MAX_PATTERN_NESTING,
     MAX_PROPERTY_KEY_LENGTH,
     MAX_REGEX_CONDITIONS_PER_REQUEST,
@@ -359,3 +361,31 @@ def test_capture_rejects_only_the_event_nested_too_deeply_and_events_stay_readab
     listed = client.get(f"/api/projects/{world.project_id}/events/", headers=world.headers())
     assert listed.status_code == 200
     assert [event["event"] for event in listed.json()["results"]] == ["ok"]
+
+
+def nested_groups(count: int, kind: str) -> dict[str, Any]:
+    # each group is two levels (the group object, its values list); the condition inside is one more
+    value: dict[str, Any] = {"key": "$browser", "value": "Chrome", "type": kind}
+    for _ in range(count):
+        value = {"type": "AND", "values": [value]}
+    return value
+
+
+@pytest.mark.parametrize(("path", "kind"), [("events", "event"), ("persons", "person")])
+def test_query_string_filters_nest_at_most_the_limit(client, world, path, kind):
+    assert MAX_FILTER_PARAM_NESTING == 10  # the shapes below are 10 and 11 levels deep
+    url = f"/api/projects/{world.project_id}/{path}/"
+    within = json.dumps([nested_groups(4, kind)])  # list, 4 x (group, values), condition: 10 levels
+    assert client.get(url, params={"properties": within}, headers=world.headers()).status_code == 200
+    over = json.dumps(nested_groups(5, kind))  # 5 x (group, values), condition: 11 levels
+    body = assert_envelope(client.get(url, params={"properties": over}, headers=world.headers()), "properties")
+    assert f"at most {MAX_FILTER_PARAM_NESTING} levels" in body["detail"]
+
+
+def test_name_lists_hold_at_most_the_limit(client, world):
+    url = f"/api/projects/{world.project_id}/property_definitions/"
+    names = [f"e{i}" for i in range(MAX_NAME_LIST_ITEMS)]
+    assert client.get(url, params={"event_names": json.dumps(names)}, headers=world.headers()).status_code == 200
+    over = client.get(url, params={"event_names": json.dumps([*names, "one more"])}, headers=world.headers())
+    body = assert_envelope(over, "event_names")
+    assert f"at most {MAX_NAME_LIST_ITEMS} names" in body["detail"]

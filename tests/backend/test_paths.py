@@ -6,11 +6,14 @@ The app clock stands at 2026-01-15 12:00 UTC, so the default range (-7d) starts 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.queries.paths import paths_payload
+from local_backend.models.paths import PathFilter
+from local_backend.queries.paths import paths_payload, resolve_path_range
+from local_backend.store.events import earliest_event_time, to_micros
 from local_backend.store.projects import get_project
 from tests.factories import add_events
 
@@ -126,3 +129,31 @@ def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn,
     with pytest.raises(ValidationError) as error:
         paths_payload(conn, project, {"include_event_types": '["$pageview"'}, clock.now())
     assert error.value.attr == "include_event_types"
+
+
+def test_all_starts_at_the_earliest_plausible_event(client, world, conn, clock):
+    # PostHog starts `all` at the project's first event on or after 2015-01-01: a stamp from 2000 is a broken
+    # client clock. Here the first plausible event is on 2024-03-01 10:00, so the range starts that day at 00:00.
+    add_events(
+        conn,
+        world.project_id,
+        [("$pageview", "y2k", "2000-01-01T10:00:00Z", {"$current_url": "/y2k"}),
+         ("$pageview", "y2k", "2000-01-01T10:01:00Z", {"$current_url": "/y2k/next"}),
+         ("$pageview", "p1", "2024-03-01T10:00:00Z", {"$current_url": "/a"}),
+         ("$pageview", "p1", "2024-03-01T10:02:00Z", {"$current_url": "/b"})],
+    )  # fmt: skip
+    assert paths(client, world, date_from="all") == [("1_/a", "2_/b", 1, 2 * MIN)]
+    project = get_project(conn, world.project_id)
+    bounds = resolve_path_range(PathFilter(date_from="all"), project, clock.now(), lambda: earliest(conn, project))
+    assert bounds.start == to_micros(datetime(2024, 3, 1, tzinfo=UTC))
+    assert bounds.end == to_micros(clock.now())
+
+
+def test_all_without_plausible_events_starts_today(conn, world, clock):
+    project = get_project(conn, world.project_id)
+    bounds = resolve_path_range(PathFilter(date_from="all"), project, clock.now(), lambda: None)
+    assert bounds.start == to_micros(datetime(2026, 1, 15, tzinfo=UTC))
+
+
+def earliest(conn, project):
+    return earliest_event_time(conn, int(project["id"]))

@@ -102,6 +102,16 @@ def test_distinct_id_and_property_filters(client, world, seed, conn):
     assert listed(client, world, properties=json.dumps(pro), search="bob") == []
 
 
+def test_person_filters_on_keys_events_keep_in_columns(client, world, seed, conn):
+    # $browser and $os have their own columns on events, not on persons: a person filter reads the properties
+    add_events(conn, world.project_id, [("x", "dave", "2026-01-10T00:00:00Z")],
+               persons={"dave": {"$browser": "Chrome", "$os": "Mac"}})  # fmt: skip
+    chrome = [{"key": "$browser", "value": "Chrome", "type": "person"}]
+    assert listed(client, world, properties=json.dumps(chrome)) == ["dave"]
+    not_mac = {"type": "AND", "values": [{"key": "$os", "value": "Mac", "operator": "is_not", "type": "person"}]}
+    assert "dave" not in listed(client, world, properties=json.dumps(not_mac))
+
+
 def test_regex_person_filters_run_on_re2(client, world, seed, conn):
     """Person filters compile through the calculations' compiler, so regexes mean what they mean in a trend.
 

@@ -98,6 +98,8 @@ def test_all_events_and_entity_order(client, world, conn):
     # every series is named as PostHog names it: the stored action's name, the event id, "All events"
     assert [s["action"]["name"] for s in body["result"]] == ["Did b", "a", "All events"]
     assert [e.get("name") for e in body["result"][0]["filter"]["events"]] == ["All events", "a"]
+    # the echoed filter names its entities as the series do
+    assert [e.get("name") for e in body["result"][0]["filter"]["actions"]] == ["Did b"]
 
 
 def test_unknown_action_gives_no_series(client, world):
