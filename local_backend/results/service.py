@@ -25,20 +25,13 @@ from datetime import datetime
 from typing import Any
 
 from ..clock import format_instant, parse_instant
-from ..errors import APIError
+from ..errors import QueryCancelled
 from ..store.query_results import drop_cached_results_before, get_cached_result, get_query_status
 from .modes import ExecutionMode
 from .runner import Calculation, CalculationCancelled, QueryRunner
 from .staleness import CACHE_TTL, MIN_CLIENT_REFRESH, cache_target_age, is_stale
 
 __all__ = ["cache_key_for", "serve_calculation", "query_status_body", "nothing_cached", "QueryCancelled"]
-
-
-class QueryCancelled(APIError):
-    status = 400
-    type = "invalid_request"
-    default_code = "query_cancelled"
-    default_detail = "The calculation was cancelled."
 
 
 def cache_key_for(project_id: int, kind: str, normalized_filter: dict[str, Any], timezone: str) -> str:
