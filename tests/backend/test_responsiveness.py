@@ -28,6 +28,8 @@ from local_backend.app import create_app
 from local_backend.calculation_guard import CalculationGuard
 from local_backend.clock import FixedClock
 from local_backend.config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
+from local_backend.results import kinds
+from local_backend.routes import query as query_routes
 from local_backend.routes import trends as trend_routes
 
 from ..conftest import NOW
@@ -199,35 +201,48 @@ def test_a_saved_insight_computed_on_get_and_the_query_endpoint_are_under_the_ti
         assert (response.status_code, response.json()["code"]) == (504, "query_timeout")
 
 
+def _slow_query_body() -> dict[str, Any]:
+    series = [{"kind": "EventsNode", "event": "note"}]
+    properties = slow_trend_body(conditions=100)["properties"]
+    return {"query": {"kind": "TrendsQuery", "series": series, "properties": properties}, "refresh": "force_blocking"}
+
+
 @pytest.mark.live
-def test_a_client_that_disconnects_stops_its_calculation(live_server, slow_world, monkeypatch):
+@pytest.mark.parametrize("route", ["insights/trend/", "query/"])
+def test_a_client_that_disconnects_stops_its_calculation(live_server, slow_world, monkeypatch, route):
     """The client sends a slow trend, waits until its calculation runs, and closes the connection."""
     guards: list[CalculationGuard] = []
     ends: list[tuple[float, str]] = []
-    make_guard, compute = off_loop.guard_for, trend_routes.compute_trends
+    guard_module = off_loop if route == "insights/trend/" else query_routes
+    make_guard = guard_module.guard_for
 
     def recording_guard(request):
         guard = make_guard(request)
         guards.append(guard)
         return guard
 
-    def recording_compute(*args, **kwargs):
-        try:
-            return compute(*args, **kwargs)
-        except Exception as error:
-            ends.append((time.monotonic(), f"{type(error).__name__}: {error}"))
-            raise
-        finally:
-            if not ends:
-                ends.append((time.monotonic(), "finished"))
+    def recording(compute):
+        def run(*args, **kwargs):
+            try:
+                return compute(*args, **kwargs)
+            except Exception as error:
+                ends.append((time.monotonic(), f"{type(error).__name__}: {error}"))
+                raise
+            finally:
+                if not ends:
+                    ends.append((time.monotonic(), "finished"))
 
-    monkeypatch.setattr(off_loop, "guard_for", recording_guard)
-    monkeypatch.setattr(trend_routes, "compute_trends", recording_compute)
-    body = json.dumps(slow_trend_body(conditions=100)).encode()  # a dozen times the slow trend
+        return run
+
+    monkeypatch.setattr(guard_module, "guard_for", recording_guard)
+    monkeypatch.setattr(trend_routes, "compute_trends", recording(trend_routes.compute_trends))
+    monkeypatch.setitem(kinds.ENGINES, "TRENDS", recording(kinds.ENGINES["TRENDS"]))
+    # a dozen times the slow trend: it cannot end on its own while the test runs
+    body = json.dumps(slow_trend_body(conditions=100) if route == "insights/trend/" else _slow_query_body()).encode()
     host, port = live_server.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=5) as sock:
         sock.sendall(
-            f"POST /api/projects/{slow_world.project_id}/insights/trend/ HTTP/1.1\r\nHost: {host}\r\n"
+            f"POST /api/projects/{slow_world.project_id}/{route} HTTP/1.1\r\nHost: {host}\r\n"
             f"Authorization: Bearer {slow_world.key}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body
@@ -235,7 +250,7 @@ def test_a_client_that_disconnects_stops_its_calculation(live_server, slow_world
         deadline = time.monotonic() + 10
         while not guards and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.2)  # well into the calculation
+        time.sleep(0.3)  # well into the calculation
         assert not ends, "the calculation ended before the client went away"
     # the client has gone
     gone = time.monotonic()
