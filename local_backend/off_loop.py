@@ -41,8 +41,8 @@ def guard_for(request: Request) -> CalculationGuard:
 async def run_off_loop(request: Request, guard: CalculationGuard, work: Callable[[], T]) -> T:
     """Run ``work`` in a worker thread; while it runs, cancel ``guard`` when the client disconnects.
 
-    The thread is always waited for (a run stops within a few thousand SQLite steps of a cancel), so the
-    request's connection is never closed under it.
+    The thread is always waited for (a cancelled run stops within a row or two), so the request's connection
+    is never closed under it.
     """
     outcome: dict[str, Any] = {}
 
@@ -60,17 +60,17 @@ async def run_off_loop(request: Request, guard: CalculationGuard, work: Callable
         finally:
             done.set()
 
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(in_thread)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(in_thread)
+        try:
             while not done.is_set():
                 if not guard.cancelled.is_set() and await request.is_disconnected():
                     guard.cancel()
                 with anyio.move_on_after(DISCONNECT_POLL_SECONDS):
                     await done.wait()
-    except BaseException:  # the request's task itself was cancelled (server shutting down)
-        guard.cancel()
-        raise
+        except BaseException:  # the request's task itself was cancelled (server shutting down): stop the thread
+            guard.cancel()
+            raise
     if "error" in outcome:
         error = outcome["error"]
         if isinstance(error, CalculationCancelled):

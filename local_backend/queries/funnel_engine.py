@@ -269,7 +269,7 @@ def compute_attempts(
     ``before_chunk`` is called before each slice; it may raise to stop the work (a time limit).
     """
     cuts = _group_cuts(rows.group, chunk_rows)
-    parts = []
+    parts: list[Attempts] = []
     for low, high in zip(cuts, cuts[1:], strict=False):
         if before_chunk is not None:
             before_chunk()
