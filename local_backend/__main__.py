@@ -2,7 +2,7 @@
 
 Commands (the contract other tools rely on):
 
-* ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601]``
+* ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601] [--query-timeout SECONDS]``
 * ``create-project --db PATH --name NAME [--timezone TZ]`` prints ``{"id", "name", "api_token"}``
 * ``create-key --db PATH --email EMAIL --scopes "insight:read,plugin:write" [--projects 1,2] [--label L]``
   prints only the personal API key
@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
+from .config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
 from .loading.loader import DEFAULT_BATCH_SIZE
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "build_settings"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -68,6 +69,16 @@ def _count(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="insightlab", description="insightlab's local analytics backend")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -77,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=DEFAULT_HOST)
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--now", type=_instant, help="start the server clock at this instant (ISO 8601)")
+    serve.add_argument(
+        "--query-timeout",
+        type=_seconds,
+        default=DEFAULT_QUERY_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop a calculation running longer than this with a 504 (default {DEFAULT_QUERY_TIMEOUT_SECONDS:g})",
+    )
 
     project = commands.add_parser("create-project", help="create a project and print it as JSON")
     project.add_argument("--db", type=Path, required=True)
@@ -108,13 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_settings(args: argparse.Namespace) -> Settings:
+    """The app's settings from ``serve``'s arguments."""
+    return Settings(db_path=args.db, clock=_clock(args.now), query_timeout_seconds=args.query_timeout)
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
-    from .config import Settings
 
-    app = create_app(Settings(db_path=args.db, clock=_clock(args.now)))
+    app = create_app(build_settings(args))
     print(f"insightlab backend serving {args.db} on http://{args.host}:{args.port}", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

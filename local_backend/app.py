@@ -39,7 +39,7 @@ DECLARED_ERROR_STATUSES = (400, 401, 403, 404, 405, 413)
 def create_app(settings: Settings) -> FastAPI:
     """Build the backend for ``settings``; the database is created and migrated here."""
     migrate(settings.db_path)
-    runner = QueryRunner(db_path=settings.db_path, clock=settings.clock)
+    runner = QueryRunner(db_path=settings.db_path, clock=settings.clock, timeout_seconds=settings.query_timeout_seconds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

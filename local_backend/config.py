@@ -12,11 +12,14 @@ __all__ = [
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
     "MAX_REQUEST_BYTES",
+    "DEFAULT_QUERY_TIMEOUT_SECONDS",
 ]
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 10_000
 MAX_REQUEST_BYTES = 20 * 1024 * 1024
+# How long one calculation may run before it is stopped with a 504 (PostHog's queries stop at 60 s too).
+DEFAULT_QUERY_TIMEOUT_SECONDS = 60.0
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 
 
@@ -29,3 +32,8 @@ class Settings:
     default_page_size: int = DEFAULT_PAGE_SIZE
     max_page_size: int = MAX_PAGE_SIZE
     max_request_bytes: int = MAX_REQUEST_BYTES
+    query_timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS
+
+    def __post_init__(self) -> None:
+        if not self.query_timeout_seconds > 0:
+            raise ValueError(f"query_timeout_seconds must be positive, not {self.query_timeout_seconds!r}")

@@ -12,7 +12,9 @@ Every error a client sees has the body ``{"type", "code", "detail", "attr"}``, t
     ├── MethodNotAllowed          405 invalid_request    method_not_allowed
     ├── PayloadTooLarge           413 invalid_request    payload_too_large
     ├── UnsupportedMediaType      415 invalid_request    unsupported_media_type
-    └── ServerError               500 server_error       error
+    ├── QueryCancelled            400 invalid_request    query_cancelled
+    ├── ServerError               500 server_error       error
+    └── QueryTimeout              504 server_error       query_timeout   (the calculation ran out of time)
 
 Routes raise these; they never build error JSON themselves.
 """
@@ -33,6 +35,8 @@ __all__ = [
     "PayloadTooLarge",
     "UnsupportedMediaType",
     "ServerError",
+    "QueryCancelled",
+    "QueryTimeout",
     "error_body",
 ]
 
@@ -127,6 +131,30 @@ class ServerError(APIError):
     type = "server_error"
     default_code = "error"
     default_detail = "A server error occurred."
+
+
+class QueryCancelled(APIError):
+    status = 400
+    type = "invalid_request"
+    default_code = "query_cancelled"
+    default_detail = "The calculation was cancelled."
+
+
+class QueryTimeout(APIError):
+    """A calculation ran past the server's time limit (PostHog answers its query timeouts with 504 too)."""
+
+    status = 504
+    type = "server_error"
+    default_code = "query_timeout"
+
+    def __init__(self, limit_seconds: float, **kwargs: Any) -> None:
+        super().__init__(
+            f"The calculation took longer than the server's limit of {limit_seconds:g} seconds and was stopped."
+            " Narrow the date range or the filters, or raise the limit with"
+            " `insightlab serve --query-timeout SECONDS`.",
+            **kwargs,
+        )
+        self.limit_seconds = limit_seconds
 
 
 def _sendable(text: str | None) -> str | None:

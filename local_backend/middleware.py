@@ -6,6 +6,7 @@ import json
 import logging
 from typing import Any
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import APIError, PayloadTooLarge, ServerError, error_body
@@ -96,6 +97,8 @@ class UnexpectedErrorMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            pass  # the client left before sending all of its body: nobody to answer, nothing went wrong here
         except Exception:
             log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
             if not started:

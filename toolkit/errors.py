@@ -14,6 +14,7 @@
     │   ├── MethodNotAllowedError    405
     │   ├── RateLimitError           429 (``retry_after`` in seconds when the server said)
     │   └── ServerError              5xx
+    │       └── QueryTimeoutError    504: the calculation ran past the server's time limit (never retried)
     └── LocalBackendError            the embedded local backend could not be started
 """
 
@@ -29,6 +30,7 @@ __all__ = [
     "MethodNotAllowedError",
     "NotFoundError",
     "PermissionDeniedError",
+    "QueryTimeoutError",
     "RateLimitError",
     "ServerError",
     "ToolkitError",
@@ -143,6 +145,15 @@ class ServerError(APIError):
     """5xx after the retries were spent."""
 
 
+class QueryTimeoutError(ServerError):
+    """504: the server stopped the calculation when it reached its time limit.
+
+    PostHog answers a query that runs past its limit with 504, and so does the local backend (code
+    ``query_timeout``). Asking again runs into the same limit, so the toolkit does not retry it: narrow the
+    date range or the filters, or start the local backend with a larger ``--query-timeout``.
+    """
+
+
 _BY_STATUS: dict[int, type[APIError]] = {
     400: ValidationError,
     401: AuthenticationError,
@@ -150,6 +161,7 @@ _BY_STATUS: dict[int, type[APIError]] = {
     404: NotFoundError,
     405: MethodNotAllowedError,
     429: RateLimitError,
+    504: QueryTimeoutError,
 }
 
 # PostHog's insights answer 403 (not 401) for a missing or invalid key; the code tells the two cases apart.

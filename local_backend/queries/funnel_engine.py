@@ -255,14 +255,25 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     )
 
 
-def compute_attempts(rows: FunnelRows, spec: FunnelSpec, *, chunk_rows: int = CHUNK_ROWS) -> Attempts:
+def compute_attempts(
+    rows: FunnelRows,
+    spec: FunnelSpec,
+    *,
+    chunk_rows: int = CHUNK_ROWS,
+    before_chunk: Callable[[], None] | None = None,
+) -> Attempts:
     """Every attempt of every group (exclusions applied), sorted by group then start.
 
     Groups are independent, so rows are processed in slices of about ``chunk_rows`` cut at group
     boundaries: the working arrays stay the size of a slice however many rows the funnel reads.
+    ``before_chunk`` is called before each slice; it may raise to stop the work (a time limit).
     """
     cuts = _group_cuts(rows.group, chunk_rows)
-    parts = [_attempts(_slice(rows, low, high), spec) for low, high in zip(cuts, cuts[1:], strict=False)]
+    parts: list[Attempts] = []
+    for low, high in zip(cuts, cuts[1:], strict=False):
+        if before_chunk is not None:
+            before_chunk()
+        parts.append(_attempts(_slice(rows, low, high), spec))
     if len(parts) == 1:
         return parts[0]
     if not parts:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..calculation_guard import check_deadline
 from ..errors import ValidationError
 from ..models.funnels import FunnelFilter
 from .filters import Entity
@@ -337,6 +338,6 @@ def run_funnel(conn: sqlite3.Connection, project: dict[str, Any], filter: Funnel
     # a time-to-convert histogram is one distribution of persons, whatever the breakdown
     labelled = unlabelled(rows) if filter.viz_type == "time_to_convert" else _label(conn, project, filter, rows, values)
     spec = funnel_spec(filter, steps)
-    attempts = compute_attempts(labelled.rows, spec)
+    attempts = compute_attempts(labelled.rows, spec, before_chunk=check_deadline)
     outcomes = reduce_attempts(attempts, len(steps))
     return FunnelRun(filter, steps, span, labelled, attempts, outcomes, keys)

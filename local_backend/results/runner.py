@@ -1,9 +1,11 @@
 """Running calculations, in the request or in the background, so that any of them can be cancelled.
 
-Each run gets its own SQLite connection with a progress handler that aborts the statement in progress as soon
-as the run is cancelled, so a cancelled calculation stops within a few thousand SQLite steps rather than
-running to the end. Background runs go to a small thread pool; their status is stored (``query_status``) so
-any request can poll it, and a failure is recorded there, never raised into the server.
+Each run is watched by a :class:`..calculation_guard.CalculationGuard`: a progress handler on its SQLite
+connection aborts the statement in progress as soon as the run is cancelled or out of time
+(``Settings.query_timeout_seconds``), so a cancelled calculation stops within a few thousand SQLite steps rather
+than running to the end, and one that runs too long answers :class:`..errors.QueryTimeout`. Background runs go
+to a small thread pool; their status is stored (``query_status``) so any request can poll it, and a failure is
+recorded there, never raised into the server.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from ..calculation_guard import CalculationCancelled, CalculationGuard
 from ..clock import Clock, format_instant
+from ..config import DEFAULT_QUERY_TIMEOUT_SECONDS
 from ..errors import APIError
 from ..store.db import connect
 from ..store.query_results import (
@@ -34,11 +38,6 @@ log = logging.getLogger("local_backend.results")
 
 STATUS_LIFETIME = timedelta(hours=1)
 BACKGROUND_WORKERS = 2
-_PROGRESS_STEPS = 1000
-
-
-class CalculationCancelled(Exception):
-    """The run was cancelled by a client."""
 
 
 @dataclass(frozen=True)
@@ -55,39 +54,37 @@ class Calculation:
 
 
 class QueryRunner:
-    def __init__(self, *, db_path: Path, clock: Clock, workers: int = BACKGROUND_WORKERS) -> None:
+    def __init__(
+        self,
+        *,
+        db_path: Path,
+        clock: Clock,
+        workers: int = BACKGROUND_WORKERS,
+        timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS,
+    ) -> None:
         self._db_path = db_path
         self._clock = clock
+        self.timeout_seconds = timeout_seconds
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="calculation")
         self._lock = threading.Lock()
-        self._cancel_flags: dict[tuple[int, str], threading.Event] = {}
+        self._guards: dict[tuple[int, str], CalculationGuard] = {}
 
     def _now(self) -> str:
         return format_instant(self._clock.now())
 
-    def _register(self, project_id: int, query_id: str) -> threading.Event:
-        flag = threading.Event()
+    def _register(self, project_id: int, query_id: str, guard: CalculationGuard | None = None) -> CalculationGuard:
+        guard = guard or CalculationGuard(timeout_seconds=self.timeout_seconds)
         with self._lock:
-            self._cancel_flags[(project_id, query_id)] = flag
-        return flag
+            self._guards[(project_id, query_id)] = guard
+        return guard
 
     def _forget(self, project_id: int, query_id: str) -> None:
         with self._lock:
-            self._cancel_flags.pop((project_id, query_id), None)
+            self._guards.pop((project_id, query_id), None)
 
-    def _run(self, conn: sqlite3.Connection, calc: Calculation, flag: threading.Event) -> dict[str, Any]:
-        conn.set_progress_handler(lambda: 1 if flag.is_set() else 0, _PROGRESS_STEPS)
-        try:
-            payload = calc.compute(conn)
-        except sqlite3.OperationalError as error:
-            if flag.is_set():
-                raise CalculationCancelled from error
-            raise
-        finally:
-            conn.set_progress_handler(None, 0)
-        if flag.is_set():
-            raise CalculationCancelled
-        return payload
+    def _run(self, conn: sqlite3.Connection, calc: Calculation, guard: CalculationGuard) -> dict[str, Any]:
+        with guard.watching(conn):
+            return calc.compute(conn)
 
     def _store(self, conn: sqlite3.Connection, project_id: int, calc: Calculation, payload: dict[str, Any]) -> str:
         last_refresh = self._now()
@@ -103,15 +100,22 @@ class QueryRunner:
         return last_refresh
 
     def run_blocking(
-        self, conn: sqlite3.Connection, *, project_id: int, query_id: str, calc: Calculation
+        self,
+        conn: sqlite3.Connection,
+        *,
+        project_id: int,
+        query_id: str,
+        calc: Calculation,
+        guard: CalculationGuard | None = None,
     ) -> tuple[dict[str, Any], str]:
         """Compute in the calling thread and cache the result; returns (payload, last_refresh).
 
-        Raises :class:`CalculationCancelled` when a client cancels the run meanwhile.
+        Raises :class:`CalculationCancelled` when a client cancels the run meanwhile (or ``guard`` is cancelled,
+        e.g. because the client went away) and :class:`..errors.QueryTimeout` when it runs out of time.
         """
-        flag = self._register(project_id, query_id)
+        guard = self._register(project_id, query_id, guard)
         try:
-            payload = self._run(conn, calc, flag)
+            payload = self._run(conn, calc, guard)
             return payload, self._store(conn, project_id, calc, payload)
         finally:
             self._forget(project_id, query_id)
@@ -138,13 +142,15 @@ class QueryRunner:
             start_time=format_instant(start),
             expiration_time=format_instant(start + STATUS_LIFETIME),
         )
-        flag = self._register(project_id, query_id)
-        self._pool.submit(self._background, project_id, query_id, calc, flag)
+        guard = self._register(project_id, query_id)
+        self._pool.submit(self._background, project_id, query_id, calc, guard)
 
-    def _background(self, project_id: int, query_id: str, calc: Calculation, flag: threading.Event) -> None:
+    def _background(self, project_id: int, query_id: str, calc: Calculation, guard: CalculationGuard) -> None:
         conn = connect(self._db_path)
         try:
-            payload = self._run(conn, calc, flag)
+            # the time limit counts from the start of the run, not from the submit (the run may have queued)
+            guard.start_clock()
+            payload = self._run(conn, calc, guard)
             self._store(conn, project_id, calc, payload)
             finish_query_status(
                 conn, project_id=project_id, query_id=query_id, end_time=self._now(), results=payload.get("result")
@@ -171,14 +177,14 @@ class QueryRunner:
     def cancel(self, conn: sqlite3.Connection, *, project_id: int, query_id: str) -> bool:
         """Stop a running calculation (blocking or background). False when nothing by that id is running."""
         with self._lock:
-            flag = self._cancel_flags.get((project_id, query_id))
-        if flag is not None:
-            flag.set()
+            guard = self._guards.get((project_id, query_id))
+        if guard is not None:
+            guard.cancel()
         recorded = mark_query_cancelled(conn, project_id=project_id, query_id=query_id, end_time=self._now())
-        return flag is not None or recorded
+        return guard is not None or recorded
 
     def shutdown(self) -> None:
         with self._lock:
-            for flag in self._cancel_flags.values():
-                flag.set()
+            for guard in self._guards.values():
+                guard.cancel()
         self._pool.shutdown(wait=True, cancel_futures=True)

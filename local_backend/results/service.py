@@ -24,21 +24,15 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from ..calculation_guard import CalculationGuard
 from ..clock import format_instant, parse_instant
-from ..errors import APIError
+from ..errors import QueryCancelled
 from ..store.query_results import drop_cached_results_before, get_cached_result, get_query_status
 from .modes import ExecutionMode
 from .runner import Calculation, CalculationCancelled, QueryRunner
 from .staleness import CACHE_TTL, MIN_CLIENT_REFRESH, cache_target_age, is_stale
 
 __all__ = ["cache_key_for", "serve_calculation", "query_status_body", "nothing_cached", "QueryCancelled"]
-
-
-class QueryCancelled(APIError):
-    status = 400
-    type = "invalid_request"
-    default_code = "query_cancelled"
-    default_detail = "The calculation was cancelled."
 
 
 def cache_key_for(project_id: int, kind: str, normalized_filter: dict[str, Any], timezone: str) -> str:
@@ -111,8 +105,13 @@ def serve_calculation(
     now: datetime,
     client_query_id: str | None = None,
     insight_id: int | None = None,
+    guard: CalculationGuard | None = None,
 ) -> dict[str, Any]:
-    """The result package for ``calc`` under ``mode`` (see the module docstring)."""
+    """The result package for ``calc`` under ``mode`` (see the module docstring).
+
+    ``guard`` watches a calculation computed now (the request's, cancelled when its client disconnects); by
+    default the runner makes one with its time limit.
+    """
     drop_cached_results_before(conn, format_instant(now - CACHE_TTL))
     cached = get_cached_result(conn, project_id, calc.cache_key)
     query_id = client_query_id or uuid.uuid4().hex
@@ -144,7 +143,9 @@ def serve_calculation(
     if mode.is_async:
         return nothing_cached(background())
     try:
-        payload, last_refresh = runner.run_blocking(conn, project_id=project_id, query_id=query_id, calc=calc)
+        payload, last_refresh = runner.run_blocking(
+            conn, project_id=project_id, query_id=query_id, calc=calc, guard=guard
+        )
     except CalculationCancelled:
         raise QueryCancelled() from None
     return _package(payload, last_refresh=last_refresh, calc=calc, is_cached=False, lazy=False)

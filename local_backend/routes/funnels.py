@@ -17,6 +17,7 @@ from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
 from ..filter_params import decode_json_text, parse_filter, read_filter_params
 from ..models.funnels import CorrelationResponse, FunnelFilter, FunnelPeoplePage, FunnelResponse
+from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated
 from ..queries.funnel_correlation import correlation_actors, correlation_payload
 from ..queries.funnel_results import funnel_result, step_actors
@@ -27,7 +28,7 @@ from ..store.person_lookup import persons_by_id
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["insights"])
+router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 INSIGHT_PATH = "/api/projects/{project_id}/insights/funnel"
 PEOPLE_PATH = "/api/projects/{project_id}/persons/funnel"
 CORRELATION_PATH = "/api/projects/{project_id}/insights/funnel/correlation"
@@ -49,9 +50,12 @@ async def funnel_route(
     timer = PhaseTimer()
     filter = parse_filter(FunnelFilter, await read_filter_params(request))
     timer.mark("./filter")
-    run = run_funnel(conn, access.project, filter, get_settings(request).clock.now())
+    now = get_settings(request).clock.now()
+    result = await compute_off_loop(
+        request, conn, lambda: funnel_result(conn, access.project_id, run_funnel(conn, access.project, filter, now))
+    )
     timer.mark("./query")
-    return calculation_envelope(request, access, funnel_result(conn, access.project_id, run), timer)
+    return calculation_envelope(request, access, result, timer)
 
 
 @router.get(PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons who reached or dropped at a step")
@@ -68,12 +72,17 @@ async def funnel_people_route(
     count = len(filter.steps)
     step = _funnel_step(funnel_step, count)
     value = decode_json_text(funnel_step_breakdown, "funnel_step_breakdown") if funnel_step_breakdown else None
-    run = run_funnel(conn, access.project, filter, get_settings(request).clock.now())
-    actors = step_actors(run, step, value)
-    if run.group_keys is not None and filter.aggregation_group_type_index is not None:
-        keys = sorted(run.group_keys[number] for number in actors)
-        return _groups_page(request, page, conn, access.project_id, filter.aggregation_group_type_index, keys)
-    return _people_page(request, page, conn, access.project_id, actors)
+    now = get_settings(request).clock.now()
+
+    def people() -> dict[str, Any]:
+        run = run_funnel(conn, access.project, filter, now)
+        actors = step_actors(run, step, value)
+        if run.group_keys is not None and filter.aggregation_group_type_index is not None:
+            keys = sorted(run.group_keys[number] for number in actors)
+            return _groups_page(request, page, conn, access.project_id, filter.aggregation_group_type_index, keys)
+        return _people_page(request, page, conn, access.project_id, actors)
+
+    return await compute_off_loop(request, conn, people)
 
 
 def _groups_page(
@@ -129,9 +138,16 @@ async def funnel_correlation_route(
     params = await read_filter_params(request)
     filter = parse_filter(FunnelFilter, params)
     _person_funnel(filter)
-    run = run_funnel(conn, access.project, _steps_only(filter), get_settings(request).clock.now())
+    now = get_settings(request).clock.now()
+    result = await compute_off_loop(
+        request,
+        conn,
+        lambda: correlation_payload(
+            conn, access.project_id, run_funnel(conn, access.project, _steps_only(filter), now), params
+        ),
+    )
     return {
-        "result": correlation_payload(conn, access.project_id, run, params),
+        "result": result,
         "last_refresh": now_iso(request),
         "is_cached": False,
     }
@@ -154,9 +170,14 @@ async def funnel_correlation_people_route(
     if funnel_correlation_person_converted.lower() not in ("true", "false"):
         raise ValidationError("Use true or false.", attr="funnel_correlation_person_converted")
     converted = funnel_correlation_person_converted.lower() == "true"
-    run = run_funnel(conn, access.project, _steps_only(filter), get_settings(request).clock.now())
-    actors = correlation_actors(conn, access.project_id, run, params, funnel_correlation_value, converted)
-    return _people_page(request, page, conn, access.project_id, actors)
+    now = get_settings(request).clock.now()
+
+    def people() -> dict[str, Any]:
+        run = run_funnel(conn, access.project, _steps_only(filter), now)
+        actors = correlation_actors(conn, access.project_id, run, params, funnel_correlation_value, converted)
+        return _people_page(request, page, conn, access.project_id, actors)
+
+    return await compute_off_loop(request, conn, people)
 
 
 def _steps_only(filter: FunnelFilter) -> FunnelFilter:

@@ -10,12 +10,14 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
+from ..calculation_guard import CalculationGuard
 from ..clock import format_instant
 from ..csv_render import csv_response
 from ..errors import MethodNotAllowed, NotFound, ValidationError
 from ..limits import MAX_INT64, MIN_INT64
 from ..models.common import ErrorResponse, Paginated
 from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
+from ..off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ..pagination import Page, page_params, paginated
 from ..queries.analysis_inputs import parse_point
 from ..results.dashboard_filters import apply_dashboard_filters
@@ -91,6 +93,7 @@ def _result_package(
     *,
     strict: bool,
     dashboard_filters: dict[str, Any] | None = None,
+    guard: CalculationGuard | None = None,
 ) -> dict[str, Any] | None:
     """The insight's result by ``refresh`` mode, or None for kinds this backend cannot calculate.
 
@@ -119,6 +122,7 @@ def _result_package(
         user_id=access.user_id,
         now=now,
         insight_id=insight["id"],
+        guard=guard,
     )
 
 
@@ -279,9 +283,12 @@ def create_insight_route(
 
 
 @router.get(
-    "/api/projects/{project_id}/insights/{insight_id:int}", response_model=Insight, summary="Retrieve an insight"
+    "/api/projects/{project_id}/insights/{insight_id:int}",
+    response_model=Insight,
+    summary="Retrieve an insight",
+    responses=CALCULATION_RESPONSES,
 )
-def retrieve_insight(
+async def retrieve_insight(
     request: Request,
     insight_id: int,
     access: ProjectAccess = Depends(READ),
@@ -291,10 +298,17 @@ def retrieve_insight(
     from_dashboard: str | None = Query(None, description="Compute with this dashboard's date range and filters"),
 ) -> Any:
     as_csv = _wants_csv(format)
-    insight = load_insight(conn, access, insight_id)
-    dashboard_filters = _dashboard_filters(conn, access, from_dashboard) if from_dashboard not in (None, "") else None
-    package = _result_package(request, conn, access, insight, refresh, strict=True, dashboard_filters=dashboard_filters)
-    body = insight_body(conn, insight, package)
+    guard = guard_for(request)  # a result computed now stops when this client disconnects
+
+    def answer() -> dict[str, Any]:
+        insight = load_insight(conn, access, insight_id)
+        dashboard = _dashboard_filters(conn, access, from_dashboard) if from_dashboard not in (None, "") else None
+        package = _result_package(
+            request, conn, access, insight, refresh, strict=True, dashboard_filters=dashboard, guard=guard
+        )
+        return insight_body(conn, insight, package)
+
+    body = await run_off_loop(request, guard, answer)
     return csv_response(body) if as_csv else body
 
 

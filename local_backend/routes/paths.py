@@ -11,13 +11,14 @@ from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..filter_params import parse_filter, read_filter_params
 from ..models.paths import PathFilter, PathsResponse
+from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..queries.paths import compute_paths
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["insights"])
+router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 
 
 @router.get(
@@ -39,6 +40,7 @@ async def path_route(
     timer = PhaseTimer()
     filter = parse_filter(PathFilter, await read_filter_params(request))
     timer.mark("./filter")
-    edges = compute_paths(conn, access.project, filter, get_settings(request).clock.now())
+    now = get_settings(request).clock.now()
+    edges = await compute_off_loop(request, conn, lambda: compute_paths(conn, access.project, filter, now))
     timer.mark("./query")
     return calculation_envelope(request, access, [edge.as_dict() for edge in edges], timer)

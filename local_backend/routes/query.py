@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
+from ..off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ..results.kinds import calculation_for
 from ..results.modes import execution_mode
 from ..results.query_nodes import translate_query
@@ -56,8 +57,8 @@ def query_response(package: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@router.post("/api/projects/{project_id}/query", summary="Calculate a query node")
-def run_query(
+@router.post("/api/projects/{project_id}/query", summary="Calculate a query node", responses=CALCULATION_RESPONSES)
+async def run_query(
     request: Request,
     body: QueryRequest,
     access: ProjectAccess = Depends(READ),
@@ -66,15 +67,21 @@ def run_query(
     kind, legacy = translate_query(body.query)
     now = get_settings(request).clock.now()
     calc = calculation_for(kind, access.project, legacy, now)
-    package = serve_calculation(
-        conn,
-        request.app.state.query_runner,
-        calc,
-        mode=execution_mode(body.refresh),
-        project_id=access.project_id,
-        user_id=access.user_id,
-        now=now,
-        client_query_id=body.client_query_id,
+    guard = guard_for(request)
+    package = await run_off_loop(
+        request,
+        guard,
+        lambda: serve_calculation(
+            conn,
+            request.app.state.query_runner,
+            calc,
+            mode=execution_mode(body.refresh),
+            project_id=access.project_id,
+            user_id=access.user_id,
+            now=now,
+            client_query_id=body.client_query_id,
+            guard=guard,
+        ),
     )
     return query_response(package)
 

@@ -16,6 +16,7 @@ from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..filter_params import parse_filter, read_filter_params
 from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
+from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated, parse_int_param
 from ..queries.retention import compute_retention, retention_rows
 from ..request_bodies import body_openapi
@@ -24,7 +25,7 @@ from ..store.person_lookup import persons_by_id
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["insights"])
+router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 INSIGHT_PATH = "/api/projects/{project_id}/insights/retention"
 PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
 
@@ -44,7 +45,8 @@ async def retention_route(
     timer = PhaseTimer()
     filter = parse_filter(RetentionFilter, await read_filter_params(request))
     timer.mark("./filter")
-    counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
+    now = get_settings(request).clock.now()
+    counts = await compute_off_loop(request, conn, lambda: compute_retention(conn, access.project, filter, now))
     timer.mark("./query")
     return calculation_envelope(request, access, retention_rows(access.project_id, filter, counts), timer)
 
@@ -66,17 +68,23 @@ async def retention_people_route(
         if selected_offset not in (None, "")
         else None
     )
-    counts = compute_retention(conn, access.project, filter, get_settings(request).clock.now())
-    cells = [set(cell) for cell in counts.members[cohort]]
-    chosen = counts.members[cohort][offset if offset is not None else 0]
-    appearances = {person_id: [1 if person_id in cell else 0 for cell in cells] for person_id in chosen}
-    ordered = sorted(chosen, key=lambda person_id: (-sum(appearances[person_id]), person_id))
-    window = ordered[page.offset : page.offset + page.limit]
-    persons = persons_by_id(conn, access.project_id, window)
-    results = [
-        {"person": persons[person_id], "appearances": appearances[person_id]}
-        for person_id in window
-        if person_id in persons
-    ]
-    envelope = paginated(request, page, len(ordered), results)
+    now = get_settings(request).clock.now()
+
+    def people() -> tuple[int, list[dict[str, Any]]]:
+        counts = compute_retention(conn, access.project, filter, now)
+        cells = [set(cell) for cell in counts.members[cohort]]
+        chosen = counts.members[cohort][offset if offset is not None else 0]
+        appearances = {person_id: [1 if person_id in cell else 0 for cell in cells] for person_id in chosen}
+        ordered = sorted(chosen, key=lambda person_id: (-sum(appearances[person_id]), person_id))
+        window = ordered[page.offset : page.offset + page.limit]
+        persons = persons_by_id(conn, access.project_id, window)
+        found = [
+            {"person": persons[person_id], "appearances": appearances[person_id]}
+            for person_id in window
+            if person_id in persons
+        ]
+        return len(ordered), found
+
+    total, results = await compute_off_loop(request, conn, people)
+    envelope = paginated(request, page, total, results)
     return {"count": envelope["count"], "next": envelope["next"], "previous": envelope["previous"], "result": results}

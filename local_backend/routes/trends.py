@@ -22,6 +22,7 @@ from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
 from ..filter_params import parse_filter, read_filter_params
 from ..models.trends import TrendsFilter, TrendsResponse
+from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import parse_int_param
 from ..queries.breakdowns import MAX_OFFSET
 from ..queries.trends import compute_trends
@@ -30,7 +31,7 @@ from ..storage import get_conn, get_settings
 
 __all__ = ["router", "trend_csv"]
 
-router = APIRouter(tags=["insights"])
+router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 INSIGHT_PATH = "/api/projects/{project_id}/insights/trend"
 
 
@@ -85,7 +86,10 @@ async def trend_route(
     params = await read_filter_params(request)
     filter = parse_filter(TrendsFilter, params)
     timer.mark("./filter")
-    result = compute_trends(conn, access.project, filter, get_settings(request).clock.now(), offset=offset)
+    now = get_settings(request).clock.now()
+    result = await compute_off_loop(
+        request, conn, lambda: compute_trends(conn, access.project, filter, now, offset=offset)
+    )
     timer.mark("./query")
     if output == "csv":
         span = f"{result.date_range.date_from.date()} {result.date_range.date_to.date()}"

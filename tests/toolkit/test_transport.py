@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from toolkit import Client, RateLimitError, ServerError
+from toolkit import Client, QueryTimeoutError, RateLimitError, ServerError
 
 from .conftest import BASE, KEY, FakeSession
 
@@ -98,18 +98,22 @@ def test_list_filters_become_query_parameters(client, fake):
     }
 
 
+_ENVELOPE = {"type": "x", "code": "c", "detail": "d", "attr": None}
+
+
 class _Script(BaseHTTPRequestHandler):
     """Answers from a shared script of (status, headers) and records each request's method and time."""
 
     script: list[tuple[int, dict[str, str]]] = []
     seen: list[str] = []
+    envelopes = {504: {"type": "server_error", "code": "query_timeout", "detail": "limit reached", "attr": None}}
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
         type(self).seen.append(self.command)
         status, headers = type(self).script.pop(0) if type(self).script else (200, {})
-        body = json.dumps({"ok": True} if status < 400 else {"type": "x", "code": "c", "detail": "d", "attr": None})
+        body = json.dumps({"ok": True} if status < 400 else type(self).envelopes.get(status, _ENVELOPE))
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -174,6 +178,17 @@ def test_500_on_a_post_is_not_repeated(scripted, sleeps):
     with pytest.raises(ServerError):
         client.request("POST", "/api/projects/1/insights/", json={"name": "x"})
     assert _Script.seen == ["POST"]
+
+
+def test_a_query_timeout_is_not_retried_and_says_what_happened(scripted, sleeps):
+    _Script.script = [(504, {}), (200, {})]
+    client = Client(base_url=scripted, api_key=KEY, project_id=1, max_retries=3)
+    with pytest.raises(QueryTimeoutError) as caught:
+        client.request("GET", "/api/projects/1/insights/trend/", params={"events": "[]"})
+    assert _Script.seen == ["GET"]  # asked once: a second try would run into the same limit
+    assert sleeps == []
+    assert isinstance(caught.value, ServerError)
+    assert (caught.value.status, caught.value.code, caught.value.detail) == (504, "query_timeout", "limit reached")
 
 
 def test_rate_limit_after_retries_carries_retry_after(scripted, sleeps):
