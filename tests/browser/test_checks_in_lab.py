@@ -8,6 +8,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from .conftest import VIEWPORT
 from .pages import (
+    PageTimeout,
     open_notebook,
     output_problems,
     run_all_cells,
@@ -15,6 +16,7 @@ from .pages import (
     screenshot_notebook,
     screenshot_on_failure,
     unexecuted_cells,
+    wait_for,
 )
 
 pytestmark = pytest.mark.browser
@@ -57,3 +59,13 @@ def test_errors_stderr_missing_widgets_and_math_are_all_found(browser, lab, scre
         ("error output", 6),
     }
     assert unexecuted == [7]
+
+
+def test_a_wait_that_times_out_says_what_it_waited_for_and_leaves_a_screenshot_named_in_the_error(page, tmp_path):
+    page.set_content("<p>the page as it was when the wait failed</p>")
+    picture = tmp_path / "failed.png"
+    with pytest.raises(PageTimeout) as failure, screenshot_on_failure(page, picture):
+        wait_for(page, "() => false", what="a condition that never holds", timeout_ms=1000)
+    assert str(failure.value) == "a condition that never holds: not within 1 s"
+    assert failure.value.__notes__ == [f"screenshot of the page when this failed: {picture}"]
+    assert picture.read_bytes().startswith(b"\x89PNG")
