@@ -1,15 +1,22 @@
-"""A JupyterLab server and a Chromium page for the browser tests, with nothing borrowed from the user's setup.
+"""The JupyterLab server of the browser tests, with nothing borrowed from the user's setup.
 
 Reading order: `lab_environment` (the temporary Jupyter dirs and the settings every run uses), `JupyterLab`
-(start, URLs, kernels, stop), then the page helpers (`open_notebook`, `run_all_cells`, `output_problems`).
+(start, URLs, kernels, stop), `run_in_kernel`, `copy_notebooks`; what happens in the page is in `pages`.
 The server serves a copy of the notebooks, so running them in the browser never touches the stored outputs.
+
+The server always stops: `JupyterLab.running` stops it on the way out, even when a test failed, and, on
+Linux, the server gets SIGTERM when the test process dies without cleaning up (killed by a CI timeout).
+It shuts its kernels down as it stops, and each kernel's local backend stops with its kernel
+(`toolkit.local`). Every wait has a deadline and fails saying what it waited for and where the log is.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -28,18 +35,10 @@ __all__ = [
     "JupyterLab",
     "LAB_CONFIG",
     "LAB_SETTINGS",
-    "Problem",
     "chromium_path",
     "copy_notebooks",
     "lab_environment",
-    "open_notebook",
-    "output_problems",
-    "run_all_cells",
     "run_in_kernel",
-    "save_notebook",
-    "screenshot_notebook",
-    "unexecuted_cells",
-    "wait_for_idle_kernel",
 ]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -70,8 +69,9 @@ LAB_CONFIG: dict[str, dict[str, Any]] = {
 """Server options that keep the lab off the internet."""
 
 START_TIMEOUT = 90.0
-RUN_TIMEOUT_MS = 240_000
-MAX_SCREENSHOT_HEIGHT = 30_000
+STOP_TIMEOUT = 20.0
+START_ATTEMPTS = 3
+"""A free port can be taken between choosing it and the server binding it: try again on another."""
 
 
 def chromium_path() -> str:
@@ -148,15 +148,41 @@ class JupyterLab:
 
     @classmethod
     @contextmanager
-    def running(cls, root: Path, home: Path, repository: Path) -> Iterator[JupyterLab]:
-        lab = cls(root=root, home=home, repository=repository)
+    def running(cls, root: Path, home: Path, repository: Path, **options: Any) -> Iterator[JupyterLab]:
+        """A started lab, stopped when the block ends, however it ends (``options``: ``port``, ``token``)."""
+        lab = cls(root=root, home=home, repository=repository, **options)
         lab.start()
         try:
             yield lab
         finally:
             lab.stop()
 
+    @property
+    def log(self) -> Path:
+        """The server's output (and its kernels'), the first place to look when a start or a run fails."""
+        return self.home / "jupyter.log"
+
     def start(self) -> None:
+        """Start the server and wait until it answers; on a port taken meanwhile, try again on another.
+
+        Raises
+        ------
+        RuntimeError
+            When the server exits or does not answer within `START_TIMEOUT` (the message names the log).
+        """
+        for attempt in range(1, START_ATTEMPTS + 1):
+            self._launch()
+            try:
+                self._wait_until_answering()
+                return
+            except _PortTaken:
+                if attempt == START_ATTEMPTS:
+                    raise RuntimeError(
+                        f"jupyter lab found no free port in {START_ATTEMPTS} tries; see {self.log}"
+                    ) from None
+                self.port = _free_port()
+
+    def _launch(self) -> None:
         command = [
             sys.executable,
             "-m",
@@ -171,40 +197,78 @@ class JupyterLab:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             command.append("--allow-root")
         environment = lab_environment(self.home, self.repository)
-        with (self.home / "jupyter.log").open("wb") as log:
-            self.process = subprocess.Popen(command, cwd=self.root, env=environment, stdout=log, stderr=log)
+        with self.log.open("ab") as log:
+            # a session of its own: a Ctrl+C in the terminal reaches pytest, which stops the server cleanly,
+            # instead of the server, which would ask "Shutdown this Jupyter server (y/[n])?" and keep running
+            self.process = subprocess.Popen(
+                command,
+                cwd=self.root,
+                env=environment,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                preexec_fn=_terminate_with_parent,
+            )
+
+    def _wait_until_answering(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}; see {self.home}/jupyter.log")
+                if "is already in use" in self.log.read_text(errors="replace"):
+                    raise _PortTaken
+                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}; see {self.log}")
             try:
                 self.api("status")
                 return
             except requests.RequestException:
-                time.sleep(0.25)
+                time.sleep(0.25)  # polling a server that is starting: there is nothing to wait on instead
         self.stop()
-        raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT:.0f} s; see {self.home}/jupyter.log")
+        raise RuntimeError(f"jupyter lab did not answer within {START_TIMEOUT:.0f} s; see {self.log}")
 
     def stop(self) -> None:
+        """Shut the kernels down (their local backends stop with them), then the server; kill what hangs."""
         if self.process is None or self.process.poll() is not None:
             return
-        try:  # shut kernels down through the server first, so their local backends stop too
+        try:
             for kernel in self.api("kernels"):
-                requests.delete(f"{self.base_url}/api/kernels/{kernel['id']}", params={"token": self.token}, timeout=20)
+                requests.delete(
+                    f"{self.base_url}/api/kernels/{kernel['id']}", params={"token": self.token}, timeout=STOP_TIMEOUT
+                )
         except requests.RequestException:
-            pass
+            pass  # the server stops its remaining kernels itself on SIGTERM
         self.process.terminate()
         try:
-            self.process.wait(timeout=20)
+            self.process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=STOP_TIMEOUT)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class _PortTaken(Exception):
+    """The port chosen for the server was taken before it could bind it."""
+
+
+def _terminate_with_parent() -> None:
+    """In the server's process, before it runs: on Linux, ask for SIGTERM when the test process dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def run_in_kernel(lab: JupyterLab, notebook: str, code: str, *, timeout: float = 120) -> str:
     """Run ``code`` in the kernel of the open ``notebook`` (its variables in scope) and return what it printed.
 
     A second client on the same kernel, through Jupyter's kernel protocol: the page does not show it.
+
+    Raises
+    ------
+    RuntimeError
+        With the traceback (colours removed) when ``code`` raised, or when the kernel did not answer in time.
     """
     from jupyter_client import BlockingKernelClient
 
@@ -220,10 +284,13 @@ def run_in_kernel(lab: JupyterLab, notebook: str, code: str, *, timeout: float =
     try:
         client.wait_for_ready(timeout=timeout)
         reply = client.execute_interactive(code, output_hook=keep, store_history=False, timeout=timeout)
+    except (RuntimeError, TimeoutError) as error:
+        raise RuntimeError(f"the kernel of {notebook} did not answer within {timeout:.0f} s ({error})") from error
     finally:
         client.stop_channels()
     if reply["content"]["status"] != "ok":
-        raise RuntimeError("\n".join(reply["content"].get("traceback", [])) or reply["content"]["status"])
+        traceback = "\n".join(reply["content"].get("traceback", [])) or reply["content"]["status"]
+        raise RuntimeError(f"code run in the kernel of {notebook} failed:\n{_ANSI.sub('', traceback)}")
     return "".join(printed)
 
 
@@ -238,150 +305,3 @@ def copy_notebooks(source: Path, target: Path) -> Path:
                 cell["outputs"], cell["execution_count"] = [], None
         path.write_text(json.dumps(notebook, indent=1))
     return target
-
-
-# page helpers (``page`` is a playwright.sync_api.Page) ---------------------------------------------------------
-
-
-def open_notebook(page: Any, lab: JupyterLab, name: str) -> None:
-    """Open ``name`` in the lab and wait until its kernel has started and the page shows it idle."""
-    page.goto(lab.notebook_url(name))
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=60_000)
-    deadline = time.monotonic() + 60
-    while not any(item["path"] == name and item["kernel"]["execution_state"] == "idle" for item in lab.api("sessions")):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no idle kernel for {name} after 60 s")
-        time.sleep(0.25)
-    page.wait_for_selector(".jp-StatusBar-Widget:has-text('| Idle')", timeout=60_000)
-    wait_for_idle_kernel(page, timeout_ms=60_000)
-    # the file browser would take a fifth of the width from the notebook in the screenshots
-    if page.locator("#jp-left-stack").is_visible():
-        page.keyboard.press("Control+b")  # View > Appearance > Show Left Sidebar
-        page.locator("#jp-left-stack").wait_for(state="hidden")
-
-
-def wait_for_idle_kernel(page: Any, *, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
-    """Wait until the notebook's kernel reports idle and no cell is queued or running (``[*]``)."""
-    page.wait_for_function(
-        """() => {
-            const indicator = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
-            if (!indicator || indicator.getAttribute('data-status') !== 'idle') return false;
-            const prompts = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
-            return !prompts.some(prompt => prompt.textContent.includes('*'));
-        }""",
-        timeout=timeout_ms,
-    )
-
-
-def run_all_cells(page: Any, *, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
-    """Run > Run All Cells, then wait until the kernel is idle with no cell queued or running.
-
-    The lab stops at a cell that raises and unqueues the rest: those keep an empty prompt, and
-    `output_problems` reports the error.
-    """
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(
-        """() => {
-            const prompt = document.querySelector('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt');
-            return prompt && /\\[(\\d+|\\*)\\]/.test(prompt.textContent);
-        }""",
-        timeout=60_000,
-    )
-    wait_for_idle_kernel(page, timeout_ms=timeout_ms)
-
-
-def unexecuted_cells(page: Any) -> list[int]:
-    """1-based positions (among all cells) of the code cells without an execution count."""
-    return page.evaluate(
-        """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell')]
-            .map((cell, index) => [cell, index + 1])
-            .filter(([cell]) => cell.classList.contains('jp-CodeCell'))
-            .filter(([cell]) => !/\\[\\d+\\]/.test(cell.querySelector('.jp-InputPrompt').textContent))
-            .map(([, number]) => number)"""
-    )
-
-
-def screenshot_notebook(page: Any, path: Path) -> Path:
-    """A PNG of the whole open notebook: the window grows to the notebook's height for the picture."""
-    viewport = page.viewport_size
-    height = page.evaluate(
-        """() => {
-            const scroller = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');
-            return scroller ? scroller.scrollHeight - scroller.clientHeight + window.innerHeight : window.innerHeight;
-        }"""
-    )
-    page.set_viewport_size({"width": viewport["width"], "height": min(int(height) + 40, MAX_SCREENSHOT_HEIGHT)})
-    try:
-        page.wait_for_timeout(500)  # a resize re-lays out the lab; let it settle
-        page.evaluate("() => document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer').scrollTo(0, 0)")
-        page.wait_for_timeout(200)
-        page.screenshot(path=str(path), full_page=True)
-    finally:
-        page.set_viewport_size(viewport)
-    return path
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something wrong in a cell's rendered output: ``kind`` and the cell's 1-based position."""
-
-    kind: str
-    cell: int
-    text: str
-
-    def __str__(self) -> str:
-        return f"cell {self.cell}: {self.kind}: {self.text[:300]}"
-
-
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-# what only the page shows: widgets that did not render, and text typeset as math; ``widgets`` holds how many
-# widget views each cell's outputs hold (from the saved notebook)
-PROBLEMS_SCRIPT = """(widgets) => {
-    const problems = [];
-    const cells = [...document.querySelectorAll('.jp-NotebookPanel .jp-Notebook .jp-Cell')];
-    cells.forEach((cell, index) => {
-        const add = (kind, text) => problems.push({kind, cell: index + 1, text: (text || '').trim()});
-        cell.querySelectorAll('mjx-merror, .MathJax_Error').forEach(e => add('math error', e.textContent));
-        if (!cell.classList.contains('jp-CodeCell')) return;
-        const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
-        outputs.forEach(output => {
-            if ((output.textContent || '').includes('Error displaying widget')) add('widget error', output.textContent);
-            output.querySelectorAll('mjx-container').forEach(math => add('output typeset as math', math.textContent));
-        });
-        const shown = outputs.filter(output => {
-            const view = output.querySelector(':scope > .jupyter-widgets');
-            const box = view && view.getBoundingClientRect();
-            return box && box.width > 0 && box.height > 0;
-        }).length;
-        if (shown < (widgets[index] || 0)) add('widget not rendered', `${shown} of ${widgets[index]} widgets shown`);
-    });
-    return problems;
-}"""
-
-
-def save_notebook(page: Any, lab: JupyterLab, name: str) -> dict[str, Any]:
-    """Save the open notebook (a copy: see `copy_notebooks`) and return it as the server stored it."""
-    page.keyboard.press("Control+s")
-    page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)", timeout=30_000)
-    return lab.api(f"contents/{name}")["content"]
-
-
-def output_problems(page: Any, notebook: dict[str, Any]) -> list[Problem]:
-    """Every error, stderr output, widget failure or math typesetting in the open ``notebook``'s outputs.
-
-    ``notebook`` is the same notebook as saved after the run (`save_notebook`): it says which outputs are
-    errors, stderr or widget views; the page says whether those widgets rendered and what was typeset.
-    """
-    problems: list[Problem] = []
-    widgets: list[int] = []
-    for number, cell in enumerate(notebook["cells"], start=1):
-        outputs = cell.get("outputs", [])
-        widgets.append(sum(WIDGET_VIEW in output.get("data", {}) for output in outputs))
-        for output in outputs:
-            if output["output_type"] == "error":
-                problems.append(Problem("error output", number, f"{output['ename']}: {output['evalue']}"))
-            elif output["output_type"] == "stream" and output["name"] == "stderr":
-                problems.append(Problem("stderr output", number, output["text"]))
-    return problems + [Problem(**item) for item in page.evaluate(PROBLEMS_SCRIPT, widgets)]

@@ -1,9 +1,11 @@
 """The trend and funnel builders of notebook 4, driven by clicking in JupyterLab in Chromium.
 
 After the notebook has run, each builder's controls are changed in the page as an analyst would (an event,
-a math, the breakdown, the date range, ...) and Run is clicked. The table the builder then shows must equal
-the table of a direct ``client.trend(...)`` / ``client.funnel(...)`` call with the request written out by
-hand, run in the same kernel through Jupyter's kernel protocol, and the picture must be that call's plot.
+a math, the breakdown, the date range, ...) and Run is clicked. Then, in the same kernel through Jupyter's
+kernel protocol, a direct ``client.trend(...)`` / ``client.funnel(...)`` call with the request written out
+by hand gives the frame the builder must hold; its readable table must be the table the page shows, and its
+plot, drawn as the builder draws, must be the picture the page shows. Both must differ from what the page
+showed before the click.
 """
 
 from __future__ import annotations
@@ -18,53 +20,81 @@ from typing import Any
 import pytest
 
 from .conftest import VIEWPORT
-from .lab import JupyterLab, open_notebook, run_all_cells, run_in_kernel, screenshot_notebook, wait_for_idle_kernel
+from .lab import JupyterLab, run_in_kernel
+from .pages import (
+    open_notebook,
+    run_all_cells,
+    screenshot_notebook,
+    screenshot_on_failure,
+    wait_for,
+    wait_for_idle_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
+SOURCE = "04_builders.ipynb"
 NOTEBOOK = "04_builders_driven.ipynb"
+"""A copy of notebook 4 run in a kernel of its own, apart from the run of `test_notebooks_in_lab`."""
 WIDGET_OUTPUT = ".jp-OutputArea-output:has(> .jupyter-widgets)"
+RUN_TIMEOUT_MS = 120_000
+ERROR_COLOUR = "#b00020"
+"""The colour of a builder's error message (`Builder._fail`)."""
 
-PILED_UP = pytest.mark.xfail(
-    reason="defect: a builder run from a code cell (run(), run_button.click()) adds its plot and table below those "
-    "of earlier runs in the page (a click in the page replaces them); remove this mark once those runs replace too",
-    strict=True,
-)
-
-# the pandas HTML table shown in the builder's output (the last one) and one given as HTML text, as cell texts
+# the rows of a table as cell texts: the last one in the builder's output, or one given as HTML text
 TABLE_SCRIPT = """(table) => table ? [...table.querySelectorAll('tr')].map(
     row => [...row.querySelectorAll('th, td')].map(cell => cell.textContent.trim())) : null"""
+
+# what the kernel prints about a builder after the direct call (``request``, ``frame`` and ``shown`` defined)
+COMPARE_CODE = """
+import base64 as _base64, json as _json
+from toolkit.readable_tables import readable_table as _readable_table, table_html as _table_html
+from toolkit.widgets.results import figure_png as _figure_png
+
+print(_json.dumps({
+    "request_shown": shown.request.to_dict(),
+    "request_expected": request.to_dict(),
+    "same_frame": shown.df is not None and shown.df.equals(frame),
+    "html": _table_html(_readable_table(frame)),
+    "rows": len(frame),
+    "png": _base64.b64encode(_figure_png(shown._draw(frame))).decode(),
+}))
+"""
 
 
 @dataclass(frozen=True)
 class Driven:
-    """What one builder showed before and after the clicks, and what the direct call gave."""
+    """What one builder showed before and after Run was clicked, and what the direct call gave."""
 
     images_before: list[str]
     tables_before: int
+    table_before: list[list[str]] | None
     images_after: list[str]
     tables_after: int
-    table_shown: list[list[str]]
+    table_shown: list[list[str]] | None
     table_expected: list[list[str]]
+    greyed_after: int
+    message_after: list[str]
     request_shown: dict[str, Any]
     request_expected: dict[str, Any]
+    same_frame: bool
     expected_rows: int
     expected_png: str
     screenshot: Path
 
 
 @pytest.fixture(scope="module")
-def builders_page(browser: Any, lab: JupyterLab) -> Iterator[Any]:
-    """Notebook 4 run in the lab, minus its last cell (``client.stop()``), so the builders can still run."""
-    notebook = json.loads((lab.root / "04_builders.ipynb").read_text())
-    notebook["cells"] = [cell for cell in notebook["cells"] if "".join(cell["source"]).strip() != "client.stop()"]
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook))
+def builders_page(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[Any]:
+    """Notebook 4 run top to bottom in the lab (a copy, so it has a kernel of its own), as a reader leaves it."""
+    (lab.root / NOTEBOOK).write_bytes((lab.root / SOURCE).read_bytes())
     context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    open_notebook(page, lab, NOTEBOOK)
-    run_all_cells(page)
-    yield page
-    context.close()
+    try:
+        page = context.new_page()
+        with screenshot_on_failure(page, screenshots / "04_builders_driven_failed.png"):
+            open_notebook(page, lab, NOTEBOOK)
+            run_all_cells(page)
+        yield page
+    finally:
+        context.close()
 
 
 def _builder(page: Any, constructor: str) -> Any:
@@ -87,18 +117,32 @@ def _fill(locator: Any, text: str) -> None:
     locator.press("Enter")  # number and text boxes send their value to the kernel on Enter as on typing
 
 
-def _click_run(page: Any, builder: Any) -> None:
-    before = _images(builder)
+# the builder's notes ("Running…", messages, "Saved as"): a run changes them as it starts
+NOTES_SCRIPT = """(output) => [...output.querySelectorAll('span[style*="color:"]')]
+    .map(note => note.textContent).join('|')"""
+
+
+def _click_run(page: Any, builder: Any, name: str) -> None:
+    """Click Run and wait until the run has started (a new plot or changed notes), then for the kernel idle.
+
+    The kernel turns busy before it changes anything in the page, so once a change is seen, the kernel
+    being idle means the run is over.
+    """
+    before = {"images": _images(builder), "notes": builder.evaluate(NOTES_SCRIPT)}
     builder.locator("button.widget-button", has_text="Run").click()
-    page.wait_for_function(
-        """([output, before]) => {
+    wait_for(
+        page,
+        f"""([output, before]) => {{
             const images = [...output.querySelectorAll('.widget-output img')].map(image => image.src);
-            return images.length > 0 && images[images.length - 1] !== before[before.length - 1];
-        }""",
+            const last = before.images[before.images.length - 1];
+            const changed = images.length > 0 && images[images.length - 1] !== last;
+            return changed || ({NOTES_SCRIPT})(output) !== before.notes;
+        }}""",
         arg=[builder.element_handle(), before],
-        timeout=120_000,
+        what=f"a new plot or a changed message in the {name} builder after Run",
+        timeout_ms=RUN_TIMEOUT_MS,
     )
-    wait_for_idle_kernel(page)
+    wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
 
 
 def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: str, expected_code: str) -> Driven:
@@ -107,46 +151,30 @@ def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: st
     ``expected_code`` defines ``request`` (written by hand), ``frame`` (the direct call with it) and ``shown``
     (the builder); the kernel renders the frame's table and plot the way the builder does.
     """
-    images_before = _images(builder)
-    tables = builder.locator(".widget-output table.dataframe")
-    tables_before = tables.count()
-    _click_run(page, builder)
+    tables = builder.locator(".widget-output table")
+    images_before, tables_before = _images(builder), tables.count()
+    table_before = tables.last.evaluate(TABLE_SCRIPT) if tables_before else None
+    _click_run(page, builder, name)
     builder.scroll_into_view_if_needed()
     screenshot = screenshot_notebook(page, screenshots / f"04_builders_{name}_clicked.png")
-    printed = run_in_kernel(
-        lab,
-        NOTEBOOK,
-        textwrap.dedent(expected_code)
-        + textwrap.dedent(
-            """
-            import base64 as _base64, io as _io, json as _json
-            from toolkit.widgets.base import SCREEN_DPI as _DPI
-
-            _picture = _io.BytesIO()
-            shown._draw(frame).savefig(_picture, format="png", dpi=_DPI)
-            print(_json.dumps({
-                "request_shown": shown.request.to_dict(),
-                "request_expected": request.to_dict(),
-                "html": frame._repr_html_(),
-                "rows": len(frame),
-                "png": _base64.b64encode(_picture.getvalue()).decode(),
-            }))
-            """
-        ),
-    )
+    printed = run_in_kernel(lab, NOTEBOOK, textwrap.dedent(expected_code) + COMPARE_CODE)
     answer = json.loads(printed.strip().splitlines()[-1])
     return Driven(
         images_before=images_before,
         tables_before=tables_before,
+        table_before=table_before,
         images_after=_images(builder),
         tables_after=tables.count(),
-        table_shown=tables.last.evaluate(TABLE_SCRIPT),
+        table_shown=tables.last.evaluate(TABLE_SCRIPT) if tables.count() else None,
         table_expected=page.evaluate(
             f"(html) => ({TABLE_SCRIPT})(new DOMParser().parseFromString(html, 'text/html').querySelector('table'))",
             answer["html"],
         ),
+        greyed_after=builder.locator(".insightlab-stale").count(),
+        message_after=builder.locator(f'span[style*="{ERROR_COLOUR}"]').all_text_contents(),
         request_shown=answer["request_shown"],
         request_expected=answer["request_expected"],
+        same_frame=answer["same_frame"],
         expected_rows=answer["rows"],
         expected_png=answer["png"],
         screenshot=screenshot,
@@ -155,82 +183,88 @@ def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: st
 
 @pytest.fixture(scope="module")
 def trend_driven(builders_page: Any, lab: JupyterLab, screenshots: Path) -> Driven:
+    """Notebook 4 leaves the trend at total $pageview by week, 2025-12-18 to 2026-01-14, by $browser (top 2)."""
     page = builders_page
     builder = _builder(page, "toolkit.TrendBuilder(")
-    series = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Series'))").first
-    series.locator("select").nth(0).select_option(label="report_viewed")
-    series.locator("select").nth(1).select_option(label="Weekly active users")
-    _control(builder, "Interval").select_option(label="week")
-    _control(builder, "Dates").select_option(label="Custom")
-    _fill(_control(builder, "From", "input"), "2026-01-01")
-    _fill(_control(builder, "To", "input"), "2026-01-14")
-    _control(builder, "Breakdown").select_option(label="Event property")
-    breakdown = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Breakdown')) input").first
-    _fill(breakdown, "$browser")
-    compare = builder.locator(".widget-checkbox:has-text('Compare to previous period') input")
-    if compare.is_checked():  # notebook 4 left it on
-        compare.uncheck()
-    return _drive(
-        page,
-        lab,
-        builder,
-        screenshots,
-        "trend",
-        """
-        request = toolkit.TrendRequest(
-            events=[event("report_viewed", math="weekly_active")],
-            interval="week",
-            date_from="2026-01-01",
-            date_to="2026-01-14",
-            breakdown="$browser",
-            breakdown_type="event",
-            display="ActionsLineGraph",
+    with screenshot_on_failure(page, screenshots / "04_builders_trend_failed.png"):
+        series = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Series'))").first
+        series.locator("select").nth(0).select_option(label="report_viewed")
+        series.locator("select").nth(1).select_option(label="Unique users")
+        _control(builder, "Interval").select_option(label="day")
+        _control(builder, "Dates").select_option(label="Custom")
+        _fill(_control(builder, "From", "input"), "2026-01-01")
+        _fill(_control(builder, "To", "input"), "2026-01-14")
+        _control(builder, "Breakdown").select_option(label="Person property")
+        breakdown = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Breakdown')) input")
+        _fill(breakdown.first, "plan")
+        _fill(_control(builder, "Top values", "input"), "3")
+        compare = builder.locator(".widget-checkbox:has-text('Compare to previous period') input")
+        if compare.is_checked():
+            compare.uncheck()
+        return _drive(
+            page,
+            lab,
+            builder,
+            screenshots,
+            "trend",
+            """
+            request = toolkit.TrendRequest(
+                events=[event("report_viewed", math="dau")],
+                interval="day",
+                date_from="2026-01-01",
+                date_to="2026-01-14",
+                breakdown="plan",
+                breakdown_type="person",
+                breakdown_limit=3,
+                display="ActionsLineGraph",
+            )
+            frame = client.trend(request)
+            shown = trend
+            """,
         )
-        frame = client.trend(request)
-        shown = trend
-        """,
-    )
 
 
 @pytest.fixture(scope="module")
 def funnel_driven(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_driven: Driven) -> Driven:
+    """Notebook 4 leaves the funnel at signed_up, purchase, onboarding_completed in strict order within 14 days,
+    2025-10-17 to 2026-01-15, without a breakdown."""
     page = builders_page
     builder = _builder(page, "toolkit.FunnelBuilder(")
-    step = "div.widget-hbox:has(> .widget-label:text-is('Step {}')) select"
-    # notebook 4 left the steps signed_up, purchase, onboarding_completed: put onboarding second again
-    builder.locator(step.format(2)).first.select_option(label="onboarding_completed")
-    builder.locator(step.format(3)).first.select_option(label="purchase")
-    _control(builder, "Order").select_option(label="Sequential")
-    _fill(_control(builder, "Window", "input"), "10")
-    _control(builder, "Dates").select_option(label="Custom")
-    _fill(_control(builder, "From", "input"), "2025-11-01")
-    _fill(_control(builder, "To", "input"), "2026-01-14")
-    _control(builder, "Breakdown").select_option(label="Event property")
-    breakdown = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Breakdown')) input").first
-    _fill(breakdown, "$browser")
-    return _drive(
-        page,
-        lab,
-        builder,
-        screenshots,
-        "funnel",
-        """
-        request = toolkit.FunnelRequest(
-            steps=["signed_up", "onboarding_completed", "purchase"],
-            funnel_order_type="ordered",
-            funnel_viz_type="steps",
-            funnel_window_interval=10,
-            funnel_window_interval_unit="day",
-            date_from="2025-11-01",
-            date_to="2026-01-14",
-            interval="day",
-            breakdown="$browser",
-            breakdown_type="event",
+    with screenshot_on_failure(page, screenshots / "04_builders_funnel_failed.png"):
+        step = "div.widget-hbox:has(> .widget-label:text-is('Step {}')) select"
+        builder.locator(step.format(2)).first.select_option(label="onboarding_completed")
+        builder.locator(step.format(3)).first.select_option(label="purchase")
+        _control(builder, "Order").select_option(label="Sequential")
+        _fill(_control(builder, "Window", "input"), "10")
+        _control(builder, "Dates").select_option(label="Custom")
+        _fill(_control(builder, "From", "input"), "2025-11-01")
+        _fill(_control(builder, "To", "input"), "2026-01-14")
+        _control(builder, "Breakdown").select_option(label="Event property")
+        breakdown = builder.locator(".widget-hbox:has(> .widget-dropdown > label:text-is('Breakdown')) input")
+        _fill(breakdown.first, "$browser")
+        return _drive(
+            page,
+            lab,
+            builder,
+            screenshots,
+            "funnel",
+            """
+            request = toolkit.FunnelRequest(
+                steps=["signed_up", "onboarding_completed", "purchase"],
+                funnel_order_type="ordered",
+                funnel_viz_type="steps",
+                funnel_window_interval=10,
+                funnel_window_interval_unit="day",
+                date_from="2025-11-01",
+                date_to="2026-01-14",
+                interval="day",
+                breakdown="$browser",
+                breakdown_type="event",
+            )
+            frame = client.funnel(request)
+            shown = funnel
+            """,
         )
-        frame = client.funnel(request)
-        shown = funnel
-        """,
-    )
 
 
 @pytest.fixture(params=["trend", "funnel"])
@@ -242,22 +276,27 @@ def test_the_builder_sends_what_the_changed_controls_show(driven):
     assert driven.request_shown == driven.request_expected, f"see {driven.screenshot}"
 
 
-def test_the_table_shown_after_run_is_the_direct_calls_table(driven):
-    assert driven.expected_rows > 1
+def test_after_run_the_builder_holds_the_direct_calls_frame_and_shows_no_error(driven):
+    assert driven.message_after == [], f"see {driven.screenshot}"
+    assert driven.same_frame, f"the builder's df is not what client.trend/funnel returns: see {driven.screenshot}"
+
+
+def test_the_table_shown_after_run_changed_and_is_the_direct_calls_readable_table(driven):
+    assert driven.expected_rows > 1 and len(driven.table_expected) > 2  # a header and rows to compare
+    assert driven.table_shown != driven.table_before, f"see {driven.screenshot}"
     assert driven.table_shown == driven.table_expected, f"see {driven.screenshot}"
 
 
 def test_the_plot_shown_after_run_changed_and_is_the_direct_calls_plot(driven):
-    assert driven.images_after[-1] != driven.images_before[-1]
+    assert driven.images_after[-1] != driven.images_before[-1], f"see {driven.screenshot}"
     assert driven.images_after[-1] == f"data:image/png;base64,{driven.expected_png}", f"see {driven.screenshot}"
 
 
-def test_after_clicking_run_the_output_shows_only_that_runs_plot_and_table(driven):
+def test_after_clicking_run_the_output_shows_only_that_runs_plot_and_table_not_greyed(driven):
     assert (len(driven.images_after), driven.tables_after) == (1, 1), f"see {driven.screenshot}"
+    assert driven.greyed_after == 0, f"the new result is greyed out as stale: see {driven.screenshot}"
 
 
-@pytest.mark.parametrize("name", [pytest.param("trend", marks=PILED_UP), pytest.param("funnel", marks=PILED_UP)])
-def test_after_runs_from_code_the_output_shows_only_the_last_runs_plot_and_table(request, name):
+def test_after_runs_from_code_the_output_shows_only_the_last_runs_plot_and_table(driven):
     """Notebook 4 runs each builder from code several times (``run()``, ``run_button.click()``)."""
-    driven = request.getfixturevalue(f"{name}_driven")
     assert (len(driven.images_before), driven.tables_before) == (1, 1), f"see {driven.screenshot}"

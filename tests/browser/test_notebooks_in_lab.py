@@ -13,30 +13,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
-from ..test_notebooks import NOTEBOOKS
+from ..test_notebooks import NOTEBOOK_DIR, NOTEBOOKS
 from .conftest import VIEWPORT
-from .lab import (
-    JupyterLab,
+from .lab import JupyterLab
+from .pages import (
     Problem,
     open_notebook,
     output_problems,
     run_all_cells,
     save_notebook,
     screenshot_notebook,
+    screenshot_on_failure,
     unexecuted_cells,
 )
 
 pytestmark = pytest.mark.browser
 
+# the notebooks showing a pandas table that holds two '$' in one cell: notebook 1's plugin table (the Bot
+# Filter's description, '($raw_user_agent or $user_agent)'). The toolkit leaves pandas' display options
+# alone (docs/decisions.md), so such a notebook turns pandas' MathJax off in its setup cell; until it does,
+# its math test is an expected failure, and strict: the mark goes away with the option.
+NOTEBOOKS_WITH_DOLLAR_TABLES = {"01_quickstart.ipynb"}
+MATHJAX_OFF = '"display.html.use_mathjax", False'
+
+
+def _leaves_pandas_mathjax_on(name: str) -> bool:
+    notebook = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
+    return not any(MATHJAX_OFF in cell.source for cell in notebook.cells if cell.cell_type == "code")
+
+
 MATH_DEFECT = pytest.mark.xfail(
-    reason="defect: an HTML table cell holding two '$' (the Bot Filter's description: '($raw_user_agent or "
-    "$user_agent)') is typeset by MathJax; remove this mark once the toolkit's frames show '$' literally",
+    reason='defect: the setup cell does not set pd.set_option("display.html.use_mathjax", False), so MathJax '
+    "typesets '($raw_user_agent or $user_agent)' in the plugin table",
     strict=True,
 )
-# the notebooks whose outputs today hold such text: a fix turns these into XPASS, which fails (strict)
-NOTEBOOKS_WITH_MATH_DEFECT = {"01_quickstart.ipynb"}
 
 
 @dataclass(frozen=True)
@@ -60,11 +73,12 @@ def run_notebook(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[C
             context = browser.new_context(viewport=VIEWPORT)
             try:
                 page = context.new_page()
-                open_notebook(page, lab, name)
-                run_all_cells(page)
-                unexecuted = unexecuted_cells(page)
-                problems = output_problems(page, save_notebook(page, lab, name))
-                picture = screenshot_notebook(page, screenshots / f"{Path(name).stem}.png")
+                with screenshot_on_failure(page, screenshots / f"{Path(name).stem}_failed.png"):
+                    open_notebook(page, lab, name)
+                    run_all_cells(page)
+                    unexecuted = unexecuted_cells(page)
+                    problems = output_problems(page, save_notebook(page, lab, name))
+                    picture = screenshot_notebook(page, screenshots / f"{Path(name).stem}.png")
             finally:
                 context.close()
             runs[name] = NotebookRun(name, problems, unexecuted, picture)
@@ -73,8 +87,13 @@ def run_notebook(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[C
     yield run
 
 
-def _notebooks_marked(marks: pytest.MarkDecorator, which: set[str]) -> list[Any]:
-    return [pytest.param(name, marks=marks) if name in which else name for name in NOTEBOOKS]
+def _math_cases() -> list[Any]:
+    return [
+        pytest.param(name, marks=MATH_DEFECT)
+        if name in NOTEBOOKS_WITH_DOLLAR_TABLES and _leaves_pandas_mathjax_on(name)
+        else name
+        for name in NOTEBOOKS
+    ]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -96,7 +115,7 @@ def test_every_widget_renders(run_notebook, name):
     assert run.of_kind("widget error", "widget not rendered") == [], f"see {run.screenshot}"
 
 
-@pytest.mark.parametrize("name", _notebooks_marked(MATH_DEFECT, NOTEBOOKS_WITH_MATH_DEFECT))
+@pytest.mark.parametrize("name", _math_cases())
 def test_no_output_is_typeset_as_math(run_notebook, name):
     run = run_notebook(name)
     assert run.of_kind("output typeset as math", "math error") == [], f"see {run.screenshot}"
