@@ -82,8 +82,6 @@ def test_run_sends_the_controls_and_keeps_frame_and_figure(client, fake):
         {
             "date": pd.to_datetime(DAYS).tz_localize("UTC").as_unit("ns"),
             "series": pd.array(["signup", "signup"], dtype="string"),
-            "breakdown_value": pd.array([None, None], dtype="string"),
-            "compare_label": pd.array([None, None], dtype="string"),
             "value": [3.0, 5.0],
         }
     )
