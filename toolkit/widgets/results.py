@@ -5,6 +5,10 @@ tidy frame as CSV and the plot as PNG, and a note. In a kernel each result repla
 with ``clear_output(wait=True)`` issued inside the output context: the clear then travels with the new
 output, so runs sent back to back (Run All) leave one result, even while the browser lags behind the
 kernel. Changing any control after a run greys the result out (`ResultArea.mark_stale`) until the next run.
+
+The table sits in a box of its own that scrolls both ways (`scrolling_table`): inside an Output widget
+JupyterLab neither widens the cell nor shows a scroll bar, so a wide funnel table was cut at the right edge
+and a long one could not be read to its end. Every row is shown (up to `TABLE_ROWS`), a tall table scrolls.
 """
 
 from __future__ import annotations
@@ -20,9 +24,24 @@ from matplotlib.figure import Figure
 from ..labels import NO_MATHJAX_CLASSES
 from ..readable_tables import readable_table, table_html
 
-__all__ = ["SCREEN_DPI", "STALE_CLASS", "STALE_NOTE", "ResultArea", "data_link", "in_kernel", "watch_values"]
+__all__ = [
+    "SCREEN_DPI",
+    "STALE_CLASS",
+    "STALE_NOTE",
+    "TABLE_HEIGHT",
+    "TABLE_ROWS",
+    "ResultArea",
+    "data_link",
+    "in_kernel",
+    "scrolling_table",
+    "watch_values",
+]
 
 SCREEN_DPI = 100
+TABLE_HEIGHT = "420px"
+"""A table taller than this scrolls inside its box (the plot above stays in view)."""
+TABLE_ROWS = 5000
+"""Rows shown at most (hourly buckets over half a year); the CSV download holds them all."""
 STALE_CLASS = "insightlab-stale"
 STALE_NOTE = "The controls changed since this result was computed: Run to update it."
 # the grey look of a stale result; a <style> element applies to the whole page, so one per builder is enough
@@ -49,6 +68,18 @@ def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
     """
     encoded = base64.b64encode(data).decode("ascii")
     return f'<a download="{filename}" href="data:{mime};base64,{encoded}" target="_blank">{label}</a>'
+
+
+def scrolling_table(markup: str) -> str:
+    """``markup`` in a box that scrolls sideways when wider than the output and down past `TABLE_HEIGHT`.
+
+    Examples
+    --------
+    >>> scrolling_table("<table></table>")
+    '<div class="insightlab-table" style="max-height: 420px; max-width: 100%; overflow: auto"><table></table></div>'
+    """
+    style = f"max-height: {TABLE_HEIGHT}; max-width: 100%; overflow: auto"
+    return f'<div class="insightlab-table" style="{style}">{markup}</div>'
 
 
 def figure_png(figure: Figure) -> bytes:
@@ -94,7 +125,8 @@ class ResultArea:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.output = widgets.Output()
+        # the Output widget's own default (overflow: visible) hides what is wider than the cell
+        self.output = widgets.Output(layout=widgets.Layout(overflow="auto", max_width="100%"))
         self.downloads = widgets.HTML()
         self.style = widgets.HTML(_STYLE)
         self.stale = False
@@ -119,7 +151,7 @@ class ResultArea:
                 # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
                 # once pyplot has been used, and the builder's figures stay out of pyplot
                 display(Image(data=picture, format="png"))
-            display(HTML(table_html(readable_table(frame))))
+            display(HTML(scrolling_table(table_html(readable_table(frame), max_rows=TABLE_ROWS))))
 
     def set_stale(self, stale: bool) -> None:
         """Grey the result out (or back) to say whether it still matches the controls."""
