@@ -167,7 +167,7 @@ def test_breakdown_property_picker_follows_the_type(client, fake):
         series("signup", [1, 0], breakdown_value="pro"), series("signup", [2, 2], breakdown_value="free")
     )
     builder = TrendBuilder(client, events=["signup"])
-    assert builder.breakdown.property.disabled
+    assert builder.breakdown.property.value == ""
     builder.breakdown.type.value = "person"
     assert builder.breakdown.property.options == ("email", "plan")
     assert builder.run() is None and builder.error.endswith(
