@@ -6,6 +6,10 @@ with ``clear_output(wait=True)`` issued inside the output context: the clear the
 output, so runs sent back to back (Run All) leave one result, even while the browser lags behind the
 kernel. Changing any control after a run greys the result out (`ResultArea.mark_stale`) until the next run.
 
+Under ipympl (``%matplotlib widget``) the plot is the figure's interactive canvas instead of a PNG: its
+toolbar pans and zooms, and `toolkit.plot_hover` labels the point under the mouse with its date and value.
+Under any other backend (inline, Agg) the PNG is shown as before.
+
 The table sits in a box of its own that scrolls both ways (`scrolling_table`): inside an Output widget
 JupyterLab neither widens the cell nor shows a scroll bar, so a wide funnel table was cut at the right edge
 and a long one could not be read to its end. Every row is shown (up to `TABLE_ROWS`), a tall table scrolls.
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from typing import Any
 
 import ipywidgets as widgets
@@ -33,6 +38,8 @@ __all__ = [
     "ResultArea",
     "data_link",
     "in_kernel",
+    "interactive_canvas",
+    "ipympl_active",
     "scrolling_table",
     "watch_values",
 ]
@@ -56,6 +63,33 @@ def in_kernel() -> bool:
         return False
     shell = get_ipython()
     return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def ipympl_active() -> bool:
+    """Whether matplotlib's backend is ipympl's (``%matplotlib widget`` or ``%matplotlib ipympl``)."""
+    import matplotlib
+
+    name = (matplotlib.get_backend(auto_select=False) or "").lower()
+    return name in ("widget", "ipympl") or "ipympl" in name
+
+
+def interactive_canvas(figure: Figure) -> widgets.DOMWidget:
+    """``figure`` on an ipympl canvas (a widget with a pan and zoom toolbar) that labels values on hover.
+
+    The figure stays out of pyplot (no ``plt.figure`` number), so it is shown only where the builder puts it.
+    """
+    from ipympl.backend_nbagg import Canvas, FigureManager
+
+    from ..plot_hover import add_hover
+
+    canvas = Canvas(figure)
+    with warnings.catch_warnings():  # ipympl's toolbar passes traitlets an argument it does not know
+        warnings.filterwarnings("ignore", r"Passing unrecognized arguments to super\(Toolbar\)", DeprecationWarning)
+        FigureManager(canvas, 0)  # gives the canvas its toolbar and routes the browser's mouse events to it
+    canvas.header_visible = False  # the title is on the plot already
+    canvas.toolbar_position = "right"
+    add_hover(figure)
+    return canvas
 
 
 def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
@@ -130,6 +164,8 @@ class ResultArea:
         self.downloads = widgets.HTML()
         self.style = widgets.HTML(_STYLE)
         self.stale = False
+        self.canvas: widgets.DOMWidget | None = None
+        """The last plot's ipympl canvas (under ``%matplotlib widget``), closed when the next result comes."""
         self.box = widgets.VBox([self.style, self.output, self.downloads])
 
     def show(self, frame: pd.DataFrame, figure: Figure | None) -> None:
@@ -147,7 +183,13 @@ class ResultArea:
 
         with self.output:
             self.output.clear_output(wait=True)
-            if picture is not None:
+            if self.canvas is not None:
+                self.canvas.close()  # its widget would stay in the kernel after the output is cleared
+                self.canvas = None
+            if figure is not None and ipympl_active():
+                self.canvas = interactive_canvas(figure)
+                display(self.canvas)
+            elif picture is not None:
                 # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
                 # once pyplot has been used, and the builder's figures stay out of pyplot
                 display(Image(data=picture, format="png"))
