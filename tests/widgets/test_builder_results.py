@@ -74,7 +74,8 @@ def test_the_funnel_table_sits_in_a_box_that_scrolls_sideways_and_down(client, f
     builder = FunnelBuilder(client, steps=["signup", "purchase"])
     builder.run()
     table = shown[-1].data
-    assert table.startswith('<div class="insightlab-table" style="max-height: 420px; max-width: 100%; overflow: auto">')
+    style = "max-height: 420px; max-width: 100%; overflow: auto; white-space: nowrap"
+    assert table.startswith(f'<div class="insightlab-table" style="{style}">')
     assert table.count("<tr>") == 1 + 4 and "dropped off" in table and "median time" in table
     assert builder.output.layout.overflow == "auto"
 

@@ -105,14 +105,15 @@ def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
 
 
 def scrolling_table(markup: str) -> str:
-    """``markup`` in a box that scrolls sideways when wider than the output and down past `TABLE_HEIGHT`.
+    """``markup`` in a box that scrolls sideways when wider than the output and down past `TABLE_HEIGHT`
+    (cells keep to one line: a wrapped ``1 h 10 min`` read as two values).
 
     Examples
     --------
-    >>> scrolling_table("<table></table>")
-    '<div class="insightlab-table" style="max-height: 420px; max-width: 100%; overflow: auto"><table></table></div>'
+    >>> print(scrolling_table("<table></table>"))
+    <div class="insightlab-table" style="max-height: 420px; ...; white-space: nowrap"><table></table></div>
     """
-    style = f"max-height: {TABLE_HEIGHT}; max-width: 100%; overflow: auto"
+    style = f"max-height: {TABLE_HEIGHT}; max-width: 100%; overflow: auto; white-space: nowrap"
     return f'<div class="insightlab-table" style="{style}">{markup}</div>'
 
 
