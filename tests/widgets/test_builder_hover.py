@@ -13,6 +13,7 @@ from toolkit.widgets.results import ipympl_active
 from .conftest import TREND
 
 ipympl = pytest.importorskip("ipympl.backend_nbagg")
+matplotlib.use("Agg")  # importing ipympl makes it pyplot's backend: the other tests draw with Agg
 
 
 def answer():
