@@ -79,8 +79,8 @@ def point_text(label: str | None, where: Any, value: float) -> str:
         stamp = pd.Timestamp(where)
         where = stamp.strftime("%Y-%m-%d" if stamp == stamp.normalize() else "%Y-%m-%d %H:%M")
     line = f"{where}: {_number(value)}" if where not in (None, "") else _number(value)
-    # the label as drawn in the legend: dollars stay escaped (``\\$pageview``) so they are not maths
-    shown = label or ""
+    # the label is drawn as written (no maths): a dollar escaped for a legend (``\\$pageview``) is unescaped
+    shown = (label or "").replace("\\$", "$")
     return f"{shown}\n{line}" if shown and not shown.startswith("_") else line
 
 
@@ -169,6 +169,7 @@ class Hover:
                 bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9, "edgecolor": "#999"},
                 fontsize=9,
                 annotation_clip=False,
+                parse_math=False,  # "$pageview ... $browser" is not a formula
             )
             label.set_visible(False)
             label.set_in_layout(False)

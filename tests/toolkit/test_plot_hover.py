@@ -32,6 +32,7 @@ def test_point_text():
     assert point_text("signup", pd.Timestamp("2026-01-02 13:00"), 0.25) == "signup\n2026-01-02 13:00: 0.25"
     assert point_text("_child0", "Step 2", 7.0) == "Step 2: 7"  # matplotlib's unnamed artists have no label shown
     assert point_text(None, "", 3.0) == "3"
+    assert point_text("\\$pageview - \\$$_posthog_breakdown_null_\\$$", "Jan 02", 1.0).startswith("$pageview - $$")
 
 
 def move(figure: Figure, ax, x_data, y_data, offset=(4, -3)):
@@ -56,7 +57,7 @@ def test_hovering_a_trend_line_shows_the_date_and_value_of_the_nearest_day():
     x_day2 = line.get_xydata()[1][0]
     move(ax.figure, ax, x_day2, 1250.0)
     assert label.get_visible()
-    assert label.get_text() == "\\$pageview\n2026-01-02: 1,250"  # the dollar escaped as in the legend
+    assert label.get_text() == "$pageview\n2026-01-02: 1,250" and not label.get_parse_math()  # drawn as written
     assert tuple(label.xy) == (x_day2, 1250.0)
     # the highest point: the label hangs below it, inside the plot rather than over the title
     assert label.get_position()[1] < 0 and label.get_verticalalignment() == "top"
