@@ -160,3 +160,10 @@ def _sanitize(text: str) -> str:
 )
 def test_sanitize_replaces_what_changes_between_runs_and_nothing_else(output, expected):
     assert _sanitize(output) == expected
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_notebook_keeps_dollars_in_its_tables_from_mathjax(name):
+    # "$pageview ... $browser" in a frame's HTML is typeset as a formula unless pandas marks the table
+    setup = next(cell.source for cell in _code_cells(name) if "import pandas as pd" in cell.source)
+    assert 'pd.set_option("display.html.use_mathjax", False)' in setup

@@ -128,9 +128,9 @@ class AnalysisMixin(Transport):
         Returns
         -------
         pandas.DataFrame
-            Tidy: ``date`` (datetime64[ns, <project tz>]), ``series``, ``breakdown_value``, ``compare_label``
-            (string), ``value`` (float64); see `toolkit.frames.trend_frame`. ``attrs`` holds the response
-            metadata and ``attrs["request"]`` the request body.
+            Tidy: ``date`` (datetime64[ns, <project tz>]), ``series``, ``breakdown_value`` (with a breakdown),
+            ``compare_label`` (with compare), ``value`` (float64); see `toolkit.frames.trend_frame`. ``attrs``
+            holds the response metadata and ``attrs["request"]`` the request body.
 
         Examples
         --------

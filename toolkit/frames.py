@@ -20,6 +20,7 @@ import pandas as pd
 
 from ._columns import typed_frame
 from .result_frames import (
+    complete_trend_frame,
     funnel_frame,
     funnel_trends_frame,
     paths_frame,
@@ -38,6 +39,7 @@ __all__ = [
     "PROJECT_COLUMNS",
     "SHARING_COLUMNS",
     "activity_frame",
+    "complete_trend_frame",
     "events_frame",
     "funnel_frame",
     "funnel_trends_frame",

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from .labels import NO_MATHJAX_CLASSES, breakdown_label
+from .result_frames import complete_trend_frame
 
 __all__ = ["format_duration", "format_number", "format_percent", "readable_table", "table_html"]
 
@@ -94,6 +95,7 @@ def _date_texts(values: pd.Series) -> list[str]:
 
 
 def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = complete_trend_frame(frame)
     labels = frame["series"].astype(object).fillna("").astype(str)
     breakdown = frame["breakdown_value"].map(breakdown_label)
     labels = labels + breakdown.map(lambda text: f" - {text}" if text else "")
@@ -209,7 +211,7 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     2026-01-02                5
     """
     columns = set(frame.columns)
-    if {"date", "series", "breakdown_value", "compare_label", "value"} <= columns:
+    if {"date", "series", "value"} <= columns:
         return _trend_table(frame)
     if {"step", "name", "count", "conversion_rate", "step_conversion_rate"} <= columns:
         return _funnel_table(frame)

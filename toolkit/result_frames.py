@@ -24,6 +24,7 @@ __all__ = [
     "RETENTION_COLUMNS",
     "TIME_TO_CONVERT_COLUMNS",
     "TREND_COLUMNS",
+    "complete_trend_frame",
     "funnel_frame",
     "funnel_trends_frame",
     "paths_frame",
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 TREND_COLUMNS = ("date", "series", "breakdown_value", "compare_label", "value")
+"""Every column a trend frame can have; ``breakdown_value`` and ``compare_label`` only when the result has them."""
+TREND_OPTIONAL_COLUMNS = ("breakdown_value", "compare_label")
 FUNNEL_COLUMNS: dict[str, str] = {
     "breakdown_value": "string",
     "step": "int",
@@ -124,10 +127,12 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     pandas.DataFrame
         One row per series and bucket with ``date`` (datetime64[ns, <project tz>], the bucket start),
         ``series`` (string: the custom name or event/action name; ``Formula`` for a broken-down formula),
-        ``breakdown_value`` (string, NA without breakdown; lists joined with ``::``), ``compare_label``
-        (string ``current``/``previous``, NA without compare) and ``value`` (float64). Aggregated displays
-        (``ActionsPie``, ``ActionsTable``, ``BoldNumber``, ...) give one row per series with ``date`` NaT.
-        ``attrs`` holds the response without its results, plus ``aggregated`` (bool).
+        ``breakdown_value`` (string, lists joined with ``::``; only when the result is broken down),
+        ``compare_label`` (string ``current``/``previous``; only when the result compares periods) and
+        ``value`` (float64). A column that would hold nothing but NA is left out, so a plain trend reads
+        ``date, series, value``; `complete_trend_frame` adds them back for code that wants every column.
+        Aggregated displays (``ActionsPie``, ``ActionsTable``, ``BoldNumber``, ...) give one row per series
+        with ``date`` NaT. ``attrs`` holds the response without its results, plus ``aggregated`` (bool).
 
     Examples
     --------
@@ -153,17 +158,35 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
             rows["breakdown_value"].append(item.get("breakdown_value"))
             rows["compare_label"].append(item.get("compare_label"))
             rows["value"].append(value)
-    frame = pd.DataFrame(
-        {
-            "date": _dates(days, timezone),
-            "series": column(rows["series"], "string"),
-            "breakdown_value": column(rows["breakdown_value"], "string"),
-            "compare_label": column(rows["compare_label"], "string"),
-            "value": column(rows["value"], "float"),
-        }
-    )
+    present = {name: any(item.get(name) is not None for item in series) for name in TREND_OPTIONAL_COLUMNS}
+    data = {"date": _dates(days, timezone), "series": column(rows["series"], "string")}
+    for name in TREND_OPTIONAL_COLUMNS:
+        if present[name]:
+            data[name] = column(rows[name], "string")
+    data["value"] = column(rows["value"], "float")
+    frame = pd.DataFrame(data)
     frame.attrs = {**_metadata(response), "timezone": timezone, "aggregated": aggregated}
     return wide_trend_frame(frame) if wide else frame
+
+
+def complete_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
+    """``tidy`` with every column of `TREND_COLUMNS`: a left-out ``breakdown_value`` or ``compare_label``
+    comes back as an all-NA string column (other columns are kept after them).
+
+    Examples
+    --------
+    >>> tidy = trend_frame({"result": [{"action": {"name": "a"}, "days": ["2026-01-01"], "data": [1]}]})
+    >>> tidy.columns.tolist(), complete_trend_frame(tidy).columns.tolist()
+    (['date', 'series', 'value'], ['date', 'series', 'breakdown_value', 'compare_label', 'value'])
+    """
+    missing = [name for name in TREND_OPTIONAL_COLUMNS if name not in tidy.columns]
+    if not missing:
+        return tidy
+    full = tidy.copy()
+    for name in missing:
+        full[name] = pd.array([pd.NA] * len(full), dtype="string")
+    order = [name for name in TREND_COLUMNS if name in full.columns]
+    return full[order + [name for name in full.columns if name not in order]]
 
 
 def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
@@ -185,6 +208,7 @@ def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     """
     if tidy.attrs.get("aggregated"):
         raise ValueError("wide=True needs a time-series display; aggregated displays have one value per series")
+    tidy = complete_trend_frame(tidy)
     label = tidy["series"].astype(object)
     breakdown = tidy["breakdown_value"].astype(object)
     compare = tidy["compare_label"].astype(object)

@@ -25,6 +25,7 @@ from .plot_style import (
     series_colors,
     start_at_zero,
 )
+from .result_frames import complete_trend_frame
 
 __all__ = ["DISPLAY_KINDS", "TREND_KINDS", "plot_trend"]
 
@@ -71,7 +72,7 @@ class _Series:
 
 def _tidy(df: pd.DataFrame) -> pd.DataFrame:
     if {"series", "value"} <= set(df.columns):
-        return df
+        return complete_trend_frame(df)  # a plain trend's frame has no breakdown_value nor compare_label
     if isinstance(df.index, pd.DatetimeIndex):
         long = df.rename_axis("date").reset_index().melt(id_vars="date", var_name="series", value_name="value")
         long["breakdown_value"] = pd.NA

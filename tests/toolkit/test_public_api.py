@@ -36,6 +36,7 @@ MODULES = [
     "toolkit.io",
     "toolkit.labels",
     "toolkit.local",
+    "toolkit.plot_hover",
     "toolkit.plot_style",
     "toolkit.plots",
     "toolkit.plugins",

@@ -9,6 +9,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from toolkit.frames import (
+    complete_trend_frame,
     funnel_frame,
     funnel_trends_frame,
     paths_frame,
@@ -134,7 +135,6 @@ def test_aggregated_display_gives_one_row_per_series():
             "date": dates("UTC", None, None),
             "series": s("$pageview", "$pageview"),
             "breakdown_value": s("Chrome", "Safari"),
-            "compare_label": s(None, None),
             "value": [12.0, 5.0],
         }
     )
@@ -164,10 +164,57 @@ def test_hourly_buckets():
     ]
 
 
-def test_empty_trend_keeps_columns():
+def test_empty_trend_keeps_its_columns_and_dtypes():
     frame = trend_frame({"result": [], "timezone": "UTC"})
-    assert frame.columns.tolist() == ["date", "series", "breakdown_value", "compare_label", "value"]
-    assert len(frame) == 0 and str(frame["date"].dtype) == "datetime64[ns, UTC]"
+    expected = pd.DataFrame({"date": dates("UTC"), "series": s(), "value": np.array([], dtype="float64")})
+    assert_frame_equal(frame, expected)
+
+
+def test_plain_trend_has_no_breakdown_nor_compare_column():
+    # no breakdown, no compare: the reader sees date, series, value and not two columns of <NA>
+    response = {"timezone": "UTC", "result": [series("signup", ["2026-01-01", "2026-01-02"], [3, 5])]}
+    expected = pd.DataFrame(
+        {"date": dates("UTC", "2026-01-01", "2026-01-02"), "series": s("signup", "signup"), "value": [3.0, 5.0]}
+    )
+    frame = trend_frame(response)
+    assert_frame_equal(frame, expected)
+    assert "NA" not in frame.to_html() and "NA" not in frame.to_string()
+
+
+def test_compare_without_breakdown_keeps_only_compare_label():
+    response = {
+        "timezone": "UTC",
+        "result": [
+            series("signup", ["2026-01-03"], [4], compare=True, compare_label="current"),
+            series("signup", ["2026-01-02"], [1], compare=True, compare_label="previous"),
+        ],
+    }
+    expected = pd.DataFrame(
+        {
+            "date": dates("UTC", "2026-01-03", "2026-01-02"),
+            "series": s("signup", "signup"),
+            "compare_label": s("current", "previous"),
+            "value": [4.0, 1.0],
+        }
+    )
+    assert_frame_equal(trend_frame(response), expected)
+
+
+def test_complete_trend_frame_adds_the_left_out_columns_as_na():
+    tidy = trend_frame({"timezone": "UTC", "result": [series("signup", ["2026-01-01"], [3])]})
+    expected = pd.DataFrame(
+        {
+            "date": dates("UTC", "2026-01-01"),
+            "series": s("signup"),
+            "breakdown_value": s(None),
+            "compare_label": s(None),
+            "value": [3.0],
+        }
+    )
+    full = complete_trend_frame(tidy)
+    assert_frame_equal(full, expected)
+    assert full.attrs == tidy.attrs
+    assert complete_trend_frame(full) is full
 
 
 def test_funnel_steps():

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import requests
 
-from toolkit.widgets import TrendBuilder
+from toolkit.widgets import FunnelBuilder, TrendBuilder
 from toolkit.widgets.results import STALE_CLASS
 
-from .conftest import TREND
+from .conftest import FUNNEL, TREND
 
 NULL = "$$_posthog_breakdown_null_$$"
 
@@ -61,6 +61,35 @@ def test_the_table_shown_is_readable_with_none_for_the_null_bucket_and_no_maths(
     assert "signup - None" in table.data and NULL not in table.data
     assert "mathjax_ignore" in table.data
     assert builder.df["breakdown_value"].tolist()[2] == NULL  # the frame keeps the raw value
+
+
+def test_the_funnel_table_sits_in_a_box_that_scrolls_sideways_and_down(client, fake, shown):
+    # 8 columns are wider than a notebook: in an Output widget JupyterLab would cut them at the edge
+    groups = [
+        [{"order": order, "name": name, "count": count, "breakdown_value": plan}
+         for order, (name, count) in enumerate([("signup", 9), ("purchase", 3)])]
+        for plan in ("free", "pro")
+    ]  # fmt: skip
+    fake.routes[("POST", FUNNEL)] = (200, {"result": groups})
+    builder = FunnelBuilder(client, steps=["signup", "purchase"])
+    builder.run()
+    table = shown[-1].data
+    style = "max-height: 420px; max-width: 100%; overflow: auto; white-space: nowrap"
+    assert table.startswith(f'<div class="insightlab-table" style="{style}">')
+    assert table.count("<tr>") == 1 + 4 and "dropped off" in table and "median time" in table
+    assert builder.output.layout.overflow == "auto"
+
+
+def test_every_row_of_a_long_table_can_be_reached(client, fake, shown):
+    # ten days of hours: 240 rows, every one in the table (the box scrolls), none left out
+    hours = [f"2026-01-{1 + hour // 24:02d} {hour % 24:02d}:00:00" for hour in range(240)]
+    item = {"action": {"id": "signup", "name": "signup", "order": 0}, "label": "signup"}
+    fake.routes[("POST", TREND)] = trend_answer({**item, "days": hours, "data": list(range(240))})
+    builder = TrendBuilder(client, events=["signup"], interval="hour")
+    builder.run()
+    table = shown[-1].data
+    assert table.count("<tr>") == 1 + 240 and "not shown" not in table
+    assert "2026-01-10 23:00" in table and "<td>239</td>" in table
 
 
 def test_messages_keep_dollar_signs_from_mathjax(client, fake):

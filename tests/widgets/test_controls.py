@@ -85,3 +85,40 @@ def test_a_list_breakdown_is_kept_until_its_text_is_edited():
     assert control.values() == {"breakdown": [3, 4], "breakdown_type": "cohort", "breakdown_limit": None}
     control.property.value = "5"
     assert control.values() == {"breakdown": "5", "breakdown_type": "cohort", "breakdown_limit": None}
+
+
+class Properties:
+    def properties(self, type):
+        return {"event": ["$browser", "$os"], "person": ["plan"]}.get(type, [])
+
+
+def test_the_breakdown_property_box_is_never_greyed_and_comes_back_with_its_type():
+    # enabling a disabled box needs the kernel, which may be busy: the box stays editable throughout
+    control = BreakdownControl(Properties())
+    assert not control.property.disabled and control.property.options == ("$browser", "$os")
+    control.type.value = "event"
+    control.property.value = "$os"
+    control.type.value = ""
+    assert (control.property.value, control.property.disabled) == ("", False)
+    assert control.values()["breakdown"] is None
+    control.type.value = "event"
+    assert (control.property.value, control.property.disabled) == ("$os", False)
+    assert control.values() == {"breakdown": "$os", "breakdown_type": "event", "breakdown_limit": None}
+    control.type.value = "person"
+    assert control.property.options == ("plan",) and not control.property.disabled
+
+
+def test_typing_a_property_while_no_breakdown_is_shown_breaks_down_by_it():
+    control = BreakdownControl(Properties())
+    control.property.value = "$browser"
+    assert control.values() == {"breakdown": "$browser", "breakdown_type": "event", "breakdown_limit": None}
+    assert control.limit.layout.display is None  # Top values shows with the breakdown
+
+
+def test_a_request_without_breakdown_forgets_the_property_put_aside():
+    control = BreakdownControl(Properties())
+    control.load("$os", "event")
+    control.type.value = ""
+    control.load(None, None)
+    control.type.value = "event"
+    assert control.property.value == ""

@@ -171,3 +171,13 @@ def test_save_as_insight(client, fake):
     assert builder.save("Checkout") == "a1B2c3D4"
     assert sent(fake, INSIGHTS)[0]["filters"] == builder.request.to_dict()
     assert sent(fake, INSIGHTS)[0]["filters"]["insight"] == "FUNNELS"
+
+
+def test_a_new_exclusion_starts_on_an_event_that_is_not_a_step(client):
+    # the API refuses to exclude a step's own event, so the first listed event ($pageview) is skipped
+    builder = FunnelBuilder(client, steps=["$pageview", "signup"])
+    builder.add_exclusion_button.click()
+    assert builder.exclusions[0].entity.value == "purchase"
+    builder.steps[1].entity.value = "purchase"
+    builder.add_exclusion_button.click()
+    assert builder.exclusions[1].entity.value == "signup"

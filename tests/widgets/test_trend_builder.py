@@ -82,8 +82,6 @@ def test_run_sends_the_controls_and_keeps_frame_and_figure(client, fake):
         {
             "date": pd.to_datetime(DAYS).tz_localize("UTC").as_unit("ns"),
             "series": pd.array(["signup", "signup"], dtype="string"),
-            "breakdown_value": pd.array([None, None], dtype="string"),
-            "compare_label": pd.array([None, None], dtype="string"),
             "value": [3.0, 5.0],
         }
     )
@@ -169,7 +167,7 @@ def test_breakdown_property_picker_follows_the_type(client, fake):
         series("signup", [1, 0], breakdown_value="pro"), series("signup", [2, 2], breakdown_value="free")
     )
     builder = TrendBuilder(client, events=["signup"])
-    assert builder.breakdown.property.disabled
+    assert builder.breakdown.property.value == ""
     builder.breakdown.type.value = "person"
     assert builder.breakdown.property.options == ("email", "plan")
     assert builder.run() is None and builder.error.endswith(

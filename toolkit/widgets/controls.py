@@ -130,12 +130,17 @@ MAX_BREAKDOWN_LIMIT = 1000
 
 class BreakdownControl:
     """Breakdown type (none, event, person or session property), a property picker filled from the catalog,
-    and how many values to show before the rest are grouped as Other."""
+    and how many values to show before the rest are grouped as Other.
+
+    The property box is never disabled: enabling it again needed a round trip to the kernel, so it stayed
+    greyed while the kernel was busy. "No breakdown" empties it instead (choosing a type again brings the
+    property back), and typing a property while "No breakdown" is shown breaks down by that event property.
+    """
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.type = widgets.Dropdown(options=BREAKDOWN_TYPES, value="", description="Breakdown")
-        self.property = widgets.Combobox(placeholder="property", ensure_option=False, disabled=True)
+        self.property = widgets.Combobox(placeholder="property", ensure_option=False)
         self.limit = widgets.BoundedIntText(
             value=DEFAULT_BREAKDOWN_LIMIT,
             min=1,
@@ -149,15 +154,32 @@ class BreakdownControl:
         self.box = widgets.HBox([self.type, self.property, self.limit, self.limit_note])
         self._kept: Any = None
         self._given_limit: int | None = None
+        self._put_aside = ""
+        self._emptying = False
         self.type.observe(self._type_changed, names="value")
+        self.property.observe(self._property_typed, names="value")
         self._type_changed()
 
     def _type_changed(self, _change: Any = None) -> None:
         kind = self.type.value
-        self.property.disabled = not kind
-        self.property.options = tuple(self.catalog.properties(kind)) if kind else ()
+        self.property.options = tuple(self.catalog.properties(kind or "event"))
+        if not kind and self.property.value:
+            self._put_aside, self._emptying = self.property.value, True
+            try:
+                self.property.value = ""
+            finally:
+                self._emptying = False
+        elif kind and not self.property.value and self._put_aside:
+            self.property.value = self._put_aside
         for widget in (self.limit, self.limit_note):
             widget.layout.display = None if kind else "none"
+
+    def _property_typed(self, change: Any) -> None:
+        if self._emptying:
+            return
+        self._put_aside = ""
+        if change["new"].strip() and not self.type.value:
+            self.type.value = "event"
 
     def load(self, breakdown: Any, breakdown_type: str | None, limit: int | None = None) -> None:
         """Show a request's breakdown; a list (several values) is kept as it is unless the text is edited."""
@@ -166,6 +188,7 @@ class BreakdownControl:
         if breakdown in (None, "", []):
             self.type.value = ""
             self.property.value = ""
+            self._put_aside = ""
             return
         kind = breakdown_type or "event"
         if kind not in [value for _, value in BREAKDOWN_TYPES]:

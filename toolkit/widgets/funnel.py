@@ -184,9 +184,16 @@ class FunnelBuilder(Builder):
         self.steps.insert(target, self.steps.pop(index))
         self._relayout_steps()
 
+    def _default_exclusion(self) -> Entity | None:
+        """The first event or action that is not a step: the API refuses to exclude a step's own event."""
+        used = {row.entity.value for row in self.steps}
+        unused = [value for _, value in self.catalog.entity_options() if value not in used]
+        return unused[0] if unused else self._default_entity()
+
     def add_exclusion(self, entity: Entity | None = None, from_step: int = 0, to_step: int = 1) -> ExclusionRow | None:
-        """Append an exclusion between two steps (0-based, as in `FunnelRequest.exclusions`)."""
-        entity = entity if entity is not None else self._default_entity()
+        """Append an exclusion between two steps (0-based, as in `FunnelRequest.exclusions`); by default the
+        first event that is not a step."""
+        entity = entity if entity is not None else self._default_exclusion()
         if entity is None:
             self._fail(ValueError("no events to pick from"))
             return None

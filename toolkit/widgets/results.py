@@ -5,12 +5,21 @@ tidy frame as CSV and the plot as PNG, and a note. In a kernel each result repla
 with ``clear_output(wait=True)`` issued inside the output context: the clear then travels with the new
 output, so runs sent back to back (Run All) leave one result, even while the browser lags behind the
 kernel. Changing any control after a run greys the result out (`ResultArea.mark_stale`) until the next run.
+
+Under ipympl (``%matplotlib widget``) the plot is the figure's interactive canvas instead of a PNG: its
+toolbar pans and zooms, and `toolkit.plot_hover` labels the point under the mouse with its date and value.
+Under any other backend (inline, Agg) the PNG is shown as before.
+
+The table sits in a box of its own that scrolls both ways (`scrolling_table`): inside an Output widget
+JupyterLab neither widens the cell nor shows a scroll bar, so a wide funnel table was cut at the right edge
+and a long one could not be read to its end. Every row is shown (up to `TABLE_ROWS`), a tall table scrolls.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import warnings
 from typing import Any
 
 import ipywidgets as widgets
@@ -20,9 +29,26 @@ from matplotlib.figure import Figure
 from ..labels import NO_MATHJAX_CLASSES
 from ..readable_tables import readable_table, table_html
 
-__all__ = ["SCREEN_DPI", "STALE_CLASS", "STALE_NOTE", "ResultArea", "data_link", "in_kernel", "watch_values"]
+__all__ = [
+    "SCREEN_DPI",
+    "STALE_CLASS",
+    "STALE_NOTE",
+    "TABLE_HEIGHT",
+    "TABLE_ROWS",
+    "ResultArea",
+    "data_link",
+    "in_kernel",
+    "interactive_canvas",
+    "ipympl_active",
+    "scrolling_table",
+    "watch_values",
+]
 
 SCREEN_DPI = 100
+TABLE_HEIGHT = "420px"
+"""A table taller than this scrolls inside its box (the plot above stays in view)."""
+TABLE_ROWS = 5000
+"""Rows shown at most (hourly buckets over half a year); the CSV download holds them all."""
 STALE_CLASS = "insightlab-stale"
 STALE_NOTE = "The controls changed since this result was computed: Run to update it."
 # the grey look of a stale result; a <style> element applies to the whole page, so one per builder is enough
@@ -39,6 +65,33 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
+def ipympl_active() -> bool:
+    """Whether matplotlib's backend is ipympl's (``%matplotlib widget`` or ``%matplotlib ipympl``)."""
+    import matplotlib
+
+    name = (matplotlib.get_backend(auto_select=False) or "").lower()
+    return name in ("widget", "ipympl") or "ipympl" in name
+
+
+def interactive_canvas(figure: Figure) -> widgets.DOMWidget:
+    """``figure`` on an ipympl canvas (a widget with a pan and zoom toolbar) that labels values on hover.
+
+    The figure stays out of pyplot (no ``plt.figure`` number), so it is shown only where the builder puts it.
+    """
+    from ipympl.backend_nbagg import Canvas, FigureManager
+
+    from ..plot_hover import add_hover
+
+    canvas = Canvas(figure)
+    with warnings.catch_warnings():  # ipympl's toolbar passes traitlets an argument it does not know
+        warnings.filterwarnings("ignore", r"Passing unrecognized arguments to super\(Toolbar\)", DeprecationWarning)
+        FigureManager(canvas, 0)  # gives the canvas its toolbar and routes the browser's mouse events to it
+    canvas.header_visible = False  # the title is on the plot already
+    canvas.toolbar_position = "right"
+    add_hover(figure)
+    return canvas
+
+
 def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
     """An HTML link that downloads ``data`` as ``filename`` (a ``data:`` URI: no server involved).
 
@@ -49,6 +102,19 @@ def data_link(data: bytes, *, mime: str, filename: str, label: str) -> str:
     """
     encoded = base64.b64encode(data).decode("ascii")
     return f'<a download="{filename}" href="data:{mime};base64,{encoded}" target="_blank">{label}</a>'
+
+
+def scrolling_table(markup: str) -> str:
+    """``markup`` in a box that scrolls sideways when wider than the output and down past `TABLE_HEIGHT`
+    (cells keep to one line: a wrapped ``1 h 10 min`` read as two values).
+
+    Examples
+    --------
+    >>> print(scrolling_table("<table></table>"))
+    <div class="insightlab-table" style="max-height: 420px; ...; white-space: nowrap"><table></table></div>
+    """
+    style = f"max-height: {TABLE_HEIGHT}; max-width: 100%; overflow: auto; white-space: nowrap"
+    return f'<div class="insightlab-table" style="{style}">{markup}</div>'
 
 
 def figure_png(figure: Figure) -> bytes:
@@ -94,10 +160,13 @@ class ResultArea:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.output = widgets.Output()
+        # the Output widget's own default (overflow: visible) hides what is wider than the cell
+        self.output = widgets.Output(layout=widgets.Layout(overflow="auto", max_width="100%"))
         self.downloads = widgets.HTML()
         self.style = widgets.HTML(_STYLE)
         self.stale = False
+        self.canvas: widgets.DOMWidget | None = None
+        """The last plot's ipympl canvas (under ``%matplotlib widget``), closed when the next result comes."""
         self.box = widgets.VBox([self.style, self.output, self.downloads])
 
     def show(self, frame: pd.DataFrame, figure: Figure | None) -> None:
@@ -115,11 +184,17 @@ class ResultArea:
 
         with self.output:
             self.output.clear_output(wait=True)
-            if picture is not None:
+            if self.canvas is not None:
+                self.canvas.close()  # its widget would stay in the kernel after the output is cleared
+                self.canvas = None
+            if figure is not None and ipympl_active():
+                self.canvas = interactive_canvas(figure)
+                display(self.canvas)
+            elif picture is not None:
                 # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
                 # once pyplot has been used, and the builder's figures stay out of pyplot
                 display(Image(data=picture, format="png"))
-            display(HTML(table_html(readable_table(frame))))
+            display(HTML(scrolling_table(table_html(readable_table(frame), max_rows=TABLE_ROWS))))
 
     def set_stale(self, stale: bool) -> None:
         """Grey the result out (or back) to say whether it still matches the controls."""
