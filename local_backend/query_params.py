@@ -1,9 +1,16 @@
-"""Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists."""
+"""Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists.
+
+Routes read such parameters as text and check them here, with messages naming the parameter; the OpenAPI schema
+still declares what they accept (:func:`integer_text`, :func:`enum_text`, :data:`BOOL_TEXT`), so a client or a
+fuzzer knows which values are valid. An empty value counts as absent, as in PostHog.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from .errors import ValidationError
 
@@ -14,11 +21,32 @@ __all__ = [
     "check_nesting",
     "MAX_LIST_ITEMS",
     "MAX_FILTER_NESTING",
+    "integer_text",
+    "enum_text",
+    "BOOL_TEXT",
+    "JSON_TEXT",
 ]
+
+_EMPTY: dict[str, Any] = {"type": "string", "maxLength": 0}
+
+
+def integer_text(minimum: int, maximum: int) -> Any:
+    """The type of a parameter read as text and declared as the integers ``minimum..maximum`` (or empty)."""
+    integer = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    return Annotated[str, WithJsonSchema({"anyOf": [integer, _EMPTY]})]
+
+
+def enum_text(*values: str, empty: bool = True) -> Any:
+    """The type of a parameter read as text and declared as one of ``values`` (or empty, when ``empty``)."""
+    return Annotated[str, WithJsonSchema({"type": "string", "enum": [*values, *([""] if empty else [])]})]
+
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
 MAX_LIST_ITEMS = 1000
+BOOL_TEXT: Any = enum_text(*sorted(_TRUE | _FALSE))
+# A JSON document (a list or object), read and checked by the route.
+JSON_TEXT: Any = Annotated[str, WithJsonSchema({"type": "string", "contentMediaType": "application/json"})]
 # Property filters nest groups in groups; deeper than this is no real filter and would only cost recursion.
 MAX_FILTER_NESTING = 10
 
