@@ -32,8 +32,9 @@ MAX_EXAMPLES = 8
 # entry once its operation passes (INSIGHTLAB_ALL_GAPS=1 runs them all).
 KNOWN_GAPS: frozenset[str] = frozenset(
     {
-        # property conditions inside series are read by the filter parser, which still takes true for a
-        # condition's group_type_index where the schema says integer
+        # a property condition's schema (the Property model) is looser than the filter parser that reads it:
+        # operator and type are any text where the parser takes a fixed list, and group_type_index is ignored
+        # (true included) unless type is group
         "POST /api/projects/{project_id}/insights/funnel",
         "POST /api/projects/{project_id}/insights/funnel/correlation",
         "POST /api/projects/{project_id}/insights/trend",
