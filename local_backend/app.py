@@ -70,15 +70,29 @@ def create_app(settings: Settings) -> FastAPI:
 
 
 def _hoist_body_definitions_in_schema(app: FastAPI) -> None:
-    """The OpenAPI schema with the models of hand-documented bodies under ``components/schemas``."""
+    """The OpenAPI schema with the models of hand-documented bodies under ``components/schemas``, and bad input
+    declared as it is answered: a 400 envelope, never FastAPI's default 422 ``HTTPValidationError``."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = hoist_body_definitions(build())
+            app.openapi_schema = _without_default_422(hoist_body_definitions(build()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _without_default_422(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop the 422 FastAPI declares on every operation with parameters: the app answers bad input with the
+    400 envelope (see ``_validation_error``), which every operation declares."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                operation.get("responses", {}).pop("422", None)
+    components = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+    return schema
 
 
 def render_error(error: APIError) -> JSONResponse:

@@ -9,7 +9,11 @@ from typing import Any
 
 from fastapi.responses import Response
 
-__all__ = ["flatten", "csv_response"]
+__all__ = ["flatten", "csv_response", "CSV_CONTENT", "CSV_RESPONSES"]
+
+# The OpenAPI declaration of a ``format=csv`` answer, merged into a route's 200.
+CSV_CONTENT: dict[str, Any] = {"text/csv": {"schema": {"type": "string", "description": "With format=csv"}}}
+CSV_RESPONSES: dict[int | str, dict[str, Any]] = {200: {"content": CSV_CONTENT}}
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fastapi import Query, Request
 
+from .config import MAX_PAGE_SIZE
 from .errors import ValidationError
+from .query_params import integer_text
 from .storage import get_settings
 
 __all__ = ["Page", "page_params", "paginated", "replace_query", "parse_int_param", "request_url"]
 
 MAX_OFFSET = 2**62
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
 
 
 @dataclass(frozen=True)
@@ -26,10 +30,10 @@ def parse_int_param(value: str | None, *, name: str, default: int, minimum: int,
     """An integer query parameter within bounds, or a 400 naming it."""
     if value is None or value == "":
         return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValidationError(f"'{name}' must be an integer.", attr=name) from None
+    # ASCII digits only: int() would also take "٢", "1_000" and surrounding spaces
+    if not _INTEGER.fullmatch(value):
+        raise ValidationError(f"'{name}' must be an integer.", attr=name)
+    number = int(value)
     if number < minimum or number > maximum:
         raise ValidationError(f"'{name}' must be between {minimum} and {maximum}.", attr=name)
     return number
@@ -37,8 +41,11 @@ def parse_int_param(value: str | None, *, name: str, default: int, minimum: int,
 
 def page_params(
     request: Request,
-    limit: str | None = Query(None, description="Number of results to return per page."),
-    offset: str | None = Query(None, description="The initial index from which to return the results."),
+    # the schema states the default bound; a server started with another max_page_size enforces its own
+    limit: integer_text(1, MAX_PAGE_SIZE) | None = Query(None, description="Number of results to return per page."),
+    offset: integer_text(0, MAX_OFFSET) | None = Query(
+        None, description="The initial index from which to return the results."
+    ),
 ) -> Page:
     settings = get_settings(request)
     return Page(

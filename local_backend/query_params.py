@@ -1,12 +1,17 @@
 """Typed reading of list-endpoint query parameters that PostHog sends as text: booleans and JSON lists.
 
-Their bounds (names in a list, nesting of a property filter) are in :mod:`.limits` with the others.
+Routes read such parameters as text and check them here, with messages naming the parameter; the OpenAPI schema
+still declares what they accept (:func:`integer_text`, :func:`enum_text`, :data:`BOOL_TEXT`), so a client or a
+fuzzer knows which values are valid. An empty value counts as absent, as in PostHog. Their bounds (names in a
+list, nesting of a property filter) are in :mod:`.limits` with the others.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import WithJsonSchema
 
 from .errors import ValidationError
 from .limits import MAX_FILTER_PARAM_NESTING, MAX_NAME_LIST_ITEMS
@@ -16,10 +21,31 @@ __all__ = [
     "parse_json_list_param",
     "parse_filter_param",
     "check_nesting",
+    "integer_text",
+    "enum_text",
+    "BOOL_TEXT",
+    "JSON_TEXT",
 ]
+
+_EMPTY: dict[str, Any] = {"type": "string", "maxLength": 0}
+
+
+def integer_text(minimum: int, maximum: int) -> Any:
+    """The type of a parameter read as text and declared as the integers ``minimum..maximum`` (or empty)."""
+    integer = {"type": "integer", "minimum": minimum, "maximum": maximum}
+    return Annotated[str, WithJsonSchema({"anyOf": [integer, _EMPTY]})]
+
+
+def enum_text(*values: str, empty: bool = True) -> Any:
+    """The type of a parameter read as text and declared as one of ``values`` (or empty, when ``empty``)."""
+    return Annotated[str, WithJsonSchema({"type": "string", "enum": [*values, *([""] if empty else [])]})]
+
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
+BOOL_TEXT: Any = enum_text(*sorted(_TRUE | _FALSE))
+# A JSON document (a list or object), read and checked by the route.
+JSON_TEXT: Any = Annotated[str, WithJsonSchema({"type": "string", "contentMediaType": "application/json"})]
 
 
 def parse_bool_param(value: str | None, *, name: str) -> bool | None:

@@ -98,8 +98,9 @@ def parse_model(model: type[M], data: dict[str, Any]) -> M:
         raise RequestValidationError(errors) from None
 
 
-def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, Any]:
-    """``openapi_extra`` documenting a body read with :func:`read_body`.
+def body_openapi(model: type[pydantic.BaseModel], *, form: bool, required: bool = True) -> dict[str, Any]:
+    """``openapi_extra`` documenting a body read with :func:`read_body`; not ``required`` when the route takes
+    an empty body as ``{}`` (every field at its default).
 
     The models the body refers to travel in ``x-definitions``; the app moves them into
     ``components/schemas`` (see :func:`hoist_body_definitions`), where the refs point.
@@ -113,7 +114,7 @@ def body_openapi(model: type[pydantic.BaseModel], *, form: bool) -> dict[str, An
             if key in form_schema.get("properties", {}):
                 form_schema["properties"][key] = {"type": "string", "description": "A JSON object, as text"}
         content["multipart/form-data"] = {"schema": form_schema}
-    return {"requestBody": {"required": True, "content": content}, DEFINITIONS_KEY: definitions}
+    return {"requestBody": {"required": required, "content": content}, DEFINITIONS_KEY: definitions}
 
 
 def hoist_body_definitions(schema: dict[str, Any]) -> dict[str, Any]:

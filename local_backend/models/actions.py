@@ -10,12 +10,13 @@ from ..queries.property_model import parse_properties
 from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
 from .common import UserBasic
-from .fields import JSONObject
+from .fields import Flag, JSONObject, not_null
 
 __all__ = [
     "Matching",
     "ActionStep",
     "ActionWrite",
+    "ActionUpdate",
     "Action",
     "validate_steps",
     "MAX_PATTERN_LENGTH",
@@ -54,7 +55,16 @@ class ActionWrite(BaseModel):
     description: str | None = Field(None, max_length=4000)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS)
     tags: list[str] | None = None
-    deleted: bool | None = None
+    deleted: Flag | None = None
+
+
+class ActionUpdate(ActionWrite):
+    """As :class:`ActionWrite`; these fields may be left out but not set to null (refused with code ``null``)."""
+
+    name: str | None = Field(None, max_length=400, json_schema_extra=not_null)
+    steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS, json_schema_extra=not_null)
+    tags: list[str] | None = Field(None, json_schema_extra=not_null)
+    deleted: Flag | None = Field(None, json_schema_extra=not_null)
 
 
 class Action(BaseModel):

@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
-__all__ = ["CaptureResponse", "Rejection"]
+__all__ = ["CaptureResponse", "Rejection", "CAPTURE_REQUEST_BODY"]
+
+# The SDKs' wire format is free-form: an event is any object (an invalid one is rejected on its own, beside the
+# stored good ones), and the token may travel in the body, the first event, the form or the query string. What
+# the route refuses outright (400) is a payload that is none of the three shapes below, or a non-list batch.
+_EVENT: dict[str, Any] = {"description": "One event: event, distinct_id, properties, timestamp, uuid ..."}
+CAPTURE_REQUEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "title": "Batch",
+                        "properties": {
+                            "api_key": {"type": "string", "description": "The project API token (phc_...)"},
+                            "batch": {"type": "array", "items": _EVENT},
+                            "sent_at": {"type": "string", "description": "When the SDK sent the batch"},
+                        },
+                        "required": ["batch"],
+                    },
+                    {"type": "array", "title": "Events", "items": _EVENT},
+                    {"type": "object", "title": "Event", "not": {"required": ["batch"]}},
+                ]
+            }
+        }
+    },
+}
 
 
 class Rejection(BaseModel):

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
 from .common import UserBasic
-from .fields import JSONObject
+from .fields import Flag, JSONObject
 
 __all__ = [
     "IdType",
@@ -44,11 +44,11 @@ class CohortWrite(BaseModel):
 
     name: str | None = Field(None, max_length=400)
     description: str | None = Field(None, max_length=4000)
-    is_static: bool | None = None
+    is_static: Flag | None = None
     filters: JSONObject | None = Field(
         None, description='Person property rules: {"properties": {"type": "AND"|"OR", "values": [...]}}'
     )
-    deleted: bool | None = None
+    deleted: Flag | None = None
     distinct_ids: list[str] | None = Field(
         None, max_length=MAX_MEMBERS_PER_REQUEST, description="Static cohorts: distinct ids of persons to add"
     )

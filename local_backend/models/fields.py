@@ -1,6 +1,9 @@
 """Field types every request model reuses, so one bound holds everywhere (limits in :mod:`..limits`).
 
-* :data:`Int64` / :data:`ObjectId`: integers SQLite can bind (beyond 64 bits ``sqlite3`` raises OverflowError).
+* :data:`Flag`: a boolean of a request body, declared as read: JSON true/false, 0/1 and their text forms (form
+  fields carry text; PostHog's serializers are as lenient).
+* :data:`Integer`, :data:`Int64` / :data:`ObjectId`: integers (true and false refused), and those SQLite can
+  bind (beyond 64 bits ``sqlite3`` raises OverflowError).
 * :data:`PropertyKey`: a property name: non-empty, at most 400 characters, no NUL.
 * :data:`JSONObject`: a free-form JSON object (saved filters, query nodes) that can be stored and sent back:
   no lone UTF-16 surrogate (``"\\ud800"`` decodes to a string UTF-8 cannot encode) anywhere inside, and
@@ -14,12 +17,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from ..limits import MAX_INT64, MAX_JSON_DEPTH, MAX_PROPERTY_KEY_LENGTH, MIN_INT64
 
 __all__ = [
+    "Flag",
     "Int64",
+    "Integer",
+    "not_null",
     "ObjectId",
     "NameOrId",
     "check_int64",
@@ -32,8 +38,43 @@ __all__ = [
     "check_json_text",
 ]
 
-Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
-ObjectId = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64, description="An object id (a 64-bit integer)")]
+# pydantic's lax bool, letter for letter: its words in any case, 0/1 as numbers or text
+_FLAG_WORDS = "|".join(
+    "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word)
+    for word in ("true", "false", "yes", "no", "on", "off", "t", "f", "y", "n", "1", "0")
+)
+Flag = Annotated[
+    bool,
+    WithJsonSchema(
+        {"anyOf": [{"type": "boolean"}, {"enum": [0, 1]}, {"type": "string", "pattern": f"^(?:{_FLAG_WORDS})$"}]}
+    ),
+]
+
+
+def _not_a_bool(value: Any) -> Any:
+    """pydantic reads true as 1; an integer field declared as such refuses it."""
+    if isinstance(value, bool):
+        raise ValueError("Input should be a valid integer")
+    return value
+
+
+def not_null(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of an optional field a route refuses to set to null: the schema leaves null out
+    (the field is still optional; validation is unchanged, so the route's own 400 names the field)."""
+    alternatives = [item for item in schema.pop("anyOf", []) if item != {"type": "null"}]
+    if len(alternatives) == 1:
+        schema.update(alternatives[0])
+    elif alternatives:
+        schema["anyOf"] = alternatives
+    if schema.get("default", ...) is None:
+        del schema["default"]
+
+
+Integer = Annotated[int, BeforeValidator(_not_a_bool)]
+Int64 = Annotated[int, BeforeValidator(_not_a_bool), Field(ge=MIN_INT64, le=MAX_INT64)]
+ObjectId = Annotated[
+    int, BeforeValidator(_not_a_bool), Field(ge=MIN_INT64, le=MAX_INT64, description="An object id (a 64-bit integer)")
+]
 
 
 def check_int64(value: Any) -> Any:

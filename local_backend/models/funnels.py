@@ -12,7 +12,7 @@ from ..limits import MAX_ENTITIES
 from ..queries.filters import BaseFilter, Entity
 from ..queries.property_model import PropertyGroup, parse_properties
 from .analysis import CalculationEnvelope
-from .fields import Int64, check_int64
+from .fields import Int64, Integer, check_int64
 
 __all__ = [
     "FunnelExclusion",
@@ -53,8 +53,8 @@ def _lower_choice(value: Any, choices: tuple[str, ...], what: str) -> Any:
 class FunnelExclusion(Entity):
     """An event that, between steps ``funnel_from_step`` and ``funnel_to_step``, removes the attempt."""
 
-    funnel_from_step: int | None = None
-    funnel_to_step: int | None = None
+    funnel_from_step: Integer | None = None
+    funnel_to_step: Integer | None = None
 
 
 def _prepare_exclusions(data: dict[str, Any]) -> None:
@@ -86,19 +86,19 @@ class FunnelFilter(BaseFilter):
     insight: str | None = None
     display: str | None = None
     breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
-    breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
+    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
     breakdown_attribution_type: str = "first_touch"
-    breakdown_attribution_value: int | None = Field(None, ge=0)
+    breakdown_attribution_value: Integer | None = Field(None, ge=0)
     funnel_order_type: str = "ordered"
     funnel_viz_type: str | None = None
-    funnel_window_interval: int | None = Field(None, ge=1)
+    funnel_window_interval: Integer | None = Field(None, ge=1)
     funnel_window_interval_type: str | None = None
     funnel_window_interval_unit: str | None = None
-    funnel_window_days: int | None = Field(None, ge=1)
-    funnel_from_step: int | None = Field(None, ge=0)
-    funnel_to_step: int | None = Field(None, ge=0)
-    bin_count: int | None = None
-    funnel_step: int | None = None
+    funnel_window_days: Integer | None = Field(None, ge=1)
+    funnel_from_step: Integer | None = Field(None, ge=0)
+    funnel_to_step: Integer | None = Field(None, ge=0)
+    bin_count: Integer | None = None
+    funnel_step: Integer | None = None
     funnel_step_breakdown: Any = None
 
     @model_validator(mode="before")

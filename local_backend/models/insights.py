@@ -12,10 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..store.accounts import get_user
 from ..store.insights import insight_dashboard_ids, insight_tiles
 from .common import UserBasic, user_basic
-from .fields import JSONObject, ObjectId
+from .fields import Flag, Integer, JSONObject, ObjectId, not_null
 
 __all__ = [
     "InsightWrite",
+    "InsightUpdate",
     "Insight",
     "InsightBasic",
     "DashboardTile",
@@ -42,12 +43,23 @@ class InsightWrite(BaseModel):
     description: str | None = Field(None, max_length=400)
     filters: JSONObject | None = None
     query: JSONObject | None = None
-    order: int | None = Field(None, ge=-(2**31), le=2**31 - 1)
-    deleted: bool | None = None
+    order: Integer | None = Field(None, ge=-(2**31), le=2**31 - 1)
+    deleted: Flag | None = None
     dashboards: list[ObjectId] | None = Field(None, description="Deprecated: the dashboards the insight is shown on")
     tags: list[str] | None = None
-    favorited: bool | None = None
-    saved: bool | None = None
+    favorited: Flag | None = None
+    saved: Flag | None = None
+
+
+class InsightUpdate(InsightWrite):
+    """As :class:`InsightWrite`, but an update may not set these fields to null (the route refuses it with code
+    ``null``; the schema leaves null out)."""
+
+    filters: JSONObject | None = Field(None, json_schema_extra=not_null)
+    tags: list[str] | None = Field(None, json_schema_extra=not_null)
+    deleted: Flag | None = Field(None, json_schema_extra=not_null)
+    favorited: Flag | None = Field(None, json_schema_extra=not_null)
+    saved: Flag | None = Field(None, json_schema_extra=not_null)
 
 
 class DashboardTile(BaseModel):
@@ -121,7 +133,7 @@ class SharingConfiguration(BaseModel):
 
 
 class SharingUpdate(BaseModel):
-    enabled: bool
+    enabled: Flag
 
 
 class CancelRequest(BaseModel):

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from ..filter_params import decode_json_text
 from .analysis import CalculationEnvelope
+from .fields import Flag, Integer
 
 __all__ = ["PathFilter", "PathEdgeOut", "PathsResponse", "EVENT_TYPES", "LEGACY_PATH_TYPES", "MAX_STEP_LIMIT"]
 
@@ -32,16 +33,16 @@ class PathFilter(BaseModel):
     path_type: str | None = None
     start_point: str | None = None
     end_point: str | None = None
-    step_limit: int = Field(5, ge=2, le=MAX_STEP_LIMIT)
+    step_limit: Integer = Field(5, ge=2, le=MAX_STEP_LIMIT)
     path_groupings: list[str] = Field(default_factory=list, max_length=MAX_GROUPINGS)
     exclude_events: list[str] = Field(default_factory=list)
-    edge_limit: int | None = Field(None, ge=1)
-    min_edge_weight: int | None = Field(None, ge=0)
-    max_edge_weight: int | None = Field(None, ge=0)
+    edge_limit: Integer | None = Field(None, ge=1)
+    min_edge_weight: Integer | None = Field(None, ge=0)
+    max_edge_weight: Integer | None = Field(None, ge=0)
     date_from: str | None = "-7d"
     date_to: str | None = None
     properties: Any = None
-    filter_test_accounts: bool = False
+    filter_test_accounts: Flag = False
     funnel_filter: Any = None
 
     @field_validator(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import available_timezones
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .fields import JSONObject
+from .fields import Integer, JSONObject, not_null
 
 __all__ = ["ProjectBasic", "Project", "ProjectUpdate", "project_basic", "project_detail"]
 
@@ -33,14 +34,26 @@ class Project(ProjectBasic):
     updated_at: str
 
 
+# The IANA names the server knows (what the route's ZoneInfo check accepts).
+TIME_ZONES = sorted(available_timezones())
+
+
+def _time_zone_choice(schema: dict[str, Any]) -> None:
+    not_null(schema)
+    schema["enum"] = TIME_ZONES
+
+
 class ProjectUpdate(BaseModel):
     """Writable project settings (PATCH)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str | None = Field(None, min_length=1, max_length=200)
-    timezone: str | None = Field(None, description="IANA time zone, e.g. Europe/Berlin")
-    week_start_day: int | None = Field(None, ge=0, le=1, description="0: weeks start on Sunday, 1: on Monday")
+    # name and timezone may be left out but not set to null (the route refuses null with code "null")
+    name: str | None = Field(None, min_length=1, max_length=200, json_schema_extra=not_null)
+    timezone: str | None = Field(
+        None, description="IANA time zone, e.g. Europe/Berlin", json_schema_extra=_time_zone_choice
+    )
+    week_start_day: Integer | None = Field(None, ge=0, le=1, description="0: weeks start on Sunday, 1: on Monday")
     test_account_filters: list[JSONObject] | None = Field(
         None, description="Property filters that `filter_test_accounts` applies"
     )

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..filter_params import decode_json_text
 from .analysis import CalculationEnvelope
-from .fields import NameOrId
+from .fields import Flag, NameOrId
 
 __all__ = [
     "RetentionEntity",
@@ -60,7 +60,7 @@ class RetentionFilter(BaseModel):
     retention_type: Literal["retention_recurring", "retention_first_time"] = "retention_recurring"
     date_to: str | None = None
     properties: Any = None
-    filter_test_accounts: bool = False
+    filter_test_accounts: Flag = False
     breakdowns: list[Any] | None = None
 
     @field_validator("target_entity", "returning_entity", "properties", "breakdowns", mode="before")

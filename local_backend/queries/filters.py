@@ -22,11 +22,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ..errors import ValidationError
 from ..filter_params import decode_json_text
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
-from ..models.fields import Int64, NameOrId, PropertyKey, check_int64, key_problem
+from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem
 from .actions import action_condition
 from .dates import INTERVALS
 from .properties import PropertyCompiler, Sql
-from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties
+from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties, property_shapes
 
 __all__ = [
     "Entity",
@@ -72,9 +72,9 @@ class Entity(BaseModel):
     math: str | None = None
     math_property: PropertyKey | None = None
     math_hogql: str | None = None
-    math_group_type_index: int | None = Field(None, ge=0, le=4)
-    properties: PropertyGroup = EMPTY_GROUP
-    index: int = 0
+    math_group_type_index: Integer | None = Field(None, ge=0, le=4)
+    properties: PropertyGroup = Field(EMPTY_GROUP, json_schema_extra=property_shapes)
+    index: Integer = 0
 
     @field_validator("math")
     @classmethod
@@ -160,13 +160,13 @@ class BaseFilter(BaseModel):
     date_to: str | None = None
     explicit_date: bool = False
     interval: Literal["hour", "day", "week", "month"] = "day"
-    properties: PropertyGroup = EMPTY_GROUP
-    filter_test_accounts: bool = False
+    properties: PropertyGroup = Field(EMPTY_GROUP, json_schema_extra=property_shapes)
+    filter_test_accounts: Flag = False
     breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_type: Literal["event", "person", "cohort", "group", "session", "hogql"] | None = None
-    breakdown_limit: int = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
-    breakdown_group_type_index: int | None = Field(None, ge=0, le=4)
-    aggregation_group_type_index: int | None = Field(None, ge=0, le=4)
+    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
+    breakdown_group_type_index: Integer | None = Field(None, ge=0, le=4)
+    aggregation_group_type_index: Integer | None = Field(None, ge=0, le=4)
 
     @model_validator(mode="before")
     @classmethod

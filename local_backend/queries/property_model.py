@@ -42,6 +42,7 @@ __all__ = [
     "PROPERTY_TYPES",
     "Property",
     "PropertyGroup",
+    "property_shapes",
     "parse_properties",
     "parse_property_date",
     "EMPTY_GROUP",
@@ -138,6 +139,14 @@ class PropertyGroup(BaseModel):
 
 
 EMPTY_GROUP = PropertyGroup()
+
+
+def property_shapes(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a ``properties`` field: besides a group, the flat list of conditions and null
+    (no filter) are accepted. The old dict form is left undeclared: as a schema it would admit every object."""
+    group = dict(schema)
+    schema.clear()
+    schema["anyOf"] = [group, {"type": "array", "items": {"type": "object"}}, {"type": "null"}]
 
 
 def count_conditions(group: PropertyGroup, operators: tuple[str, ...] | None = None) -> int:

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
 from ..errors import MethodNotAllowed, NotFound, ValidationError
-from ..models.actions import Action, ActionWrite, validate_steps
+from ..models.actions import Action, ActionUpdate, ActionWrite, validate_steps
 from ..models.common import ActivityPage, ErrorResponse, Paginated, user_basic
 from ..pagination import Page, page_params, paginated
 from ..storage import get_conn, now_iso
@@ -134,7 +134,7 @@ def retrieve_action(
 
 
 def _update(
-    request: Request, action_id: str, body: ActionWrite, access: ProjectAccess, conn: sqlite3.Connection
+    request: Request, action_id: str, body: ActionUpdate, access: ProjectAccess, conn: sqlite3.Connection
 ) -> dict[str, Any]:
     action = load_action(conn, access, action_id)
     changes = body.model_dump(exclude_unset=True)
@@ -166,7 +166,7 @@ def _update(
 def update_action_route(
     request: Request,
     action_id: str,
-    body: ActionWrite,
+    body: ActionUpdate,
     access: ProjectAccess = Depends(WRITE),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from ..errors import AuthenticationFailed, NotAuthenticated
 from ..ingestion import IngestReport, check_events, store_events
 from ..ingestion.payload import CaptureBatch, decode_body, read_batch
 from ..ingestion.writer import SharedWriter
-from ..models.capture import CaptureResponse
+from ..models.capture import CAPTURE_REQUEST_BODY, CaptureResponse
 from ..storage import get_settings
 from ..store.projects import get_project_by_token
 
@@ -82,4 +82,5 @@ for _path in CAPTURE_PATHS:
         response_model=CaptureResponse,
         summary="Capture events (PostHog SDK wire format)",
         name=f"capture{_path.replace('/', '_')}",
+        openapi_extra={"requestBody": CAPTURE_REQUEST_BODY},
     )

@@ -47,9 +47,9 @@ LOGGED_FIELDS = ("name", "description", "filters", "deleted")
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
-def _cohort_openapi() -> dict[str, Any]:
+def _cohort_openapi(*, required: bool) -> dict[str, Any]:
     """The body documented both ways: JSON, or multipart with the ids as a CSV file."""
-    extra = body_openapi(CohortWrite, form=False)
+    extra = body_openapi(CohortWrite, form=False, required=required)
     form_fields = {
         "name": {"type": "string"},
         "description": {"type": "string"},
@@ -61,7 +61,8 @@ def _cohort_openapi() -> dict[str, Any]:
     return extra
 
 
-COHORT_BODY_OPENAPI = _cohort_openapi()
+COHORT_BODY_OPENAPI = _cohort_openapi(required=True)
+COHORT_UPDATE_OPENAPI = _cohort_openapi(required=False)  # an empty update changes nothing
 
 
 def load_cohort(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
@@ -212,7 +213,7 @@ def retrieve_cohort(
     f"{BASE_PATH}/{{cohort_id}}",
     response_model=Cohort,
     summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
-    openapi_extra=COHORT_BODY_OPENAPI,
+    openapi_extra=COHORT_UPDATE_OPENAPI,
 )
 async def update_cohort_route(
     request: Request,

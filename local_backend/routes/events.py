@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request
+from pydantic import WithJsonSchema
 
 from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
+from ..config import MAX_PAGE_SIZE
 from ..errors import NotFound, ValidationError
 from ..models.persons import Event, EventPage, PropertyValue
 from ..pagination import parse_int_param, replace_query, request_url
 from ..queries.analysis_inputs import parse_point
 from ..queries.filters import compiler_for
-from ..query_params import parse_filter_param
+from ..query_params import integer_text, parse_filter_param
 from ..storage import get_conn, get_settings
 from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
@@ -90,7 +92,7 @@ def list_events_route(
     before: str | None = Query(None, description="Only events before this time (ISO, or relative like -1d)"),
     before_id: str | None = Query(None, description="With before: also events at that time listed after this one"),
     properties: str | None = Query(None, description="JSON list of event or person property filters"),
-    limit: str | None = Query(None, description="How many events (default 100)"),
+    limit: integer_text(1, MAX_PAGE_SIZE) | None = Query(None, description="How many events (default 100)"),
 ) -> dict[str, Any]:
     settings = get_settings(request)
     size = parse_int_param(limit, name="limit", default=DEFAULT_LIMIT, minimum=1, maximum=settings.max_page_size)
@@ -117,9 +119,9 @@ def list_events_route(
 
 @router.get(f"{BASE_PATH}/values", response_model=list[PropertyValue], summary="Values of an event property")
 def property_values_route(
+    key: Annotated[str, Query(description="The event property"), WithJsonSchema({"type": "string", "pattern": r"\S"})],
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
-    key: str | None = Query(None, description="The event property"),
     value: str | None = Query(None, description="Only values containing this (case-insensitive)"),
     event_name: list[str] | None = Query(None, description="Only on these events (repeat the parameter)"),
 ) -> list[dict[str, Any]]:

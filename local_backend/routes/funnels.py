@@ -16,12 +16,14 @@ from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
 from ..filter_params import decode_json_text, parse_filter, read_filter_params
+from ..limits import MAX_INT64
 from ..models.funnels import CorrelationResponse, FunnelFilter, FunnelPeoplePage, FunnelResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated
 from ..queries.funnel_correlation import correlation_actors, correlation_payload
 from ..queries.funnel_results import funnel_result, step_actors
 from ..queries.funnels import run_funnel
+from ..query_params import enum_text, integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
 from ..store.person_lookup import persons_by_id
@@ -61,7 +63,10 @@ async def funnel_route(
 @router.get(PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons who reached or dropped at a step")
 async def funnel_people_route(
     request: Request,
-    funnel_step: str | None = Query(None, description="k: reached step k (1-based); -k: dropped before step k"),
+    # within the funnel's steps, and never 0 or -1 (a 400 otherwise)
+    funnel_step: integer_text(-MAX_INT64, MAX_INT64) | None = Query(
+        None, description="k: reached step k (1-based); -k: dropped before step k"
+    ),
     funnel_step_breakdown: str | None = Query(None, description="With a breakdown: the value (JSON) to list"),
     page: Page = Depends(page_params),
     access: ProjectAccess = Depends(project_access("person:read")),
@@ -159,7 +164,9 @@ async def funnel_correlation_route(
 async def funnel_correlation_people_route(
     request: Request,
     funnel_correlation_value: str = Query(..., description="The event name (or property::value) of the row"),
-    funnel_correlation_person_converted: str = Query("true", description="true: converted; false: dropped off"),
+    funnel_correlation_person_converted: enum_text("true", "false", empty=False) | None = Query(
+        "true", description="true: converted; false: dropped off"
+    ),
     page: Page = Depends(page_params),
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),

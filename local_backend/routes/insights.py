@@ -12,14 +12,15 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..calculation_guard import CalculationGuard
 from ..clock import format_instant
-from ..csv_render import csv_response
+from ..csv_render import CSV_CONTENT, CSV_RESPONSES, csv_response
 from ..errors import MethodNotAllowed, NotFound, ValidationError
 from ..limits import MAX_INT64, MIN_INT64
 from ..models.common import ErrorResponse, Paginated
-from ..models.insights import Insight, InsightWrite, effective_filters, insight_body
+from ..models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
 from ..off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ..pagination import Page, page_params, paginated
 from ..queries.analysis_inputs import parse_point
+from ..query_params import enum_text, integer_text
 from ..results.dashboard_filters import apply_dashboard_filters
 from ..results.kinds import calculation_for, can_calculate
 from ..results.modes import ExecutionMode, execution_mode
@@ -62,6 +63,10 @@ LOGGED_FIELDS = (
 _TRUE = {"true", "1", "yes", "on"}
 REFRESH_HELP = "force_cache (default: never calculates), blocking, async, lazy_async, force_blocking, force_async"
 INSIGHT_KINDS = ("TRENDS", "FUNNELS", "RETENTION", "PATHS", "STICKINESS", "LIFECYCLE")
+
+FORMAT_TEXT = enum_text("json", "csv", empty=False)
+ORDER_HELP = f"One of {', '.join(ORDERABLE)}, '-' first for descending"
+ORDER_TEXT = enum_text(*sorted(ORDERABLE), *sorted("-" + field for field in ORDERABLE), empty=False)
 
 
 def parse_insight_id(value: str | int) -> int:
@@ -129,9 +134,11 @@ def _result_package(
 def _dashboard_filters(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
     """The filters of dashboard ``value`` of the project; a 400 on ``from_dashboard`` when there is none."""
     try:
-        dashboard_id = int(value)
+        dashboard_id = int(value) if value.isascii() else None
     except ValueError:
-        raise ValidationError("from_dashboard must be a dashboard id.", attr="from_dashboard") from None
+        dashboard_id = None
+    if dashboard_id is None or not MIN_INT64 <= dashboard_id <= MAX_INT64:  # beyond 64 bits SQLite cannot bind it
+        raise ValidationError("from_dashboard must be a dashboard id.", attr="from_dashboard")
     filters = dashboard_filters_of(conn, access.project_id, dashboard_id)
     if filters is None:
         raise ValidationError(f"Dashboard {dashboard_id} does not exist.", attr="from_dashboard", code="does_not_exist")
@@ -148,7 +155,9 @@ def _check_dashboards(conn: sqlite3.Connection, access: ProjectAccess, ids: list
     if ids:
         missing = sorted(set(ids) - existing_dashboard_ids(conn, access.project_id, ids))
         if missing:
-            raise ValidationError(f'Invalid pk "{missing[0]}" - object does not exist.', attr="dashboards")
+            raise ValidationError(
+                f'Invalid pk "{missing[0]}" - object does not exist.', attr="dashboards", code="does_not_exist"
+            )
 
 
 def _dashboard_ids(text: str) -> list[int]:
@@ -212,14 +221,19 @@ def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str,
     return where
 
 
-@router.get("/api/projects/{project_id}/insights", response_model=Paginated[Insight], summary="List insights")
+@router.get(
+    "/api/projects/{project_id}/insights",
+    response_model=Paginated[Insight],
+    responses=CSV_RESPONSES,
+    summary="List insights",
+)
 def list_insights_route(
     request: Request,
     access: ProjectAccess = Depends(READ),
     page: Page = Depends(page_params),
     conn: sqlite3.Connection = Depends(get_conn),
-    order: str = Query("order", description=f"One of {', '.join(ORDERABLE)}, '-' first for descending"),
-    format: str | None = Query(None, description="json (default) or csv"),
+    order: ORDER_TEXT | None = Query("order", description=ORDER_HELP),
+    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
     refresh: str | None = Query(None, description=REFRESH_HELP),
 ) -> Any:
     as_csv = _wants_csv(format)
@@ -256,14 +270,18 @@ def _log(conn: sqlite3.Connection, access: ProjectAccess, insight: dict, activit
 
 
 @router.post(
-    "/api/projects/{project_id}/insights", response_model=Insight, status_code=201, summary="Create an insight"
+    "/api/projects/{project_id}/insights",
+    response_model=Insight,
+    status_code=201,
+    responses={200: {"description": "The created insight, with format=csv", "content": CSV_CONTENT}},
+    summary="Create an insight",
 )
 def create_insight_route(
     request: Request,
     body: InsightWrite,
     access: ProjectAccess = Depends(WRITE),
     conn: sqlite3.Connection = Depends(get_conn),
-    format: str | None = Query(None),
+    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
 ) -> Any:
     as_csv = _wants_csv(format)
     values = body.model_dump(exclude_unset=True)
@@ -285,17 +303,19 @@ def create_insight_route(
 @router.get(
     "/api/projects/{project_id}/insights/{insight_id:int}",
     response_model=Insight,
+    responses={**CSV_RESPONSES, **CALCULATION_RESPONSES},
     summary="Retrieve an insight",
-    responses=CALCULATION_RESPONSES,
 )
 async def retrieve_insight(
     request: Request,
     insight_id: int,
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
-    format: str | None = Query(None),
+    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
     refresh: str | None = Query(None, description=REFRESH_HELP),
-    from_dashboard: str | None = Query(None, description="Compute with this dashboard's date range and filters"),
+    from_dashboard: integer_text(1, MAX_INT64) | None = Query(
+        None, description="Compute with this dashboard's date range and filters"
+    ),
 ) -> Any:
     as_csv = _wants_csv(format)
     guard = guard_for(request)  # a result computed now stops when this client disconnects
@@ -313,15 +333,18 @@ async def retrieve_insight(
 
 
 @router.patch(
-    "/api/projects/{project_id}/insights/{insight_id:int}", response_model=Insight, summary="Update an insight"
+    "/api/projects/{project_id}/insights/{insight_id:int}",
+    response_model=Insight,
+    responses=CSV_RESPONSES,
+    summary="Update an insight",
 )
 def update_insight_route(
     request: Request,
     insight_id: int,
-    body: InsightWrite,
+    body: InsightUpdate,
     access: ProjectAccess = Depends(WRITE),
     conn: sqlite3.Connection = Depends(get_conn),
-    format: str | None = Query(None),
+    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
 ) -> Any:
     as_csv = _wants_csv(format)
     changes = body.model_dump(exclude_unset=True)

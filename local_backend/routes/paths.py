@@ -30,7 +30,7 @@ router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
     "/api/projects/{project_id}/insights/path",
     response_model=PathsResponse,
     summary="Paths: which pages, screens or events follow which, per session",
-    openapi_extra=body_openapi(PathFilter, form=False),
+    openapi_extra=body_openapi(PathFilter, form=False, required=False),
 )
 async def path_route(
     request: Request,

@@ -16,7 +16,7 @@ from ..errors import NotFound, ValidationError
 from ..models.common import Paginated
 from ..models.definitions import PropertyDefinition, property_definition_body
 from ..pagination import Page, page_params, paginated, parse_int_param
-from ..query_params import parse_bool_param, parse_json_list_param
+from ..query_params import BOOL_TEXT, JSON_TEXT, enum_text, integer_text, parse_bool_param, parse_json_list_param
 from ..storage import get_conn
 from ..store.definitions import (
     PROPERTY_KINDS,
@@ -50,14 +50,16 @@ def list_property_definitions_route(
     access: ProjectAccess = Depends(READ),
     page: Page = Depends(page_params),
     conn: sqlite3.Connection = Depends(get_conn),
-    type: str | None = Query(None, description="event (default), person or group"),
-    group_type_index: str | None = Query(None, description="0-4; required with type=group"),
+    type: enum_text(*PROPERTY_KINDS) | None = Query(None, description="event (default), person or group"),
+    group_type_index: integer_text(0, MAX_GROUP_TYPE_INDEX) | None = Query(
+        None, description="0-4; required with type=group"
+    ),
     search: str | None = Query(None, description="Every whitespace-separated term must occur in the name"),
-    is_numerical: str | None = Query(None, description="true: numeric properties only; false: the others"),
-    event_names: str | None = Query(None, description='JSON list of event names, e.g. ["$pageview"]'),
-    filter_by_event_names: str | None = Query(None, description="true: only properties seen on event_names"),
+    is_numerical: BOOL_TEXT | None = Query(None, description="true: numeric properties only; false: the others"),
+    event_names: JSON_TEXT | None = Query(None, description='JSON list of event names, e.g. ["$pageview"]'),
+    filter_by_event_names: BOOL_TEXT | None = Query(None, description="true: only properties seen on event_names"),
     properties: str | None = Query(None, description="Comma-separated property names to return"),
-    excluded_properties: str | None = Query(None, description="JSON list of property names to leave out"),
+    excluded_properties: JSON_TEXT | None = Query(None, description="JSON list of property names to leave out"),
 ) -> dict[str, Any]:
     kind = _kind(type)
     index: int | None = None

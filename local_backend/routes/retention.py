@@ -15,10 +15,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..filter_params import parse_filter, read_filter_params
+from ..limits import MAX_INT64
 from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated, parse_int_param
 from ..queries.retention import compute_retention, retention_rows
+from ..query_params import integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
 from ..store.person_lookup import persons_by_id
@@ -35,7 +37,7 @@ PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
     INSIGHT_PATH,
     response_model=RetentionResponse,
     summary="Retention: cohorts by period and how many of each came back later",
-    openapi_extra=body_openapi(RetentionFilter, form=False),
+    openapi_extra=body_openapi(RetentionFilter, form=False, required=False),
 )
 async def retention_route(
     request: Request,
@@ -54,8 +56,11 @@ async def retention_route(
 @router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")
 async def retention_people_route(
     request: Request,
-    selected_interval: str | None = Query(None, description="The cohort: 0 is the first row"),
-    selected_offset: str | None = Query(None, description="Only those back this many periods after (0: all)"),
+    # at most the filter's total_intervals - 1 (a 400 beyond)
+    selected_interval: integer_text(0, MAX_INT64) | None = Query(None, description="The cohort: 0 is the first row"),
+    selected_offset: integer_text(0, MAX_INT64) | None = Query(
+        None, description="Only those back this many periods after (0: all)"
+    ),
     page: Page = Depends(page_params),
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),

@@ -28,7 +28,8 @@ MAX_TIMING_REPORT_BYTES = 16 * 1024
     status_code=200,
     response_class=Response,
     summary="Store a client's timing report for an insight (any JSON object)",
-    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}}},
+    # an empty body is an empty report
+    openapi_extra={"requestBody": {"required": False, "content": {"application/json": {"schema": {"type": "object"}}}}},
 )
 async def timing_route(
     request: Request,

@@ -218,11 +218,12 @@ def test_property_values_most_frequent_first_without_empty_ones(client, world, c
     assert values(client, world, key="nothing") == []
 
 
-@pytest.mark.parametrize("query", ["", "?key=", "?key=%20"])
-def test_property_values_need_a_key(client, world, query):
+# key is a required parameter (missing: "required", as every missing field); blank is an invalid one
+@pytest.mark.parametrize("query, code", [("", "required"), ("?key=", "invalid_input"), ("?key=%20", "invalid_input")])
+def test_property_values_need_a_key(client, world, query, code):
     response = client.get(VALUES.format(pid=world.project_id) + query, headers=world.headers())
     assert response.status_code == 400
-    assert (response.json()["code"], response.json()["attr"]) == ("invalid_input", "key")
+    assert (response.json()["code"], response.json()["attr"]) == (code, "key")
 
 
 def test_property_values_stay_in_their_project(client, world, conn):

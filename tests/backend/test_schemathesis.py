@@ -7,6 +7,7 @@ so the run is deterministic and short.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from local_backend.app import create_app
 from local_backend.clock import FixedClock
@@ -25,61 +27,69 @@ from local_backend.store.db import connect
 from local_backend.store.projects import create_project
 
 MAX_EXAMPLES = 8
-# Operations whose schema still does not state what the code enforces (schemathesis finds schema-valid requests
-# rejected, e.g. empty or non-numeric query values the code refuses, or schema-violating bodies accepted):
-# each is a known gap to close by declaring the real constraints; every other operation is held to the whole
-# contract by this run. Remove an entry once its operation passes.
+# Operations whose schema still does not state what the code enforces, each with the reason: a known gap to close
+# by declaring the real constraint; every other operation is held to the whole contract by this run. Remove an
+# entry once its operation passes (INSIGHTLAB_ALL_GAPS=1 runs them all).
 KNOWN_GAPS: frozenset[str] = frozenset(
     {
-        "DELETE /api/projects/{project_id}/actions/{action_id}",
-        "DELETE /api/projects/{project_id}/cohorts/{cohort_id}",
-        "DELETE /api/projects/{project_id}/insights/{insight_id}",
-        "GET /api/organizations/{organization_id}/plugins",
-        "GET /api/projects",
-        "GET /api/projects/{project_id}/actions",
-        "GET /api/projects/{project_id}/cohorts",
-        "GET /api/projects/{project_id}/cohorts/{cohort_id}/persons",
-        "GET /api/projects/{project_id}/dashboards",
-        "GET /api/projects/{project_id}/event_definitions",
-        "GET /api/projects/{project_id}/events",
-        "GET /api/projects/{project_id}/events/values",
-        "GET /api/projects/{project_id}/insights",
-        "GET /api/projects/{project_id}/insights/funnel",
-        "GET /api/projects/{project_id}/insights/funnel/correlation",
-        "GET /api/projects/{project_id}/insights/trend",
-        "GET /api/projects/{project_id}/insights/{insight_id}",
-        "GET /api/projects/{project_id}/insights/{insight_id}/activity",
-        "GET /api/projects/{project_id}/insights/{insight_id}/sharing",
-        "GET /api/projects/{project_id}/persons",
-        "GET /api/projects/{project_id}/persons/funnel",
-        "GET /api/projects/{project_id}/persons/funnel/correlation",
-        "GET /api/projects/{project_id}/persons/retention",
-        "GET /api/projects/{project_id}/plugin_configs",
-        "GET /api/projects/{project_id}/property_definitions",
-        "PATCH /api/projects/{project_id}",
-        "PATCH /api/projects/{project_id}/actions/{action_id}",
-        "PATCH /api/projects/{project_id}/cohorts/{cohort_id}",
-        "PATCH /api/projects/{project_id}/insights/{insight_id}",
-        "PATCH /api/projects/{project_id}/insights/{insight_id}/sharing",
-        "PATCH /api/projects/{project_id}/plugin_configs/rearrange",
-        "POST /api/projects/{project_id}/actions",
-        "POST /api/projects/{project_id}/cohorts",
-        "POST /api/projects/{project_id}/insights",
+        # a property condition's schema (the Property model) is looser than the filter parser that reads it:
+        # operator and type are any text where the parser takes a fixed list, and group_type_index is ignored
+        # (true included) unless type is group
         "POST /api/projects/{project_id}/insights/funnel",
         "POST /api/projects/{project_id}/insights/funnel/correlation",
-        "POST /api/projects/{project_id}/insights/path",
-        "POST /api/projects/{project_id}/insights/retention",
-        "POST /api/projects/{project_id}/insights/timing",
         "POST /api/projects/{project_id}/insights/trend",
-        "POST /api/projects/{project_id}/insights/{insight_id}/viewed",
-        "POST /api/projects/{project_id}/plugin_configs",
-        "POST /api/projects/{project_id}/query",
-        "POST /batch",
-        "POST /capture",
-        "POST /e",
-        "POST /i/v0/e",
+        # in a multipart update an empty filters field reads as null, which the route refuses; the form schema
+        # declares filters as any text
+        "PATCH /api/projects/{project_id}/cohorts/{cohort_id}",
     }
 )
+
+
+# Operations where a request the schema calls valid may still be refused, for a reason JSON Schema cannot state
+# (a rule across fields, or an id naming an object that does not exist). For them schemathesis' acceptance check
+# is replaced by a narrower one: the refusal is the error envelope with one of the listed codes, naming a field.
+# Every other check (status codes, content types, bodies, negative data rejected) still applies.
+SOFT_DELETE = {"method_not_allowed"}  # DELETE is declared so that clients see the refusal: PATCH {"deleted": true}
+MISSING = {"does_not_exist"}  # an id that names no object of the project
+DECLARED_REFUSALS: dict[str, set[str]] = {
+    "DELETE /api/projects/{project_id}/actions/{action_id}": SOFT_DELETE,
+    "DELETE /api/projects/{project_id}/cohorts/{cohort_id}": SOFT_DELETE,
+    "DELETE /api/projects/{project_id}/insights/{insight_id}": SOFT_DELETE,
+    "GET /api/projects/{project_id}/insights/{insight_id}": MISSING,  # from_dashboard
+    "POST /api/projects/{project_id}/insights": MISSING,  # dashboards
+    "PATCH /api/projects/{project_id}/insights/{insight_id}": MISSING,  # dashboards
+    "GET /api/projects/{project_id}/persons": MISSING,  # cohort
+    # plugin; config travels in a form as JSON text, which must hold an object
+    "POST /api/projects/{project_id}/plugin_configs": MISSING | {"invalid_input"},
+    # the keys of orders are the ids of the project's enabled plugin configs, as text
+    "PATCH /api/projects/{project_id}/plugin_configs/rearrange": MISSING | {"invalid_input"},
+    # a name is required on create (the body is shared with update), must hold a non-blank character and be
+    # unique in the project; the steps' property filters are free-form objects checked by the filter parser
+    "POST /api/projects/{project_id}/actions": {"required", "blank", "unique", "invalid_input"},
+    "PATCH /api/projects/{project_id}/actions/{action_id}": {"blank", "unique", "invalid_input"},
+    # fields declared so that clients learn they are refused: retention breakdowns, paths within a funnel; and
+    # property filters, free-form in these two schemas, checked by the filter parser
+    "POST /api/projects/{project_id}/insights/retention": {"invalid_input"},
+    "POST /api/projects/{project_id}/insights/path": {"unsupported", "invalid_input"},
+    # a name is required on create (the body is shared with update); members only for a static cohort
+    "POST /api/projects/{project_id}/cohorts": {"required", "invalid_input"},
+    # the calculation routes read their filter from query parameters the schema does not list one by one (the
+    # POST body's fields, as JSON text): a request without a series is refused
+    "GET /api/projects/{project_id}/insights/trend": {"invalid_input"},
+    "GET /api/projects/{project_id}/insights/funnel": {"required"},
+    "GET /api/projects/{project_id}/insights/funnel/correlation": {"required"},
+    "GET /api/projects/{project_id}/persons/funnel": {"required", "invalid_input"},
+    "GET /api/projects/{project_id}/persons/funnel/correlation": {"required"},
+    "GET /api/projects/{project_id}/persons/retention": {"invalid_input"},  # selected_* beyond the intervals
+    # correlation of group funnels is not supported
+    "POST /api/projects/{project_id}/insights/funnel/correlation": {"unsupported", "required"},
+    # group_type_index only with type=group; filter_by_event_names needs event_names
+    "GET /api/projects/{project_id}/property_definitions": {"invalid_input"},
+    # before_id only with before
+    "GET /api/projects/{project_id}/events": {"invalid_input"},
+    # the query node is free-form in the schema; each kind (TrendsQuery, ...) has its own rules
+    "POST /api/projects/{project_id}/query": {"invalid_input", "required"},
+}
 
 
 def _build() -> tuple[Any, dict[str, str], dict[str, Any]]:
@@ -114,6 +124,9 @@ def _build() -> tuple[Any, dict[str, str], dict[str, Any]]:
 
 APP, HEADERS, PINS = _build()
 schema = schemathesis.openapi.from_asgi("/api/schema", APP)
+# Pinned in the config so that every phase uses them; the coverage phase still mutates a path id into a negative
+# case before putting the pinned value back (see _mutates_a_pinned_id).
+schema.config.update(headers=HEADERS, parameters={f"path.{name}": value for name, value in PINS.items()})
 
 
 @schema.parametrize()
@@ -124,9 +137,36 @@ schema = schemathesis.openapi.from_asgi("/api/schema", APP)
     suppress_health_check=list(HealthCheck),
 )
 def test_api_answers_as_its_schema_declares(case: Any) -> None:
-    if case.operation.label in KNOWN_GAPS:
+    if case.operation.label in KNOWN_GAPS and not os.environ.get("INSIGHTLAB_ALL_GAPS"):
         pytest.skip("known contract gap")
-    for name in case.path_parameters or {}:
-        if name in PINS:
-            case.path_parameters[name] = PINS[name]
-    case.call_and_validate(headers=HEADERS)
+    if _mutates_a_pinned_id(case) or _miscomputed_boundary(case):
+        return
+    refusal = DECLARED_REFUSALS.get(case.operation.label)
+    if refusal is None:
+        case.call_and_validate(headers=HEADERS)
+        return
+    response = case.call_and_validate(headers=HEADERS, excluded_checks=[positive_data_acceptance])
+    if case.meta is not None and case.meta.generation.mode == "positive" and response.status_code in (400, 405):
+        assert response.json()["code"] in refusal, response.text
+
+
+def _miscomputed_boundary(case: Any) -> bool:
+    """A "valid" case holding an integer beyond 64 bits: every integer the schema declares is bounded to 64 bits,
+    but the coverage phase computes near-boundary values past 2**53 in floating point and can step over the bound."""
+    positive = case.meta is not None and case.meta.generation.mode == "positive"
+    return positive and any(_beyond_int64(part) for part in (case.body, case.query))
+
+
+def _beyond_int64(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_beyond_int64(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_beyond_int64(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63
+
+
+def _mutates_a_pinned_id(case: Any) -> bool:
+    """A negative case whose invalid part was a path id the pin has since replaced by a valid one."""
+    data = getattr(case.meta.phase, "data", None) if case.meta else None
+    location = getattr(data, "parameter_location", None)
+    return getattr(location, "value", None) == "path" and getattr(data, "parameter", None) in PINS
