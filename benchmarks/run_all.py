@@ -28,6 +28,7 @@ def commands(sizes: list[int]) -> dict[str, list[str]]:
         "trends": ["trends_bench.py", "--sizes", ",".join(str(size) for size in sizes)],
         "funnels": ["funnels_bench.py", "--events", *(str(size) for size in sizes)],
         "retention_paths": ["retention_paths_bench.py"],
+        "guard": ["guard_bench.py", "--events", str(min(sizes))],
     }
 
 
