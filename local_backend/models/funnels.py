@@ -7,8 +7,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
 
 from ..errors import ValidationError
-from ..filter_params import decode_json_text
 from ..limits import MAX_ENTITIES
+from ..queries.filter_parsing import decode_json_text
 from ..queries.filters import BaseFilter, Entity
 from ..queries.property_model import PropertyGroup, parse_properties
 from .analysis import CalculationEnvelope

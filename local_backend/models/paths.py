@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ..filter_params import decode_json_text
+from ..queries.filter_parsing import decode_json_text
 from .analysis import CalculationEnvelope
 from .fields import Flag, Integer
 

@@ -20,11 +20,11 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import ValidationError
-from ..filter_params import decode_json_text
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem
 from .actions import action_condition
 from .dates import INTERVALS
+from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
 from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties, property_shapes
 

@@ -17,8 +17,8 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from ..filter_params import parse_filter
 from ..models.funnels import FunnelFilter
+from .filter_parsing import parse_filter
 from .filters import Entity
 from .funnel_breakdown import OTHER
 from .funnel_engine import UNORDERED, Attempts

@@ -26,10 +26,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..errors import ValidationError
-from ..filter_params import parse_filter
 from ..models.paths import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
 from ..store.events import earliest_event_time
 from .analysis_inputs import global_condition, micros, parse_point, truncate_period
+from .filter_parsing import parse_filter
 from .path_engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
 
 __all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]

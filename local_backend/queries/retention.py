@@ -23,7 +23,6 @@ from typing import Any
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
-from ..filter_params import parse_filter
 from ..models.retention import RetentionFilter
 from .analysis_inputs import (
     event_condition,
@@ -34,6 +33,7 @@ from .analysis_inputs import (
     period_boundaries,
     truncate_period,
 )
+from .filter_parsing import parse_filter
 from .retention_engine import FIRST_TIME, PersonActivity, compute_retention_counts
 
 __all__ = [

@@ -15,11 +15,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
-from ..filter_params import decode_json_text, parse_filter, read_filter_params
+from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
 from ..models.funnels import CorrelationResponse, FunnelFilter, FunnelPeoplePage, FunnelResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated
+from ..queries.filter_parsing import decode_json_text, parse_filter
 from ..queries.funnel_correlation import correlation_actors, correlation_payload
 from ..queries.funnel_results import funnel_result, step_actors
 from ..queries.funnels import run_funnel

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
-from ..filter_params import parse_filter, read_filter_params
+from ..filter_params import read_filter_params
 from ..models.paths import PathFilter, PathsResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..queries.filter_parsing import parse_filter
 from ..queries.paths import compute_paths
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings

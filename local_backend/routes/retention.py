@@ -14,11 +14,12 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
-from ..filter_params import parse_filter, read_filter_params
+from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
 from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated, parse_int_param
+from ..queries.filter_parsing import parse_filter
 from ..queries.retention import compute_retention, retention_rows
 from ..query_params import integer_text
 from ..request_bodies import body_openapi

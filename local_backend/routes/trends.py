@@ -20,12 +20,13 @@ from fastapi.responses import Response
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
 from ..errors import ValidationError
-from ..filter_params import parse_filter, read_filter_params
-from ..models.trends import TrendsFilter, TrendsResponse
+from ..filter_params import read_filter_params
+from ..models.trends import TrendsResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import parse_int_param
 from ..queries.breakdowns import MAX_OFFSET
-from ..queries.trends import compute_trends
+from ..queries.filter_parsing import parse_filter
+from ..queries.trends import TrendsFilter, compute_trends
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
 
