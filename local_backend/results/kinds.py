@@ -39,8 +39,14 @@ def _funnel(conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, A
     return funnel_payload(conn, project, data, now, _people_link("FUNNELS", int(project["id"])))
 
 
+def _retention(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    return retention_payload(conn, project, data, now, _people_link("RETENTION", int(project["id"])))
+
+
 ENGINES: dict[str, Engine] = {
-    "RETENTION": retention_payload,
+    "RETENTION": _retention,
     "PATHS": paths_payload,
     "FUNNELS": _funnel,
     "TRENDS": trends_payload,
