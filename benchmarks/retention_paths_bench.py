@@ -18,8 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from local_backend.models.paths import PathFilter
-from local_backend.queries.paths import compute_paths
+from local_backend.queries.paths import PathFilter, compute_paths
 from local_backend.queries.retention import RetentionFilter
 from local_backend.queries.retention.compute import count_retention
 from local_backend.store.db import connect, transaction
