@@ -106,19 +106,23 @@ def funnel_filter(order: str) -> dict:
     }
 
 
+def _no_link(params: dict) -> str:
+    return ""
+
+
 def measure_backend(path: Path, order: str, repeat: int) -> dict:
-    from local_backend.queries.funnel_results import funnel_payload
+    from local_backend.queries.funnels import funnel_payload
     from local_backend.store.db import connect
     from local_backend.store.projects import get_project
 
     conn = connect(path)
     project = get_project(conn, 1)
     data = funnel_filter(order)
-    payload = funnel_payload(conn, project, data, NOW)  # warm-up
+    payload = funnel_payload(conn, project, data, NOW, _no_link)  # warm-up
     times, cpu = [], []
     for _ in range(repeat):
         started, started_cpu = time.perf_counter(), time.process_time()
-        payload = funnel_payload(conn, project, data, NOW)
+        payload = funnel_payload(conn, project, data, NOW, _no_link)
         times.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
     counts = [step["count"] for step in payload["result"]]
@@ -126,7 +130,7 @@ def measure_backend(path: Path, order: str, repeat: int) -> dict:
     peak = _peak_mib()
     # one more run, untimed, for the heap alone: numpy and Python allocations, not SQLite's mmap window
     tracemalloc.start()
-    funnel_payload(conn, project, data, NOW)
+    funnel_payload(conn, project, data, NOW, _no_link)
     heap = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     return {"seconds": statistics.median(times), "cpu": statistics.median(cpu), "counts": counts,

@@ -18,10 +18,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from local_backend.models.paths import PathFilter
-from local_backend.models.retention import RetentionFilter
-from local_backend.queries.paths import compute_paths
-from local_backend.queries.retention import compute_retention
+from local_backend.queries.paths import PathFilter, compute_paths
+from local_backend.queries.retention import RetentionFilter
+from local_backend.queries.retention.compute import count_retention
 from local_backend.store.db import connect, transaction
 from local_backend.store.events import EventRow, insert_events, to_micros
 from local_backend.store.migrations import migrate
@@ -94,12 +93,12 @@ def main() -> None:
         reference = timed("reference: bare read", bare_read, in_range)
         recurring = timed(
             "retention, recurring (Day, 11)",
-            lambda: compute_retention(conn, project, RetentionFilter(), NOW),
+            lambda: count_retention(conn, project, RetentionFilter(), NOW),
             in_range,
         )
         first = timed(
             "retention, first time (Day, 11)",
-            lambda: compute_retention(conn, project, RetentionFilter(retention_type="retention_first_time"), NOW),
+            lambda: count_retention(conn, project, RetentionFilter(retention_type="retention_first_time"), NOW),
             in_range,
         )
         week = to_micros(NOW - timedelta(days=8))

@@ -33,9 +33,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from local_backend.filter_params import parse_filter
-from local_backend.models.trends import TrendsFilter
-from local_backend.queries.trends import compute_trends
+from local_backend.queries.filter_parsing import parse_filter
+from local_backend.queries.trends import TrendsFilter, compute_trends
 from local_backend.store.db import connect
 from local_backend.store.events import to_micros
 from local_backend.store.projects import get_project

@@ -15,15 +15,17 @@ formatting took, so a slow answer says where its time went::
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 
 from .auth import ProjectAccess
 from .storage import now_iso
 
-__all__ = ["PhaseTimer", "calculation_envelope"]
+__all__ = ["PhaseTimer", "calculation_envelope", "link_to"]
 
 
 @dataclass
@@ -56,3 +58,16 @@ def calculation_envelope(
         **extra,
         "timings": timer.timings(),
     }
+
+
+def link_to(path: str, project_id: int) -> Callable[[dict[str, Any]], str]:
+    """The URL of ``path`` (a route's path constant) in the project, with the query a calculation gives it.
+
+    Calculations return the query of each link in their answer (a funnel step's people, a retention cell's);
+    the route that owns the path makes the URL::
+
+        link_to("/api/projects/{project_id}/persons/funnel", 2)({"funnel_step": 1})
+        # '/api/projects/2/persons/funnel/?funnel_step=1'
+    """
+    base = path.format(project_id=project_id)
+    return lambda params: f"{base}/?{urlencode(params)}"

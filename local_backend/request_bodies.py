@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.datastructures import UploadFile
 
 from .errors import ParseError, UnsupportedMediaType, ValidationError
-from .models.fields import json_problem
+from .queries.filter_parsing import check_decoded
 
 __all__ = [
     "read_body",
@@ -77,16 +77,6 @@ def loads_body(raw: bytes | str) -> Any:
         raise ParseError(f"JSON parse error - {exc}") from None
     except RecursionError:
         raise ParseError("JSON parse error - nested too deeply") from None
-
-
-def check_decoded(value: Any, attr: str | None = None) -> None:
-    """A 400 naming the place where decoded JSON holds text that cannot be stored (a lone surrogate) or nests
-    too deeply; ``attr`` is the field ``value`` came from, when it is one."""
-    found = json_problem(value)
-    if found is not None:
-        problem, path = found
-        where = "__".join(str(part) for part in ([attr] if attr else []) + path) or None
-        raise ValidationError(f"JSON {problem}.", attr=where)
 
 
 def parse_model(model: type[M], data: dict[str, Any]) -> M:

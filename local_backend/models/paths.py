@@ -1,85 +1,12 @@
-"""Paths: the filter ``insights/path/`` reads and the edges it answers with."""
+"""Paths: the edges ``insights/path/`` answers with (the filter is :mod:`..queries.paths.filter`)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from pydantic import BaseModel, Field
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
-
-from ..filter_params import decode_json_text
 from .analysis import CalculationEnvelope
-from .fields import Flag, Integer
 
-__all__ = ["PathFilter", "PathEdgeOut", "PathsResponse", "EVENT_TYPES", "LEGACY_PATH_TYPES", "MAX_STEP_LIMIT"]
-
-PAGEVIEW = "$pageview"
-SCREEN = "$screen"
-CUSTOM_EVENT = "custom_event"
-EVENT_TYPES = (PAGEVIEW, SCREEN, CUSTOM_EVENT)
-# The older single ``path_type`` parameter, as the event types it stands for.
-LEGACY_PATH_TYPES = {PAGEVIEW: [PAGEVIEW], SCREEN: [SCREEN], CUSTOM_EVENT: [CUSTOM_EVENT]}
-MAX_STEP_LIMIT = 50
-MAX_GROUPINGS = 50
-
-
-class PathFilter(BaseModel):
-    """The legacy paths filter. Unknown keys are ignored; ``path_type`` is read when no event types are given."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    include_event_types: list[Literal["$pageview", "$screen", "custom_event"]] = Field(
-        default_factory=lambda: [PAGEVIEW], min_length=1
-    )
-    path_type: str | None = None
-    start_point: str | None = None
-    end_point: str | None = None
-    step_limit: Integer = Field(5, ge=2, le=MAX_STEP_LIMIT)
-    path_groupings: list[str] = Field(default_factory=list, max_length=MAX_GROUPINGS)
-    exclude_events: list[str] = Field(default_factory=list)
-    edge_limit: Integer | None = Field(None, ge=1)
-    min_edge_weight: Integer | None = Field(None, ge=0)
-    max_edge_weight: Integer | None = Field(None, ge=0)
-    date_from: str | None = "-7d"
-    date_to: str | None = None
-    properties: Any = None
-    filter_test_accounts: Flag = False
-    funnel_filter: Any = None
-
-    @field_validator(
-        "include_event_types", "path_groupings", "exclude_events", "properties", "funnel_filter", mode="before"
-    )
-    @classmethod
-    def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value)
-
-    @field_validator("start_point", "end_point", mode="before")
-    @classmethod
-    def _blank_is_none(cls, value: Any) -> Any:
-        return None if value == "" else value
-
-    @field_validator("path_type")
-    @classmethod
-    def _known_path_type(cls, value: str | None) -> str | None:
-        if value is not None and value not in LEGACY_PATH_TYPES:
-            raise ValueError(f"Unknown path_type '{value}': expected one of {', '.join(EVENT_TYPES)}")
-        return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _path_type_as_event_types(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("path_type") and not data.get("include_event_types"):
-            kind = data["path_type"]
-            if isinstance(kind, str) and kind in LEGACY_PATH_TYPES:
-                return {**data, "include_event_types": LEGACY_PATH_TYPES[kind]}
-        return data
-
-    @field_validator("max_edge_weight")
-    @classmethod
-    def _weights_in_order(cls, high: int | None, info: ValidationInfo) -> int | None:
-        low = info.data.get("min_edge_weight")
-        if low is not None and high is not None and low > high:
-            raise ValueError("max_edge_weight is smaller than min_edge_weight")
-        return high
+__all__ = ["PathEdgeOut", "PathsResponse"]
 
 
 class PathEdgeOut(BaseModel):

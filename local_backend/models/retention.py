@@ -1,90 +1,15 @@
-"""Retention: the filter ``insights/retention/`` reads and the shapes it answers with."""
+"""Retention: the shapes ``insights/retention/`` and ``persons/retention/`` answer with (the filter is
+:mod:`..queries.retention.filter`)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field
 
-from ..filter_params import decode_json_text
 from .analysis import CalculationEnvelope
-from .fields import Flag, NameOrId
 
-__all__ = [
-    "RetentionEntity",
-    "RetentionFilter",
-    "RetentionValue",
-    "RetentionRow",
-    "RetentionResponse",
-    "RetentionPerson",
-    "RetentionPeoplePage",
-    "PERIODS",
-    "MAX_TOTAL_INTERVALS",
-]
-
-PERIODS = ("Hour", "Day", "Week", "Month")
-MAX_TOTAL_INTERVALS = 120
-
-
-class RetentionEntity(BaseModel):
-    """An event (``id`` is its name; null means any event) or an action (``id`` is the action's id)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    id: NameOrId | None = "$pageview"
-    type: Literal["events", "actions"] = "events"
-    name: str | None = None
-    properties: Any = None
-
-    @model_validator(mode="after")
-    def _action_needs_an_id(self) -> RetentionEntity:
-        if self.type == "actions" and not isinstance(self.id, int):
-            if isinstance(self.id, str) and self.id.isascii() and self.id.isdigit() and len(self.id) < 19:
-                self.id = int(self.id)
-            else:
-                raise ValueError("An action entity needs the action's integer id")
-        if self.type == "events" and isinstance(self.id, int):
-            self.id = str(self.id)
-        return self
-
-
-class RetentionFilter(BaseModel):
-    """The legacy retention filter. Unknown keys (``insight``, ``display``, ``date_from``...) are ignored."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    target_entity: RetentionEntity = Field(default_factory=RetentionEntity)
-    returning_entity: RetentionEntity | None = None
-    period: Literal["Hour", "Day", "Week", "Month"] = "Day"
-    total_intervals: int = Field(11, ge=1, le=MAX_TOTAL_INTERVALS)
-    retention_type: Literal["retention_recurring", "retention_first_time"] = "retention_recurring"
-    date_to: str | None = None
-    properties: Any = None
-    filter_test_accounts: Flag = False
-    breakdowns: list[Any] | None = None
-
-    @field_validator("target_entity", "returning_entity", "properties", "breakdowns", mode="before")
-    @classmethod
-    def _json_text(cls, value: Any) -> Any:
-        return decode_json_text(value)
-
-    @field_validator("period", mode="before")
-    @classmethod
-    def _period_any_case(cls, value: Any) -> Any:
-        if isinstance(value, str) and value.capitalize() in PERIODS:
-            return value.capitalize()
-        return value
-
-    @field_validator("breakdowns")
-    @classmethod
-    def _no_breakdowns(cls, value: list[Any] | None) -> list[Any] | None:
-        if value:
-            raise ValueError("Retention breakdowns are not supported by this backend")
-        return value
-
-    @property
-    def returning(self) -> RetentionEntity:
-        return self.returning_entity or self.target_entity
+__all__ = ["RetentionValue", "RetentionRow", "RetentionResponse", "RetentionPerson", "RetentionPeoplePage"]
 
 
 class RetentionValue(BaseModel):

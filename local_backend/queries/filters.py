@@ -4,7 +4,7 @@
 ``interval``, the global ``properties``, ``filter_test_accounts``, the breakdown and the aggregation group.
 On GET every array or object travels as JSON text in the query string, on POST natively in the body; the
 route merges both (:func:`..filter_params.read_filter_params`, the body wins) and calls
-:func:`..filter_params.parse_filter` with a subclass of this model. A bad value is a 400 whose ``attr`` names
+:func:`.filter_parsing.parse_filter` with a subclass of this model. A bad value is a 400 whose ``attr`` names
 the field (``events__0__math``, ``properties__1__operator``). The size of the whole filter is bounded
 (:mod:`local_backend.limits`): series, property conditions and regex conditions of the request together.
 
@@ -20,11 +20,11 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import ValidationError
-from ..filter_params import decode_json_text
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem
 from .actions import action_condition
 from .dates import INTERVALS
+from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
 from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties, property_shapes
 

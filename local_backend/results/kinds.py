@@ -2,6 +2,8 @@
 
 A kind maps to a function ``(connection, project, legacy filter dict, now) -> {"result", "timezone"}``. Saved
 insights (``refresh``) and the query endpoint both come through here, so they share one engine per kind.
+Funnel and retention results link to people lists; their URLs come from the paths of the routes that serve
+those lists (:func:`_people_link`), as they do when the calculation routes answer.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ValidationError
-from ..queries.funnel_results import funnel_payload
+from ..queries.funnels import PeopleLink, funnel_payload
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
 from ..queries.trends import trends_payload
@@ -23,10 +25,30 @@ __all__ = ["ENGINES", "can_calculate", "calculation_for"]
 
 Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime], dict[str, Any]]
 
+
+def _people_link(kind: str, project_id: int) -> PeopleLink:
+    # imported when a result is computed: the route modules import this one to serve saved insights
+    from ..calculation_envelope import link_to
+    from ..routes import funnels, retention
+
+    path = {"FUNNELS": funnels.PEOPLE_PATH, "RETENTION": retention.PEOPLE_PATH}[kind]
+    return link_to(path, project_id)
+
+
+def _funnel(conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime) -> dict[str, Any]:
+    return funnel_payload(conn, project, data, now, _people_link("FUNNELS", int(project["id"])))
+
+
+def _retention(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    return retention_payload(conn, project, data, now, _people_link("RETENTION", int(project["id"])))
+
+
 ENGINES: dict[str, Engine] = {
-    "RETENTION": retention_payload,
+    "RETENTION": _retention,
     "PATHS": paths_payload,
-    "FUNNELS": funnel_payload,
+    "FUNNELS": _funnel,
     "TRENDS": trends_payload,
 }
 # Keys that change how a result is fetched, not what it is.

@@ -1,7 +1,7 @@
 """``/api/projects/:id/insights/funnel/`` (GET and POST) and the people behind its numbers, ``persons/funnel/``.
 
-Every step object carries ``converted_people_url`` and ``dropped_people_url`` (see
-:func:`..queries.funnel_results.people_url`): the persons endpoint with the same filter and ``funnel_step``.
+Every step object carries ``converted_people_url`` and ``dropped_people_url``: ``PEOPLE_PATH`` with the query
+:func:`..queries.funnels.results.people_params` gives (the same filter, dates pinned, and ``funnel_step``).
 """
 
 from __future__ import annotations
@@ -13,16 +13,21 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope
+from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
 from ..errors import ValidationError
-from ..filter_params import decode_json_text, parse_filter, read_filter_params
+from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
-from ..models.funnels import CorrelationResponse, FunnelFilter, FunnelPeoplePage, FunnelResponse
+from ..models.funnels import CorrelationResponse, FunnelPeoplePage, FunnelResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated
-from ..queries.funnel_correlation import correlation_actors, correlation_payload
-from ..queries.funnel_results import funnel_result, step_actors
-from ..queries.funnels import run_funnel
+from ..queries.filter_parsing import decode_json_text, parse_filter
+from ..queries.funnels import (
+    FunnelFilter,
+    compute_correlation,
+    compute_correlation_people,
+    compute_funnel,
+    compute_funnel_people,
+)
 from ..query_params import enum_text, integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
@@ -53,9 +58,8 @@ async def funnel_route(
     filter = parse_filter(FunnelFilter, await read_filter_params(request))
     timer.mark("./filter")
     now = get_settings(request).clock.now()
-    result = await compute_off_loop(
-        request, conn, lambda: funnel_result(conn, access.project_id, run_funnel(conn, access.project, filter, now))
-    )
+    link = link_to(PEOPLE_PATH, access.project_id)
+    result = await compute_off_loop(request, conn, lambda: compute_funnel(conn, access.project, filter, now, link))
     timer.mark("./query")
     return calculation_envelope(request, access, result, timer)
 
@@ -80,12 +84,11 @@ async def funnel_people_route(
     now = get_settings(request).clock.now()
 
     def people() -> dict[str, Any]:
-        run = run_funnel(conn, access.project, filter, now)
-        actors = step_actors(run, step, value)
-        if run.group_keys is not None and filter.aggregation_group_type_index is not None:
-            keys = sorted(run.group_keys[number] for number in actors)
-            return _groups_page(request, page, conn, access.project_id, filter.aggregation_group_type_index, keys)
-        return _people_page(request, page, conn, access.project_id, actors)
+        actors = compute_funnel_people(conn, access.project, filter, now, step, value)
+        if actors.group_keys is not None and filter.aggregation_group_type_index is not None:
+            index = filter.aggregation_group_type_index
+            return _groups_page(request, page, conn, access.project_id, index, actors.group_keys)
+        return _people_page(request, page, conn, access.project_id, actors.person_ids)
 
     return await compute_off_loop(request, conn, people)
 
@@ -119,15 +122,6 @@ def _people_page(
     return {**envelope, "count": len(actors)}
 
 
-def _person_funnel(filter: FunnelFilter) -> None:
-    if filter.aggregation_group_type_index is not None:
-        raise ValidationError(
-            "Correlation of group funnels is not supported.",
-            attr="aggregation_group_type_index",
-            code="unsupported",
-        )
-
-
 @router.get(CORRELATION_PATH, response_model=CorrelationResponse, summary="Funnel correlation, filter in the query")
 @router.post(
     CORRELATION_PATH,
@@ -142,14 +136,10 @@ async def funnel_correlation_route(
 ) -> dict[str, Any]:
     params = await read_filter_params(request)
     filter = parse_filter(FunnelFilter, params)
-    _person_funnel(filter)
     now = get_settings(request).clock.now()
+    link = link_to(CORRELATION_PEOPLE_PATH, access.project_id)
     result = await compute_off_loop(
-        request,
-        conn,
-        lambda: correlation_payload(
-            conn, access.project_id, run_funnel(conn, access.project, _steps_only(filter), now), params
-        ),
+        request, conn, lambda: compute_correlation(conn, access.project, filter, now, params, link)
     )
     return {
         "result": result,
@@ -173,23 +163,17 @@ async def funnel_correlation_people_route(
 ) -> dict[str, Any]:
     params = await read_filter_params(request)
     filter = parse_filter(FunnelFilter, params)
-    _person_funnel(filter)
     if funnel_correlation_person_converted.lower() not in ("true", "false"):
         raise ValidationError("Use true or false.", attr="funnel_correlation_person_converted")
     converted = funnel_correlation_person_converted.lower() == "true"
     now = get_settings(request).clock.now()
 
     def people() -> dict[str, Any]:
-        run = run_funnel(conn, access.project, _steps_only(filter), now)
-        actors = correlation_actors(conn, access.project_id, run, params, funnel_correlation_value, converted)
+        value = funnel_correlation_value
+        actors = compute_correlation_people(conn, access.project, filter, now, params, value, converted)
         return _people_page(request, page, conn, access.project_id, actors)
 
     return await compute_off_loop(request, conn, people)
-
-
-def _steps_only(filter: FunnelFilter) -> FunnelFilter:
-    """Correlation splits persons by conversion over the whole funnel: no breakdown, the steps view."""
-    return filter.model_copy(update={"breakdown": None, "funnel_viz_type": "steps", "display": None})
 
 
 def _funnel_step(text: str | None, steps: int) -> int:

@@ -9,25 +9,27 @@ from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
 from ..calculation_envelope import PhaseTimer, calculation_envelope
-from ..filter_params import parse_filter, read_filter_params
-from ..models.paths import PathFilter, PathsResponse
+from ..filter_params import read_filter_params
+from ..models.paths import PathsResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
-from ..queries.paths import compute_paths
+from ..queries.filter_parsing import parse_filter
+from ..queries.paths import PathFilter, compute_paths
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
+INSIGHT_PATH = "/api/projects/{project_id}/insights/path"
 
 
 @router.get(
-    "/api/projects/{project_id}/insights/path",
+    INSIGHT_PATH,
     response_model=PathsResponse,
     summary="Paths, the filter in the query string",
 )
 @router.post(
-    "/api/projects/{project_id}/insights/path",
+    INSIGHT_PATH,
     response_model=PathsResponse,
     summary="Paths: which pages, screens or events follow which, per session",
     openapi_extra=body_openapi(PathFilter, form=False, required=False),

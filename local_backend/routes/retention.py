@@ -1,8 +1,8 @@
 """``/api/projects/:id/insights/retention/`` (GET and POST) and the people of its cells, ``persons/retention/``.
 
-Every row and cell of a retention result carries a ``people_url`` (see :func:`..queries.retention.people_url`):
-the persons endpoint with the same filter, ``selected_interval`` = the cohort and, for a cell,
-``selected_offset`` = the period after it.
+Every row and cell of a retention result carries a ``people_url``: ``PEOPLE_PATH`` with the query
+:func:`..queries.retention.compute.people_params` gives (the same filter, ``selected_interval`` = the cohort
+and, for a cell, ``selected_offset`` = the period after it).
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope
-from ..filter_params import parse_filter, read_filter_params
+from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
-from ..models.retention import RetentionFilter, RetentionPeoplePage, RetentionResponse
+from ..models.retention import RetentionPeoplePage, RetentionResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import Page, page_params, paginated, parse_int_param
-from ..queries.retention import compute_retention, retention_rows
+from ..queries.filter_parsing import parse_filter
+from ..queries.retention import RetentionFilter, compute_retention, compute_retention_people
 from ..query_params import integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
@@ -48,9 +49,10 @@ async def retention_route(
     filter = parse_filter(RetentionFilter, await read_filter_params(request))
     timer.mark("./filter")
     now = get_settings(request).clock.now()
-    counts = await compute_off_loop(request, conn, lambda: compute_retention(conn, access.project, filter, now))
+    link = link_to(PEOPLE_PATH, access.project_id)
+    rows = await compute_off_loop(request, conn, lambda: compute_retention(conn, access.project, filter, now, link))
     timer.mark("./query")
-    return calculation_envelope(request, access, retention_rows(access.project_id, filter, counts), timer)
+    return calculation_envelope(request, access, rows, timer)
 
 
 @router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")
@@ -76,16 +78,12 @@ async def retention_people_route(
     now = get_settings(request).clock.now()
 
     def people() -> tuple[int, list[dict[str, Any]]]:
-        counts = compute_retention(conn, access.project, filter, now)
-        cells = [set(cell) for cell in counts.members[cohort]]
-        chosen = counts.members[cohort][offset if offset is not None else 0]
-        appearances = {person_id: [1 if person_id in cell else 0 for cell in cells] for person_id in chosen}
-        ordered = sorted(chosen, key=lambda person_id: (-sum(appearances[person_id]), person_id))
+        ordered = compute_retention_people(conn, access.project, filter, now, cohort, offset)
         window = ordered[page.offset : page.offset + page.limit]
-        persons = persons_by_id(conn, access.project_id, window)
+        persons = persons_by_id(conn, access.project_id, [person_id for person_id, _ in window])
         found = [
-            {"person": persons[person_id], "appearances": appearances[person_id]}
-            for person_id in window
+            {"person": persons[person_id], "appearances": appearances}
+            for person_id, appearances in window
             if person_id in persons
         ]
         return len(ordered), found

@@ -12,20 +12,20 @@ import io
 import json
 import sqlite3
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope
+from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
 from ..errors import ValidationError
-from ..filter_params import parse_filter, read_filter_params
-from ..models.trends import TrendsFilter, TrendsResponse
+from ..filter_params import read_filter_params
+from ..models.trends import TrendsResponse
 from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..pagination import parse_int_param
 from ..queries.breakdowns import MAX_OFFSET
-from ..queries.trends import compute_trends
+from ..queries.filter_parsing import parse_filter
+from ..queries.trends import TrendsFilter, compute_trends
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings
 
@@ -38,7 +38,7 @@ INSIGHT_PATH = "/api/projects/{project_id}/insights/trend"
 def _next_url(project_id: int, params: dict[str, Any], offset: int) -> str:
     query = {key: value if isinstance(value, str) else json.dumps(value) for key, value in params.items()}
     query["offset"] = str(offset)
-    return f"/api/projects/{project_id}/insights/trend/?{urlencode(query)}"
+    return link_to(INSIGHT_PATH, project_id)(query)
 
 
 def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.models.funnels import FunnelFilter
-from local_backend.models.trends import TrendsFilter
+from local_backend.queries.funnels import FunnelFilter
+from local_backend.queries.trends import TrendsFilter
 
 STEPS = {"events": [{"id": "a", "order": 0}, {"id": "b", "order": 1}]}
 

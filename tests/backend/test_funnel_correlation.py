@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from local_backend.queries.funnel_correlation import odds_ratio
+from local_backend.queries.funnels.correlation import odds_ratio
 from tests.factories import add_events
 
 URL = "/api/projects/{pid}/insights/funnel/correlation/"

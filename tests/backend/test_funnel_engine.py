@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from local_backend.queries.funnel_engine import (
+from local_backend.queries.funnels.engine import (
     ORDERED,
     STRICT,
     UNORDERED,
@@ -14,7 +14,7 @@ from local_backend.queries.funnel_engine import (
     FunnelSpec,
     compute_attempts,
 )
-from local_backend.queries.funnel_outcomes import (
+from local_backend.queries.funnels.outcomes import (
     conversion_bins,
     group_medians,
     reduce_attempts,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from local_backend.queries.filters import Entity
-from local_backend.queries.funnel_inputs import is_same_or_wider, window_end
+from local_backend.queries.funnels.inputs import is_same_or_wider, window_end
 from local_backend.queries.property_model import parse_properties
 from local_backend.store.events import to_micros
 

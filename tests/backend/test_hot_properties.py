@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from local_backend.filter_params import parse_filter
-from local_backend.models.trends import TrendsFilter
 from local_backend.queries.breakdowns import breakdown_expression
+from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.filters import compiler_for
+from local_backend.queries.trends import TrendsFilter
 from local_backend.store.hot_properties import HOT_PROPERTIES
 from tests.backend.test_properties import matches
 from tests.factories import add_events

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from local_backend.queries.path_engine import PathOptions, compile_groupings, compute_path_edges, group_path_item
-from local_backend.queries.retention_engine import FIRST_TIME, RECURRING, PersonActivity, compute_retention_counts
+from local_backend.queries.paths.engine import PathOptions, compile_groupings, compute_path_edges, group_path_item
+from local_backend.queries.retention.engine import FIRST_TIME, RECURRING, PersonActivity, compute_retention_counts
 
 MIN = 60_000  # one minute in ms
 

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.models.paths import PathFilter
-from local_backend.queries.paths import paths_payload, resolve_path_range
+from local_backend.queries.paths import PathFilter
+from local_backend.queries.paths.compute import paths_payload, resolve_path_range
 from local_backend.store.events import earliest_event_time, to_micros
 from local_backend.store.projects import get_project
 from tests.factories import add_events

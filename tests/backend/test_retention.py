@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.queries.retention import retention_payload
+from local_backend.results.kinds import ENGINES
 from local_backend.store.projects import get_project, update_project
 from tests.factories import add_events
 
@@ -252,6 +252,7 @@ def test_post_body_wins_over_the_query_string(client, world, conn):
 def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn, clock):
     add_events(conn, world.project_id, DAILY)
     project = get_project(conn, world.project_id)
+    retention_payload = ENGINES["RETENTION"]
     payload = retention_payload(conn, project, {"insight": "RETENTION", "total_intervals": 4}, clock.now())
     assert payload["result"] == retention(client, world, total_intervals=4)["result"]
     with pytest.raises(ValidationError) as error:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from local_backend.queries.formula import formula_breakdown_order
+from local_backend.queries.trends.formula import formula_breakdown_order
 from tests.factories import add_events
 
 NULL = "$$_posthog_breakdown_null_$$"

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .trends_math import MathPlan
+from .math import MathPlan
 
 __all__ = ["aggregate_spans", "aggregate_counted", "active_in_windows", "first_seen", "Where"]
 

@@ -11,7 +11,7 @@ event type         path item
 =================  ==================================================================
 
 Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
-dropped, before sessions are cut; :mod:`.path_engine` does the per-person pass. Events are read person by
+dropped, before sessions are cut; :mod:`.engine` does the per-person pass. Events are read person by
 person in time order through the (project, person, timestamp) index.
 """
 
@@ -25,12 +25,12 @@ from itertools import groupby
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..errors import ValidationError
-from ..filter_params import parse_filter
-from ..models.paths import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
-from ..store.events import earliest_event_time
-from .analysis_inputs import global_condition, micros, parse_point, truncate_period
-from .path_engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
+from ...errors import ValidationError
+from ...store.events import earliest_event_time
+from ..analysis_inputs import global_condition, micros, parse_point, truncate_period
+from ..filter_parsing import parse_filter
+from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
+from .filter import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
 
 __all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]
 

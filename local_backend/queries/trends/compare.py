@@ -20,9 +20,9 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from ..errors import ValidationError
-from ..models.trends import TrendsFilter
-from .dates import DateRange, _local, add_months, lower_bound
+from ...errors import ValidationError
+from ..dates import DateRange, _local, add_months, lower_bound
+from .filter import TrendsFilter
 
 __all__ = ["previous_range"]
 

@@ -6,7 +6,7 @@ whose steps must follow each other directly), in ``(person, timestamp)`` order s
 the person with the bits of the steps and exclusions the event matches packed beside it (plus the breakdown
 value when broken down). Events on the same microsecond are put in step order here, not by SQLite (the
 index would order them by event name).
-:mod:`.funnel_engine` then finds every attempt and :mod:`.funnel_outcomes` reduces them.
+:mod:`.engine` then finds every attempt and :mod:`.outcomes` reduces them.
 """
 
 from __future__ import annotations
@@ -20,22 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ..calculation_guard import check_deadline
-from ..errors import ValidationError
-from ..models.funnels import FunnelFilter
-from .filters import Entity
-from .funnel_breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
-from .funnel_engine import (
-    STRICT,
-    UNORDERED,
-    Attempts,
-    ExclusionSpan,
-    FunnelRows,
-    FunnelSpec,
-    compute_attempts,
-    tie_keys,
-)
-from .funnel_inputs import (
+from ...calculation_guard import check_deadline
+from ...errors import ValidationError
+from ..filters import Entity
+from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
+from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
+from .filter import FunnelFilter
+from .inputs import (
     FunnelRange,
     breakdown_expression,
     cohort_members,
@@ -46,7 +37,7 @@ from .funnel_inputs import (
     step_condition,
     window_end,
 )
-from .funnel_outcomes import Outcomes, reduce_attempts
+from .outcomes import Outcomes, reduce_attempts
 
 __all__ = ["FunnelRun", "run_funnel", "validate_funnel", "funnel_spec"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .funnel_engine import FunnelRows
+from .engine import FunnelRows
 
 __all__ = ["OTHER", "Labelled", "bucket_values", "attribute", "by_membership", "unlabelled"]
 

@@ -5,9 +5,13 @@ ending with it, so the range runs from the start of the first cohort to the end 
 Periods are calendar periods in the project timezone, weeks starting on the project's ``week_start_day``.
 
 One pass over the range's events, ordered by person, collects for each person the periods in which they
-did the target event and the returning event; :mod:`.retention_engine` turns those into the triangle.
+did the target event and the returning event; :mod:`.engine` turns those into the triangle.
 For first-time retention a person's cohort is the period of their first target event ever, which must lie
 in the range.
+
+Entry points: :func:`compute_retention` (the result rows, each row and cell linking to its people through
+the caller's :data:`PeopleLink`), :func:`compute_retention_people` (the people of one cohort or cell) and
+:func:`retention_payload` (a saved insight's filter dict).
 """
 
 from __future__ import annotations
@@ -15,17 +19,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from typing import Any
-from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
-from ..filter_params import parse_filter
-from ..models.retention import RetentionFilter
-from .analysis_inputs import (
+from ..analysis_inputs import (
     event_condition,
     format_local,
     global_condition,
@@ -34,17 +35,25 @@ from .analysis_inputs import (
     period_boundaries,
     truncate_period,
 )
-from .retention_engine import FIRST_TIME, PersonActivity, compute_retention_counts
+from ..filter_parsing import parse_filter
+from .engine import FIRST_TIME, PersonActivity, compute_retention_counts
+from .filter import RetentionFilter
 
 __all__ = [
+    "PeopleLink",
     "RetentionRange",
     "RetentionCounts",
     "resolve_retention_range",
+    "count_retention",
     "compute_retention",
+    "compute_retention_people",
     "retention_rows",
     "retention_payload",
-    "people_url",
+    "people_params",
 ]
+
+# The URL of a people list from its query parameters; routes make it from their own path.
+PeopleLink = Callable[[dict[str, Any]], str]
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ def _activities(
         yield activity
 
 
-def compute_retention(
+def count_retention(
     conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, now: datetime
 ) -> RetentionCounts:
     """Counts and members of every (cohort, period offset) cell."""
@@ -143,10 +152,8 @@ def compute_retention(
     return RetentionCounts(range=resolved, counts=counts, members=members)
 
 
-def people_url(
-    project_id: int, filter: RetentionFilter, counts: RetentionCounts, cohort: int, offset: int | None
-) -> str:
-    """The persons endpoint for one row (``offset`` None) or one cell of a result.
+def people_params(filter: RetentionFilter, counts: RetentionCounts, cohort: int, offset: int | None) -> dict[str, Any]:
+    """The query of the people list of one row (``offset`` None) or one cell of a result.
 
     ``date_to`` is pinned to the last cohort's start, so the link keeps meaning the same cohorts later on.
     """
@@ -166,29 +173,56 @@ def people_url(
     params["selected_interval"] = cohort
     if offset is not None:
         params["selected_offset"] = offset
-    return f"/api/projects/{project_id}/persons/retention/?{urlencode(params)}"
+    return params
 
 
-def retention_rows(project_id: int, filter: RetentionFilter, counts: RetentionCounts) -> list[dict[str, Any]]:
+def retention_rows(filter: RetentionFilter, counts: RetentionCounts, people_link: PeopleLink) -> list[dict[str, Any]]:
     """The ``result`` rows: ``{values: [{count, people, people_url}], label, date, people_url}``."""
     return [
         {
             "values": [
-                {"count": count, "people": [], "people_url": people_url(project_id, filter, counts, cohort, offset)}
+                {"count": count, "people": [], "people_url": people_link(people_params(filter, counts, cohort, offset))}
                 for offset, count in enumerate(row)
             ],
             "label": f"{filter.period} {cohort}",
             "date": format_local(counts.range.starts[cohort]),
-            "people_url": people_url(project_id, filter, counts, cohort, None),
+            "people_url": people_link(people_params(filter, counts, cohort, None)),
         }
         for cohort, row in enumerate(counts.counts)
     ]
 
 
+def compute_retention(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, now: datetime, people_link: PeopleLink
+) -> list[dict[str, Any]]:
+    """The ``result`` rows of the retention response."""
+    return retention_rows(filter, count_retention(conn, project, filter, now), people_link)
+
+
+def compute_retention_people(
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: RetentionFilter,
+    now: datetime,
+    cohort: int,
+    offset: int | None,
+) -> list[tuple[int, list[int]]]:
+    """``(person id, appearances)`` of cohort ``cohort`` (those back ``offset`` periods later, when given).
+
+    ``appearances`` has a 1 for each period of the cohort the person came back in; the most faithful first,
+    then by person id.
+    """
+    members = count_retention(conn, project, filter, now).members[cohort]
+    cells = [set(cell) for cell in members]
+    chosen = members[offset if offset is not None else 0]
+    appearances = {person_id: [1 if person_id in cell else 0 for cell in cells] for person_id in chosen}
+    ordered = sorted(chosen, key=lambda person_id: (-sum(appearances[person_id]), person_id))
+    return [(person_id, appearances[person_id]) for person_id in ordered]
+
+
 def retention_payload(
-    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime, people_link: PeopleLink
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy retention filter given as a dict (a saved insight's ``filters``)."""
-    filter = parse_filter(RetentionFilter, data)
-    counts = compute_retention(conn, project, filter, now)
-    return {"result": retention_rows(int(project["id"]), filter, counts), "timezone": project.get("timezone") or "UTC"}
+    result = compute_retention(conn, project, parse_filter(RetentionFilter, data), now, people_link)
+    return {"result": result, "timezone": project.get("timezone") or "UTC"}

@@ -1,10 +1,10 @@
 """Trends from stored events: one series per entity (and breakdown value), zero-filled over the range.
 
-Reading order: :func:`compute_trends` resolves the range (:mod:`.dates`) and its buckets (:mod:`.buckets`),
-compiles each entity and the global filters (:mod:`.filters`, :mod:`.properties`), picks the aggregate
-(:mod:`.trends_math`) and the breakdown values (:mod:`.breakdowns`), runs one grouped query per entity
-(:mod:`.trends_query`), and shapes the series (:mod:`.trends_series`): cumulative sums, aggregated displays,
-formulas and the comparison with the previous period.
+Reading order: :func:`compute_trends` resolves the range (:mod:`..dates`) and its buckets (:mod:`..buckets`),
+compiles each entity and the global filters (:mod:`..filters`, :mod:`..properties`), picks the aggregate
+(:mod:`.math`) and the breakdown values (:mod:`..breakdowns`), runs one grouped query per entity
+(:mod:`.sql`), and shapes the series (:mod:`.series`): cumulative sums, aggregated displays, formulas
+(:mod:`.formula`) and the comparison with the previous period (:mod:`.compare`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..models.trends import CUMULATIVE_DISPLAY, TrendsFilter
-from ..store.events import earliest_event_time, to_micros
-from .actions import load_action
-from .breakdowns import (
+from ...store.events import earliest_event_time, to_micros
+from ..actions import load_action
+from ..breakdowns import (
     MAX_OFFSET,
     NULL,
     OTHER,
@@ -30,14 +29,16 @@ from .breakdowns import (
     rank_counted,
     rank_values,
 )
-from .buckets import Buckets, make_buckets
-from .dates import DateRange, add_intervals, resolve_date_range
-from .filters import Entity, compiler_for, entity_condition, global_condition
-from .properties import PropertyCompiler
-from .trends_compare import previous_range
-from .trends_math import MathPlan, plan_math
-from .trends_query import Where, active_in_windows, aggregate_counted, aggregate_spans, first_seen
-from .trends_series import RawSeries, shape_period
+from ..buckets import Buckets, make_buckets
+from ..dates import DateRange, add_intervals, resolve_date_range
+from ..filter_parsing import parse_filter
+from ..filters import Entity, compiler_for, entity_condition, global_condition
+from ..properties import PropertyCompiler
+from .compare import previous_range
+from .filter import CUMULATIVE_DISPLAY, TrendsFilter
+from .math import MathPlan, plan_math
+from .series import RawSeries, shape_period
+from .sql import Where, active_in_windows, aggregate_counted, aggregate_spans, first_seen
 
 __all__ = ["TrendsResult", "compute_trends", "trends_payload", "resolve_trends_range"]
 
@@ -320,8 +321,6 @@ def trends_payload(
     conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy trends filter given as a dict (a saved insight's ``filters``)."""
-    from ..filter_params import parse_filter
-
     filter = parse_filter(TrendsFilter, data)
     result = compute_trends(conn, project, filter, now)
     return {"result": result.series, "timezone": project.get("timezone") or "UTC"}

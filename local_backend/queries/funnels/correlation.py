@@ -14,6 +14,10 @@ min(25, 2 % of everyone) are left out as insignificant; the result lists the 10 
 descending) then the 10 most negative (ascending). ``skewed`` warns that one side outnumbers the other more
 than 10 to 1. ``funnel_correlation_type: properties`` does the same with the persons' property values
 (``name::value``) of ``funnel_correlation_names`` (``$all`` for every property).
+
+Entry points: :func:`compute_correlation` (the rows with the query of each row's people list, made into URLs
+by the route's :data:`.results.PeopleLink`) and :func:`compute_correlation_people`. Both read the funnel's
+steps only, for persons (a group funnel is a 400).
 """
 
 from __future__ import annotations
@@ -21,18 +25,21 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 
-from ..errors import ValidationError
-from .funnel_results import action_names, linked_params
-from .funnels import FunnelRun, funnel_spec
+from ...errors import ValidationError
+from .filter import FunnelFilter
+from .results import PeopleLink, action_names, linked_params
+from .scan import FunnelRun, funnel_spec, run_funnel
 
 __all__ = [
     "CorrelationRow",
     "compute_correlation",
+    "compute_correlation_people",
+    "correlation_rows",
     "correlation_payload",
     "correlation_actors",
     "odds_ratio",
@@ -150,7 +157,7 @@ def _property_pairs(
     return np.array(slots, dtype=np.int64), np.array(codes, dtype=np.int64), list(labels)
 
 
-def compute_correlation(
+def correlation_rows(
     conn: sqlite3.Connection, project_id: int, run: FunnelRun, options: dict[str, Any]
 ) -> tuple[list[CorrelationRow], bool]:
     """The significant rows, best first on each side, and whether the totals are skewed."""
@@ -208,9 +215,9 @@ def _name_list(options: dict[str, Any], key: str) -> list[str]:
     return value
 
 
-def _people_url(
-    project_id: int, run: FunnelRun, options: dict[str, Any], row: CorrelationRow, success: bool, names: dict[int, str]
-) -> str:
+def _people_params(
+    run: FunnelRun, options: dict[str, Any], row: CorrelationRow, success: bool, names: dict[int, str]
+) -> dict[str, Any]:
     params = linked_params(run, names)
     for key in ("funnel_correlation_type", "funnel_correlation_names", "funnel_correlation_exclude_names",
                 "funnel_correlation_exclude_event_names"):  # fmt: skip
@@ -219,12 +226,14 @@ def _people_url(
             params[key] = json.dumps(value) if isinstance(value, list) else value
     params["funnel_correlation_person_converted"] = "true" if success else "false"
     params["funnel_correlation_value"] = row.name
-    return f"/api/projects/{project_id}/persons/funnel/correlation/?{urlencode(params)}"
+    return params
 
 
-def correlation_payload(conn: sqlite3.Connection, project_id: int, run: FunnelRun, options: dict[str, Any]) -> dict:
+def correlation_payload(
+    conn: sqlite3.Connection, project_id: int, run: FunnelRun, options: dict[str, Any], people_link: PeopleLink
+) -> dict:
     """``{"events": [...], "skewed": bool}``: each entry with its counts, odds ratio, side and people URLs."""
-    rows, skewed = compute_correlation(conn, project_id, run, options)
+    rows, skewed = correlation_rows(conn, project_id, run, options)
     names = action_names(conn, project_id, run.steps)
     return {
         "events": [
@@ -234,8 +243,8 @@ def correlation_payload(conn: sqlite3.Connection, project_id: int, run: FunnelRu
                 "failure_count": row.failure_count,
                 "odds_ratio": row.odds_ratio,
                 "correlation_type": row.correlation_type,
-                "success_people_url": _people_url(project_id, run, options, row, True, names),
-                "failure_people_url": _people_url(project_id, run, options, row, False, names),
+                "success_people_url": people_link(_people_params(run, options, row, True, names)),
+                "failure_people_url": people_link(_people_params(run, options, row, False, names)),
             }
             for row in rows
         ],
@@ -257,3 +266,41 @@ def correlation_actors(
         return []
     chosen = slots[(codes == labels.index(value)) & (success[slots] == converted)]
     return sorted(set(persons[chosen].tolist()))
+
+
+def _steps_only(filter: FunnelFilter) -> FunnelFilter:
+    """Correlation splits persons by conversion over the whole funnel: no breakdown, the steps view."""
+    if filter.aggregation_group_type_index is not None:
+        raise ValidationError(
+            "Correlation of group funnels is not supported.",
+            attr="aggregation_group_type_index",
+            code="unsupported",
+        )
+    return filter.model_copy(update={"breakdown": None, "funnel_viz_type": "steps", "display": None})
+
+
+def compute_correlation(
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: FunnelFilter,
+    now: datetime,
+    options: dict[str, Any],
+    people_link: PeopleLink,
+) -> dict:
+    """The correlation ``result`` of the funnel ``filter``; ``options`` holds the ``funnel_correlation_*`` keys."""
+    run = run_funnel(conn, project, _steps_only(filter), now)
+    return correlation_payload(conn, int(project["id"]), run, options, people_link)
+
+
+def compute_correlation_people(
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: FunnelFilter,
+    now: datetime,
+    options: dict[str, Any],
+    value: str,
+    converted: bool,
+) -> list[int]:
+    """The persons behind one correlation count (see :func:`correlation_actors`)."""
+    run = run_funnel(conn, project, _steps_only(filter), now)
+    return correlation_actors(conn, int(project["id"]), run, options, value, converted)

@@ -14,15 +14,15 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from ..models.funnels import FunnelFilter
-from ..store.events import earliest_event_time, to_micros
-from .breakdowns import CohortSplit, cohort_splits
-from .breakdowns import breakdown_expression as shared_breakdown_expression
-from .buckets import Buckets, make_buckets
-from .dates import DateRange, add_months, resolve_date_range
-from .filters import Entity, compiler_for, entity_condition, global_condition
-from .properties import PropertyCompiler
-from .property_model import Property, PropertyGroup
+from ...store.events import earliest_event_time, to_micros
+from ..breakdowns import CohortSplit, cohort_splits
+from ..breakdowns import breakdown_expression as shared_breakdown_expression
+from ..buckets import Buckets, make_buckets
+from ..dates import DateRange, add_months, resolve_date_range
+from ..filters import Entity, compiler_for, entity_condition, global_condition
+from ..properties import PropertyCompiler
+from ..property_model import Property, PropertyGroup
+from .filter import FunnelFilter
 
 __all__ = [
     "FunnelRange",

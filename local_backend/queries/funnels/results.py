@@ -3,39 +3,50 @@
 Every step object links to its people: ``converted_people_url`` (``funnel_step`` = step + 1: those who reached
 the step) and ``dropped_people_url`` (``funnel_step`` = -(step + 1): those who reached the step before and not
 this one; null on the first step). The links carry the funnel's filter with its dates pinned to the instants
-they resolved to, so they keep naming the same people later on.
+they resolved to, so they keep naming the same people later on. The parameters are made here; the URL is
+the caller's (a :data:`PeopleLink` from the route, which owns the persons endpoint's path).
+
+Entry points: :func:`compute_funnel` (the result), :func:`compute_funnel_people` (the persons or groups
+behind one people URL), :func:`funnel_payload` (a saved insight's filter dict).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 
-from ..filter_params import parse_filter
-from ..models.funnels import FunnelFilter
-from .filters import Entity
-from .funnel_breakdown import OTHER
-from .funnel_engine import UNORDERED, Attempts
-from .funnel_outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
-from .funnels import FunnelRun, run_funnel
+from ..filter_parsing import parse_filter
+from ..filters import Entity
+from .breakdown import OTHER
+from .engine import UNORDERED, Attempts
+from .filter import FunnelFilter
+from .outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
+from .scan import FunnelRun, run_funnel
 
 __all__ = [
+    "PeopleLink",
+    "FunnelActors",
+    "compute_funnel",
+    "compute_funnel_people",
     "funnel_result",
     "funnel_payload",
     "step_actors",
     "bucket_outcomes",
     "breakdown_value_of",
-    "people_url",
+    "people_params",
     "linked_params",
     "action_names",
     "MAX_BREAKDOWN_VALUES",
 ]
+
+# The URL of a people list from its query parameters; routes make it from their own path.
+PeopleLink = Callable[[dict[str, Any]], str]
 
 MAX_BREAKDOWN_VALUES = 100
 _NOT_LINKED = ("funnel_step", "funnel_step_breakdown", "date_from", "date_to", "explicit_date")
@@ -112,19 +123,18 @@ def linked_params(run: FunnelRun, action_names: Mapping[int, str] | None = None)
     return params
 
 
-def people_url(
-    project_id: int,
+def people_params(
     run: FunnelRun,
     step: int,
     breakdown_value: Any = None,
     action_names: Mapping[int, str] | None = None,
-) -> str:
-    """The persons endpoint for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
+) -> dict[str, Any]:
+    """The query of the people list for ``funnel_step`` = ``step`` (negative: dropped before ``-step``)."""
     params = linked_params(run, action_names)
     params["funnel_step"] = step
     if breakdown_value is not None:
         params["funnel_step_breakdown"] = json.dumps(breakdown_value)
-    return f"/api/projects/{project_id}/persons/funnel/?{urlencode(params)}"
+    return params
 
 
 def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
@@ -137,7 +147,9 @@ def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity])
     return {row[0]: row[1] for row in rows}
 
 
-def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: int | None, outcomes: Outcomes) -> list:
+def _steps(
+    conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: int | None, outcomes: Outcomes, link: PeopleLink
+) -> list:
     numbers = step_numbers(outcomes, len(run.steps))
     names = action_names(conn, project_id, run.steps)
     breakdown, value = breakdown_value_of(run, bucket) if bucket is not None else (None, None)
@@ -161,8 +173,8 @@ def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: in
             "type": step.type,
             "average_conversion_time": number.average_conversion_time,
             "median_conversion_time": number.median_conversion_time,
-            "converted_people_url": people_url(project_id, run, index + 1, value, names),
-            "dropped_people_url": people_url(project_id, run, -(index + 1), value, names) if index else None,
+            "converted_people_url": link(people_params(run, index + 1, value, names)),
+            "dropped_people_url": link(people_params(run, -(index + 1), value, names)) if index else None,
         }
         if bucket is not None:
             item["breakdown"] = breakdown
@@ -191,7 +203,7 @@ def _trend_items(run: FunnelRun, bucket: int | None) -> dict[str, Any]:
     }
 
 
-def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> Any:
+def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun, people_link: PeopleLink) -> Any:
     """The ``result`` of the funnel response for the filter's visualisation."""
     viz = run.filter.viz_type
     if viz == "time_to_convert":
@@ -208,16 +220,47 @@ def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> 
         ]
     parts = bucket_outcomes(run)
     if not run.broken_down:
-        return _steps(conn, project_id, run, None, parts[0][1])
-    return [_steps(conn, project_id, run, bucket, outcomes) for bucket, outcomes in parts]
+        return _steps(conn, project_id, run, None, parts[0][1], people_link)
+    return [_steps(conn, project_id, run, bucket, outcomes, people_link) for bucket, outcomes in parts]
+
+
+def compute_funnel(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, now: datetime, people_link: PeopleLink
+) -> Any:
+    """The ``result`` of the funnel response: step objects (a list per breakdown value), trends or the histogram."""
+    return funnel_result(conn, int(project["id"]), run_funnel(conn, project, filter, now), people_link)
 
 
 def funnel_payload(
-    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime, people_link: PeopleLink
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy funnel filter given as a dict (a saved insight's ``filters``)."""
-    run = run_funnel(conn, project, parse_filter(FunnelFilter, data), now)
-    return {"result": funnel_result(conn, int(project["id"]), run), "timezone": project.get("timezone") or "UTC"}
+    result = compute_funnel(conn, project, parse_filter(FunnelFilter, data), now, people_link)
+    return {"result": result, "timezone": project.get("timezone") or "UTC"}
+
+
+@dataclass(frozen=True)
+class FunnelActors:
+    """Who is behind one people URL: person ids, or for a group funnel the group keys (both sorted)."""
+
+    person_ids: list[int]
+    group_keys: list[str] | None = None
+
+
+def compute_funnel_people(
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: FunnelFilter,
+    now: datetime,
+    funnel_step: int,
+    breakdown_value: Any = None,
+) -> FunnelActors:
+    """The persons (or groups) of ``funnel_step`` (see :func:`step_actors`) under ``breakdown_value``."""
+    run = run_funnel(conn, project, filter, now)
+    actors = step_actors(run, funnel_step, breakdown_value)
+    if run.group_keys is not None and filter.aggregation_group_type_index is not None:
+        return FunnelActors(actors, sorted(run.group_keys[number] for number in actors))
+    return FunnelActors(actors)
 
 
 def step_actors(run: FunnelRun, funnel_step: int, breakdown_value: Any = None) -> list[int]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .funnel_engine import Attempts
+from .engine import Attempts
 
 __all__ = [
     "Outcomes",

@@ -16,7 +16,7 @@ the conversion window, measured inclusively from the attempt's first event:
   conversion times are the gaps between the sorted step times.
 
 Attempts during which an exclusion event happened (after its ``from`` step and before its ``to`` step, or
-before ``from`` + window when ``to`` was not reached) are dropped. :mod:`.funnel_outcomes` reduces attempts
+before ``from`` + window when ``to`` was not reached) are dropped. :mod:`.outcomes` reduces attempts
 to one outcome per group.
 """
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
-from ..errors import ValidationError
+from ...errors import ValidationError
 
 __all__ = ["Formula", "parse_formula", "formula_breakdown_order", "MAX_FORMULA_LENGTH"]
 
