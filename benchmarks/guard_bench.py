@@ -69,7 +69,7 @@ def trend_rows(path: Path, runs: int) -> list[tuple[str, float, float, bool, int
 
 
 def funnel_row(path: Path, runs: int) -> tuple[str, float, float, bool, int]:
-    from local_backend.queries.funnel_results import funnel_payload
+    from local_backend.queries.funnels import funnel_payload
 
     conn = connect(path)
     project = get_project(conn, 1)
@@ -78,7 +78,10 @@ def funnel_row(path: Path, runs: int) -> tuple[str, float, float, bool, int]:
 
     def run(guard: bool) -> Any:
         with watched(conn, guard):
-            return [step["count"] for step in funnel_payload(conn, project, data, funnels_bench.NOW)["result"]]
+            return [
+                step["count"]
+                for step in funnel_payload(conn, project, data, funnels_bench.NOW, funnels_bench._no_link)["result"]
+            ]
 
     row = ("funnel ordered, 3 steps", *interleaved(lambda: run(False), lambda: run(True), runs), total)
     conn.close()
