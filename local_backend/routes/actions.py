@@ -181,7 +181,7 @@ def update_action_route(
     summary='Refused: actions are soft-deleted with PATCH {"deleted": true}',
 )
 def delete_action_route(action_id: str, access: ProjectAccess = Depends(WRITE)) -> None:
-    raise MethodNotAllowed("DELETE")
+    raise MethodNotAllowed(method="DELETE")
 
 
 @router.get(f"{BASE_PATH}/{{action_id}}/activity", response_model=ActivityPage, summary="Activity of one action")

@@ -263,7 +263,7 @@ async def update_cohort_route(
     summary='Refused: cohorts are soft-deleted with PATCH {"deleted": true}',
 )
 def delete_cohort_route(cohort_id: str, access: ProjectAccess = Depends(WRITE)) -> None:
-    raise MethodNotAllowed("DELETE")
+    raise MethodNotAllowed(method="DELETE")
 
 
 @router.get(

@@ -383,4 +383,4 @@ def update_insight_route(
     summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
 )
 def delete_insight(insight_id: int, access: ProjectAccess = Depends(WRITE)) -> None:
-    raise MethodNotAllowed("DELETE")
+    raise MethodNotAllowed(method="DELETE")
