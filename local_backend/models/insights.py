@@ -1,4 +1,4 @@
-"""Insight, sharing and dashboard shapes (spec 2.3-2.5)."""
+"""Insight and sharing shapes (spec 2.3-2.5); dashboards are in :mod:`.dashboards`."""
 
 from __future__ import annotations
 
@@ -23,8 +23,6 @@ __all__ = [
     "SharingConfiguration",
     "SharingUpdate",
     "CancelRequest",
-    "DashboardWrite",
-    "Dashboard",
     "insight_body",
     "insight_basic_body",
     "effective_filters",
@@ -140,24 +138,6 @@ class CancelRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     client_query_id: str = Field(min_length=1)
-
-
-class DashboardWrite(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str = Field("", max_length=400)
-    description: str = Field("", max_length=4000)
-    filters: JSONObject = Field(default_factory=dict, description="date_from, date_to, properties")
-
-
-class Dashboard(BaseModel):
-    id: int
-    name: str
-    description: str
-    filters: dict[str, Any]
-    created_at: str
-    created_by: UserBasic | None
-    deleted: bool
 
 
 # PostHog's restriction and privilege levels: everyone in the project can edit; the caller can edit.

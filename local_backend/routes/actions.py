@@ -22,7 +22,7 @@ from ..store.accounts import get_user
 from ..store.actions import action_named, create_action, get_action, list_actions, update_action
 from ..store.activity import log_item_change
 from ..store.db import transaction
-from .activity import activity_page
+from .common import activity_page
 
 __all__ = ["router", "ACTION_SCOPE_NAME", "load_action"]
 

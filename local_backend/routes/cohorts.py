@@ -33,7 +33,7 @@ from ..store.cohorts import (
     update_cohort,
 )
 from ..store.person_list import list_persons
-from .activity import activity_page
+from .common import activity_page
 
 __all__ = ["router", "COHORT_SCOPE_NAME", "load_cohort"]
 

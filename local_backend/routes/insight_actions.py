@@ -12,7 +12,7 @@ from ..models.common import ActivityPage
 from ..models.insights import CancelRequest, InsightBasic, insight_basic_body
 from ..storage import get_conn, now_iso
 from ..store.insights import last_viewed_insights, record_view
-from .activity import activity_page
+from .common import activity_page
 from .insights import INSIGHT_SCOPE_NAME, load_insight
 
 __all__ = ["router", "LAST_VIEWED_COUNT"]

@@ -28,11 +28,10 @@ from ..results.query_nodes import translate_query
 from ..results.service import serve_calculation
 from ..storage import get_conn, get_settings, now_iso
 from ..store.activity import log_item_change
+from ..store.dashboards import dashboard_filters_of, existing_dashboard_ids
 from ..store.insights import (
     ORDERABLE,
     create_insight,
-    dashboard_filters_of,
-    existing_dashboard_ids,
     get_insight,
     insight_dashboard_ids,
     list_insights,

@@ -14,7 +14,7 @@ from ..plugins.catalog import get_plugin
 from ..plugins.configs import ACTIVITY_SCOPE, migrate_config, run_job
 from ..request_bodies import body_openapi, read_body
 from ..storage import get_conn, now_iso
-from .activity import activity_page
+from .common import activity_page
 from .plugin_configs import BASE_PATH, config_response, load_config
 
 __all__ = ["router", "NO_FRONTEND", "JAVASCRIPT"]

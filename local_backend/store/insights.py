@@ -22,8 +22,6 @@ __all__ = [
     "last_viewed_insights",
     "get_or_create_sharing",
     "set_sharing_enabled",
-    "existing_dashboard_ids",
-    "dashboard_filters_of",
 ]
 
 JSON_FIELDS = ("filters", "query", "tags")
@@ -116,24 +114,6 @@ def update_insight(
         conn.execute(f"UPDATE insights SET {assignments} WHERE id = ?", [*columns.values(), insight_id])
         if changes.get("deleted"):
             conn.execute("UPDATE dashboard_tiles SET deleted = 1 WHERE insight_id = ?", (insight_id,))
-
-
-def existing_dashboard_ids(conn: sqlite3.Connection, project_id: int, ids: list[int]) -> set[int]:
-    if not ids:
-        return set()
-    marks = ",".join("?" for _ in ids)
-    rows = conn.execute(
-        f"SELECT id FROM dashboards WHERE project_id = ? AND deleted = 0 AND id IN ({marks})", [project_id, *ids]
-    )
-    return {r[0] for r in rows}
-
-
-def dashboard_filters_of(conn: sqlite3.Connection, project_id: int, dashboard_id: int) -> dict[str, Any] | None:
-    """The filters of a dashboard of the project that is not deleted, or None when there is no such dashboard."""
-    row = conn.execute(
-        "SELECT filters FROM dashboards WHERE project_id = ? AND id = ? AND deleted = 0", (project_id, dashboard_id)
-    ).fetchone()
-    return json.loads(row["filters"] or "{}") if row is not None else None
 
 
 def insight_tiles(conn: sqlite3.Connection, insight_id: int) -> list[dict[str, Any]]:
