@@ -13,7 +13,6 @@ from . import (
     events,
     funnels,
     health,
-    insight_actions,
     insights,
     paths,
     persons,
@@ -24,7 +23,6 @@ from . import (
     property_definitions,
     query,
     retention,
-    sharing,
     timing,
     trends,
 )
@@ -46,9 +44,7 @@ ROUTERS: list[APIRouter] = [
     funnels.router,
     trends.router,
     timing.router,
-    insight_actions.router,
     insights.router,
-    sharing.router,
     # after retention, whose persons/retention/ the persons/{id} route would otherwise take
     event_definitions.router,
     property_definitions.router,

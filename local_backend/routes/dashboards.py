@@ -12,8 +12,8 @@ from ..models.common import Paginated
 from ..models.dashboards import Dashboard, DashboardWrite, dashboard_body
 from ..pagination import paginated
 from ..storage import now_iso
+from ..store import dashboards as store
 from ..store.accounts import get_user
-from ..store.dashboards import create_dashboard, get_dashboard, list_dashboards
 from .common import Conn, PageQuery, found, path_id
 
 __all__ = ["router"]
@@ -28,23 +28,23 @@ def _body(conn: sqlite3.Connection, dashboard: dict[str, Any]) -> dict[str, Any]
 
 
 @router.get("/api/projects/{project_id}/dashboards", response_model=Paginated[Dashboard], summary="List dashboards")
-def list_dashboards_route(request: Request, access: Reader, page: PageQuery, conn: Conn) -> Any:
-    rows, total = list_dashboards(conn, access.project_id, limit=page.limit, offset=page.offset)
+def list_dashboards(request: Request, access: Reader, page: PageQuery, conn: Conn) -> Any:
+    rows, total = store.list_dashboards(conn, access.project_id, limit=page.limit, offset=page.offset)
     return paginated(request, page, total, [_body(conn, row) for row in rows])
 
 
 @router.post(
     "/api/projects/{project_id}/dashboards", response_model=Dashboard, status_code=201, summary="Create a dashboard"
 )
-def create_dashboard_route(request: Request, body: DashboardWrite, access: Writer, conn: Conn) -> Any:
-    dashboard_id = create_dashboard(
+def create_dashboard(request: Request, body: DashboardWrite, access: Writer, conn: Conn) -> Any:
+    dashboard_id = store.create_dashboard(
         conn, project_id=access.project_id, user_id=access.user_id, values=body.model_dump(), now=now_iso(request)
     )
-    return _body(conn, found(get_dashboard(conn, access.project_id, dashboard_id)))
+    return _body(conn, found(store.get_dashboard(conn, access.project_id, dashboard_id)))
 
 
 @router.get(
     "/api/projects/{project_id}/dashboards/{dashboard_id}", response_model=Dashboard, summary="Retrieve a dashboard"
 )
 def retrieve_dashboard(dashboard_id: str, access: Reader, conn: Conn) -> Any:
-    return _body(conn, found(get_dashboard(conn, access.project_id, path_id(dashboard_id))))
+    return _body(conn, found(store.get_dashboard(conn, access.project_id, path_id(dashboard_id))))

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from ..auth import ProjectAccess, project_access
-from ..models.common import ActivityPage
-from ..models.insights import CancelRequest, InsightBasic, insight_basic_body
-from ..storage import get_conn, now_iso
-from ..store.insights import last_viewed_insights, record_view
-from .common import activity_page
-from .insights import INSIGHT_SCOPE_NAME, load_insight
+from ...auth import ProjectAccess, project_access
+from ...models.common import ActivityPage
+from ...models.insights import CancelRequest, InsightBasic, insight_basic_body
+from ...storage import now_iso
+from ...store.insights import last_viewed_insights, record_view, with_related
+from ..common import Conn, activity_page
+from .crud import INSIGHT_SCOPE_NAME, load_insight
 
 __all__ = ["router", "LAST_VIEWED_COUNT"]
 
 router = APIRouter(tags=["insights"])
-READ = project_access("insight:read", missing_status=403)
-ACTIVITY = project_access("activity_log:read", missing_status=403)
+Reader = Annotated[ProjectAccess, Depends(project_access("insight:read", missing_status=403))]
+ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read", missing_status=403))]
 LAST_VIEWED_COUNT = 5
 
 
@@ -28,17 +27,15 @@ LAST_VIEWED_COUNT = 5
     response_model=list[InsightBasic],
     summary="The caller's last 5 viewed insights, most recent first",
 )
-def my_last_viewed(access: ProjectAccess = Depends(READ), conn: sqlite3.Connection = Depends(get_conn)) -> Any:
+def my_last_viewed(access: Reader, conn: Conn) -> Any:
     rows = last_viewed_insights(conn, project_id=access.project_id, user_id=access.user_id, limit=LAST_VIEWED_COUNT)
-    return [insight_basic_body(conn, row) for row in rows]
+    return [insight_basic_body(with_related(conn, row)) for row in rows]
 
 
 @router.get(
     "/api/projects/{project_id}/insights/activity", response_model=ActivityPage, summary="Activity of all insights"
 )
-def all_insights_activity(
-    request: Request, access: ProjectAccess = Depends(ACTIVITY), conn: sqlite3.Connection = Depends(get_conn)
-) -> Any:
+def all_insights_activity(request: Request, access: ActivityReader, conn: Conn) -> Any:
     return activity_page(request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=None)
 
 
@@ -48,12 +45,7 @@ def all_insights_activity(
     responses={200: {"description": "Cancelled (or nothing was running); no body"}},
     summary="Cancel a running calculation by client_query_id",
 )
-def cancel_calculation(
-    request: Request,
-    body: CancelRequest,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> Response:
+def cancel_calculation(request: Request, body: CancelRequest, access: Reader, conn: Conn) -> Response:
     request.app.state.query_runner.cancel(conn, project_id=access.project_id, query_id=body.client_query_id)
     return Response(status_code=200)
 
@@ -64,16 +56,10 @@ def cancel_calculation(
     responses={200: {"description": "Recorded; no body"}},
     summary="Record that the caller viewed it",
 )
-def mark_viewed(
-    request: Request,
-    insight_id: int,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> Response:
+def mark_viewed(request: Request, insight_id: int, access: Reader, conn: Conn) -> Response:
     insight = load_insight(conn, access, insight_id)
-    record_view(
-        conn, project_id=access.project_id, user_id=access.user_id, insight_id=insight["id"], now=now_iso(request)
-    )
+    now = now_iso(request)
+    record_view(conn, project_id=access.project_id, user_id=access.user_id, insight_id=insight["id"], now=now)
     return Response(status_code=200)
 
 
@@ -82,12 +68,7 @@ def mark_viewed(
     response_model=ActivityPage,
     summary="Activity of one insight",
 )
-def insight_activity(
-    request: Request,
-    insight_id: int,
-    access: ProjectAccess = Depends(ACTIVITY),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> Any:
+def insight_activity(request: Request, insight_id: int, access: ActivityReader, conn: Conn) -> Any:
     insight = load_insight(conn, access, insight_id, include_deleted=True)
     return activity_page(
         request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=insight["id"]
