@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import ValidationError
 from ..queries.person_filters import PERSONS_AS_E, person_properties_condition
 from .db import transaction
 from .text_search import search_condition
@@ -25,6 +26,7 @@ __all__ = [
     "resolve_person_ids",
     "cohort_member_condition",
     "cohort_count",
+    "cohort_count_or_none",
     "move_cohort_members",
 ]
 
@@ -159,6 +161,14 @@ def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
     condition, params = cohort_member_condition(conn, cohort)
     row = conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", [cohort["project_id"], *params])
     return int(row.fetchone()[0])
+
+
+def cohort_count_or_none(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int | None:
+    """:func:`cohort_count`, or None for rules stored by an older version that this one cannot evaluate."""
+    try:
+        return cohort_count(conn, cohort)
+    except ValidationError:
+        return None
 
 
 def move_cohort_members(conn: sqlite3.Connection, *, from_person_ids: Sequence[int], to_person_id: int) -> None:
