@@ -16,7 +16,6 @@ from . import (
     insights,
     paths,
     persons,
-    plugin_config_actions,
     plugin_configs,
     plugins,
     projects,
@@ -35,7 +34,6 @@ ROUTERS: list[APIRouter] = [
     projects.router,
     plugins.router,
     plugin_configs.router,
-    plugin_config_actions.router,
     dashboards.router,
     query.router,
     # insight ids match digits only, so the fixed insight paths (retention, path, timing, ...) never reach them
