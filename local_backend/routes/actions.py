@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
@@ -21,31 +21,16 @@ from ..storage import now_iso
 from ..store import actions as store
 from ..store.accounts import get_user
 from ..store.db import transaction
-from .common import (
-    REFUSED_DELETE,
-    Conn,
-    PageQuery,
-    activity_page,
-    found,
-    log_change,
-    log_update,
-    path_id,
-    refuse_delete,
-)
+from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
-__all__ = ["router", "ACTION_SCOPE_NAME", "load_action"]
+__all__ = ["router", "ACTIONS"]
 
 router = APIRouter(tags=["actions"])
-ACTION_SCOPE_NAME = "Action"
 Reader = Annotated[ProjectAccess, Depends(project_access("action:read"))]
 Writer = Annotated[ProjectAccess, Depends(project_access("action:write"))]
-ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read"))]
-LOGGED_FIELDS = ("name", "description", "steps", "tags", "deleted")
-
-
-def load_action(conn: sqlite3.Connection, access: ProjectAccess, value: str | int) -> dict[str, Any]:
-    """The project's action with this id (deleted ones too), or 404."""
-    return found(store.get_action(conn, access.project_id, path_id(value)))
+ACTIONS = LoggedResource(
+    scope="Action", logged_fields=("name", "description", "steps", "tags", "deleted"), get=store.get_action
+)
 
 
 def _body(conn: sqlite3.Connection, action: dict[str, Any]) -> dict[str, Any]:
@@ -67,13 +52,7 @@ def _check_name(conn: sqlite3.Connection, access: ProjectAccess, name: str, acti
     response_model=Paginated[Action],
     summary="List actions (deleted ones hidden), by name",
 )
-def list_actions_route(
-    request: Request,
-    access: Reader,
-    page: PageQuery,
-    conn: Conn,
-    search: str | None = Query(None, description="Every term must occur in the name or description"),
-) -> dict[str, Any]:
+def list_actions_route(request: Request, access: Reader, page: PageQuery, conn: Conn, search: Search = None) -> Any:
     rows, total = store.list_actions(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
     return paginated(request, page, total, [_body(conn, row) for row in rows])
 
@@ -93,10 +72,8 @@ def create_action_route(request: Request, body: ActionWrite, access: Writer, con
         action_id = store.create_action(
             conn, project_id=access.project_id, user_id=access.user_id, values=values, now=now_iso(request)
         )
-    action = load_action(conn, access, action_id)
-    log_change(
-        conn, access, scope=ACTION_SCOPE_NAME, item=action, activity="created", changes=None, now=action["updated_at"]
-    )
+    action = ACTIONS.load(conn, access, action_id)
+    ACTIONS.log_created(conn, access, action, now=action["updated_at"])
     return _body(conn, action)
 
 
@@ -106,7 +83,7 @@ def create_action_route(request: Request, body: ActionWrite, access: Writer, con
     summary="Retrieve an action (deleted ones too)",
 )
 def retrieve_action(action_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
-    return _body(conn, load_action(conn, access, action_id))
+    return _body(conn, ACTIONS.load(conn, access, action_id))
 
 
 @router.patch(
@@ -117,7 +94,7 @@ def retrieve_action(action_id: str, access: Reader, conn: Conn) -> dict[str, Any
 def update_action_route(
     request: Request, action_id: str, body: ActionUpdate, access: Writer, conn: Conn
 ) -> dict[str, Any]:
-    action = load_action(conn, access, action_id)
+    action = ACTIONS.load(conn, access, action_id)
     changes = body.model_dump(exclude_unset=True)
     for field in ("name", "steps", "tags", "deleted"):
         if field in changes and changes[field] is None:
@@ -131,10 +108,8 @@ def update_action_route(
         if "name" in changes or (changes.get("deleted") is False and action["deleted"]):
             _check_name(conn, access, name, action["id"])
         store.update_action(conn, action["id"], changes, now=now_iso(request))
-    after = load_action(conn, access, action_id)
-    log_update(
-        conn, access, scope=ACTION_SCOPE_NAME, before=action, after=after, fields=LOGGED_FIELDS, now=after["updated_at"]
-    )
+    after = ACTIONS.load(conn, access, action_id)
+    ACTIONS.log_updated(conn, access, action, after, now=after["updated_at"])
     return _body(conn, after)
 
 
@@ -153,5 +128,5 @@ def delete_action_route(action_id: str, access: Writer) -> None:
     summary="Activity of one action",
 )
 def action_activity(request: Request, action_id: str, access: ActivityReader, conn: Conn) -> dict[str, Any]:
-    action = load_action(conn, access, action_id)
-    return activity_page(request, conn, project_id=access.project_id, scopes=[ACTION_SCOPE_NAME], item_id=action["id"])
+    action = ACTIONS.load(conn, access, action_id)
+    return ACTIONS.activity(request, conn, access, action["id"])

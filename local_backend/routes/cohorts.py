@@ -10,7 +10,7 @@ import json
 import sqlite3
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import FormData, UploadFile
 
 from ..auth import ProjectAccess, project_access
@@ -24,26 +24,16 @@ from ..storage import now_iso
 from ..store import cohorts as store
 from ..store.accounts import get_user
 from ..store.person_list import list_persons
-from .common import (
-    REFUSED_DELETE,
-    Conn,
-    PageQuery,
-    activity_page,
-    found,
-    log_change,
-    log_update,
-    path_id,
-    refuse_delete,
-)
+from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
-__all__ = ["router", "COHORT_SCOPE_NAME", "load_cohort"]
+__all__ = ["router", "COHORTS"]
 
 router = APIRouter(tags=["cohorts"])
-COHORT_SCOPE_NAME = "Cohort"
 Reader = Annotated[ProjectAccess, Depends(project_access("cohort:read"))]
 Writer = Annotated[ProjectAccess, Depends(project_access("cohort:write"))]
-ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read"))]
-LOGGED_FIELDS = ("name", "description", "filters", "deleted")
+COHORTS = LoggedResource(
+    scope="Cohort", logged_fields=("name", "description", "filters", "deleted"), get=store.get_cohort
+)
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
@@ -63,11 +53,6 @@ def _cohort_openapi(*, required: bool) -> dict[str, Any]:
 
 COHORT_BODY_OPENAPI = _cohort_openapi(required=True)
 COHORT_UPDATE_OPENAPI = _cohort_openapi(required=False)  # an empty update changes nothing
-
-
-def load_cohort(conn: sqlite3.Connection, access: ProjectAccess, value: str | int) -> dict[str, Any]:
-    """The project's cohort with this id (deleted ones too), or 404."""
-    return found(store.get_cohort(conn, access.project_id, path_id(value)))
 
 
 def _body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
@@ -127,13 +112,7 @@ def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, lis
     response_model=Paginated[Cohort],
     summary="List cohorts (deleted ones hidden), newest first",
 )
-def list_cohorts_route(
-    request: Request,
-    access: Reader,
-    page: PageQuery,
-    conn: Conn,
-    search: str | None = Query(None, description="Every term must occur in the name or description"),
-) -> dict[str, Any]:
+def list_cohorts_route(request: Request, access: Reader, page: PageQuery, conn: Conn, search: Search = None) -> Any:
     rows, total = store.list_cohorts(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
     return paginated(request, page, total, [_body(conn, row) for row in rows])
 
@@ -145,11 +124,7 @@ def list_cohorts_route(
     summary="Create a static cohort (distinct_ids or a csv file) or a property-based one (filters)",
     openapi_extra=COHORT_BODY_OPENAPI,
 )
-async def create_cohort_route(
-    request: Request,
-    access: Writer,
-    conn: Conn,
-) -> dict[str, Any]:
+async def create_cohort_route(request: Request, access: Writer, conn: Conn) -> dict[str, Any]:
     body, upload = await _read_cohort_body(request)
     if body.name is None or not body.name.strip():
         raise ValidationError("This field is required.", attr="name", code="required")
@@ -164,10 +139,8 @@ async def create_cohort_route(
     cohort_id = store.create_cohort(
         conn, project_id=access.project_id, user_id=access.user_id, values=values, members=members, now=now
     )
-    cohort = load_cohort(conn, access, str(cohort_id))
-    log_change(
-        conn, access, scope=COHORT_SCOPE_NAME, item=cohort, activity="created", changes=None, now=cohort["updated_at"]
-    )
+    cohort = COHORTS.load(conn, access, cohort_id)
+    COHORTS.log_created(conn, access, cohort, now=cohort["updated_at"])
     return _body(conn, cohort, unknown)
 
 
@@ -176,12 +149,8 @@ async def create_cohort_route(
     response_model=Cohort,
     summary="Retrieve a cohort (deleted ones too)",
 )
-def retrieve_cohort(
-    cohort_id: str,
-    access: Reader,
-    conn: Conn,
-) -> dict[str, Any]:
-    return _body(conn, load_cohort(conn, access, cohort_id))
+def retrieve_cohort(cohort_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    return _body(conn, COHORTS.load(conn, access, cohort_id))
 
 
 @router.patch(
@@ -190,13 +159,8 @@ def retrieve_cohort(
     summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
     openapi_extra=COHORT_UPDATE_OPENAPI,
 )
-async def update_cohort_route(
-    request: Request,
-    cohort_id: str,
-    access: Writer,
-    conn: Conn,
-) -> dict[str, Any]:
-    cohort = load_cohort(conn, access, cohort_id)
+async def update_cohort_route(request: Request, cohort_id: str, access: Writer, conn: Conn) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, cohort_id)
     body, upload = await _read_cohort_body(request)
     changes = body.model_dump(exclude_unset=True)
     changes.pop("distinct_ids", None)
@@ -216,18 +180,9 @@ async def update_cohort_route(
         raise ValidationError("Only a static cohort takes a list of persons.", attr="csv" if upload else "distinct_ids")
     members, unknown = store.resolve_person_ids(conn, access.project_id, *given) if given else (None, None)
     store.update_cohort(conn, cohort["id"], changes, members=members, now=now_iso(request))
-    after = load_cohort(conn, access, cohort_id)
-    people = [{"type": COHORT_SCOPE_NAME, "action": "changed", "field": "people", "before": None, "after": None}]
-    log_update(
-        conn,
-        access,
-        scope=COHORT_SCOPE_NAME,
-        before=cohort,
-        after=after,
-        fields=LOGGED_FIELDS,
-        now=after["updated_at"],
-        extra=people if given is not None else (),
-    )
+    after = COHORTS.load(conn, access, cohort_id)
+    people = [{"type": COHORTS.scope, "action": "changed", "field": "people", "before": None, "after": None}]
+    COHORTS.log_updated(conn, access, cohort, after, now=after["updated_at"], extra=people if given is not None else ())
     return _body(conn, after, unknown)
 
 
@@ -245,15 +200,9 @@ def delete_cohort_route(cohort_id: str, access: Writer) -> None:
     response_model=Paginated[Person],
     summary="The persons in a cohort now (needs cohort:read and person:read)",
 )
-def cohort_persons(
-    request: Request,
-    cohort_id: str,
-    access: Reader,
-    page: PageQuery,
-    conn: Conn,
-) -> dict[str, Any]:
+def cohort_persons(request: Request, cohort_id: str, access: Reader, page: PageQuery, conn: Conn) -> dict[str, Any]:
     access.caller.require_scope("person:read")
-    cohort = load_cohort(conn, access, cohort_id)
+    cohort = COHORTS.load(conn, access, cohort_id)
     persons, total = list_persons(
         conn,
         access.project_id,
@@ -269,11 +218,6 @@ def cohort_persons(
     response_model=ActivityPage,
     summary="Activity of one cohort",
 )
-def cohort_activity(
-    request: Request,
-    cohort_id: str,
-    access: ActivityReader,
-    conn: Conn,
-) -> dict[str, Any]:
-    cohort = load_cohort(conn, access, cohort_id)
-    return activity_page(request, conn, project_id=access.project_id, scopes=[COHORT_SCOPE_NAME], item_id=cohort["id"])
+def cohort_activity(request: Request, cohort_id: str, access: ActivityReader, conn: Conn) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, cohort_id)
+    return COHORTS.activity(request, conn, access, cohort["id"])

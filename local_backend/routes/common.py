@@ -10,12 +10,13 @@ applied to the rows the store fetched. An id named in a body or a query paramete
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
-from ..auth import ProjectAccess
+from ..auth import ProjectAccess, project_access
 from ..errors import MethodNotAllowed, NotFound, ValidationError
 from ..models.common import ErrorResponse, activity_entry
 from ..pagination import Page, page_params, parse_int_param, replace_query, request_url
@@ -26,9 +27,12 @@ from ..store.ids import parse_id
 __all__ = [
     "Conn",
     "PageQuery",
+    "Search",
     "REFUSED_DELETE",
+    "ActivityReader",
     "path_id",
     "found",
+    "load_or_404",
     "does_not_exist",
     "refuse_delete",
     "field_changes",
@@ -36,11 +40,15 @@ __all__ = [
     "log_update",
     "activity_page",
     "ACTIVITY_PAGE_SIZE",
+    "LoggedResource",
 ]
 
 Row = TypeVar("Row")
 Conn = Annotated[sqlite3.Connection, Depends(get_conn)]
 PageQuery = Annotated[Page, Depends(page_params)]
+# the ``search`` parameter of lists searched with store.text_search
+Search = Annotated[str | None, Query(description="Every term must occur in the name or description")]
+ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read"))]
 ACTIVITY_PAGE_SIZE = 10
 MAX_ACTIVITY_PAGE_SIZE = 1000
 # The DELETE of a soft-deleted resource (insights, actions, cohorts): always 405, PATCH {"deleted": true} instead.
@@ -64,6 +72,16 @@ def found(row: Row | None) -> Row:
     if row is None:
         raise NotFound()
     return row
+
+
+def load_or_404(
+    get: Callable[[sqlite3.Connection, int, int], Row | None],
+    conn: sqlite3.Connection,
+    access: ProjectAccess,
+    value: str | int,
+) -> Row:
+    """``get(conn, project_id, id)`` for the id in the URL, or 404 (also for an id that cannot be one)."""
+    return found(get(conn, access.project_id, path_id(value)))
 
 
 def does_not_exist(value: Any, *, attr: str) -> ValidationError:
@@ -151,3 +169,49 @@ def activity_page(
         "previous": replace_query(url, page=page - 1, limit=limit) if page > 1 else None,
         "total_count": total,
     }
+
+
+@dataclass(frozen=True)
+class LoggedResource:
+    """A resource whose changes go to the activity log (actions, cohorts, insights): how its routes load one by
+    the id in the URL, log what happens to it and page through its activity."""
+
+    scope: str  # its activity-log scope, e.g. "Action"
+    logged_fields: tuple[str, ...]  # the fields whose changes an update logs
+    get: Callable[[sqlite3.Connection, int, int], dict[str, Any] | None]  # the store's read by project and id
+
+    def load(self, conn: sqlite3.Connection, access: ProjectAccess, value: str | int) -> dict[str, Any]:
+        return load_or_404(self.get, conn, access, value)
+
+    def log_created(
+        self,
+        conn: sqlite3.Connection,
+        access: ProjectAccess,
+        item: dict[str, Any],
+        *,
+        now: str,
+        name: str | None = None,
+    ) -> None:
+        log_change(conn, access, scope=self.scope, item=item, activity="created", changes=None, now=now, name=name)
+
+    def log_updated(
+        self,
+        conn: sqlite3.Connection,
+        access: ProjectAccess,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        *,
+        now: str,
+        extra: Sequence[Change] = (),
+        name: str | None = None,
+    ) -> None:
+        fields = self.logged_fields
+        log_update(
+            conn, access, scope=self.scope, before=before, after=after, fields=fields, now=now, extra=extra, name=name
+        )
+
+    def activity(
+        self, request: Request, conn: sqlite3.Connection, access: ProjectAccess, item_id: int | None
+    ) -> dict[str, Any]:
+        """A page of the activity of one item, or of all of them (``item_id`` None)."""
+        return activity_page(request, conn, project_id=access.project_id, scopes=[self.scope], item_id=item_id)

@@ -34,14 +34,13 @@ from ..plugins.pipeline import delivery_rates
 from ..request_bodies import body_openapi, parse_model, read_body
 from ..storage import get_settings, now_iso
 from ..store import plugin_configs as store
-from .common import Conn, PageQuery, activity_page, found, path_id
+from .common import ActivityReader, Conn, PageQuery, activity_page, load_or_404
 
 __all__ = ["router", "load_config", "NO_FRONTEND", "JAVASCRIPT"]
 
 router = APIRouter(tags=["plugin configs"])
 Reader = Annotated[ProjectAccess, Depends(project_access("plugin:read"))]
 Writer = Annotated[ProjectAccess, Depends(project_access("plugin:write"))]
-ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read"))]
 JAVASCRIPT = "application/javascript; charset=UTF-8"
 # What a site loading the frontend of a plugin without one receives: a module saying so.
 NO_FRONTEND = 'export function getFrontendApp() {\n    return { "no_frontend": true }\n}\n'
@@ -49,7 +48,7 @@ NO_FRONTEND = 'export function getFrontendApp() {\n    return { "no_frontend": t
 
 def load_config(conn: sqlite3.Connection, access: ProjectAccess, config_id: str | int) -> dict[str, Any]:
     """The project's config with this id (deleted ones too), or 404."""
-    return found(store.get_plugin_config(conn, access.project_id, path_id(config_id)))
+    return load_or_404(store.get_plugin_config, conn, access, config_id)
 
 
 def _bodies(request: Request, conn: sqlite3.Connection, rows: list[dict[str, Any]], *, with_info: bool) -> list:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from . import actions, crud, sharing
-from .crud import INSIGHT_SCOPE_NAME, load_insight
+from .crud import INSIGHTS, load_insight
 
-__all__ = ["router", "load_insight", "INSIGHT_SCOPE_NAME"]
+__all__ = ["router", "load_insight", "INSIGHTS"]
 
 router = APIRouter()
 for _part in (actions, crud, sharing):

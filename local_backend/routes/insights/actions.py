@@ -11,8 +11,8 @@ from ...models.common import ActivityPage
 from ...models.insights import CancelRequest, InsightBasic, insight_basic_body
 from ...storage import now_iso
 from ...store.insights import last_viewed_insights, record_view, with_related
-from ..common import Conn, activity_page
-from .crud import INSIGHT_SCOPE_NAME, load_insight
+from ..common import Conn
+from .crud import INSIGHTS, load_insight
 
 __all__ = ["router", "LAST_VIEWED_COUNT"]
 
@@ -36,7 +36,7 @@ def my_last_viewed(access: Reader, conn: Conn) -> Any:
     "/api/projects/{project_id}/insights/activity", response_model=ActivityPage, summary="Activity of all insights"
 )
 def all_insights_activity(request: Request, access: ActivityReader, conn: Conn) -> Any:
-    return activity_page(request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=None)
+    return INSIGHTS.activity(request, conn, access, None)
 
 
 @router.post(
@@ -70,6 +70,4 @@ def mark_viewed(request: Request, insight_id: int, access: Reader, conn: Conn) -
 )
 def insight_activity(request: Request, insight_id: int, access: ActivityReader, conn: Conn) -> Any:
     insight = load_insight(conn, access, insight_id, include_deleted=True)
-    return activity_page(
-        request, conn, project_id=access.project_id, scopes=[INSIGHT_SCOPE_NAME], item_id=insight["id"]
-    )
+    return INSIGHTS.activity(request, conn, access, insight["id"])

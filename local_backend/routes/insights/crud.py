@@ -39,22 +39,11 @@ from ...store.insights import (
     update_insight,
     with_related,
 )
-from ..common import (
-    REFUSED_DELETE,
-    Conn,
-    PageQuery,
-    does_not_exist,
-    found,
-    log_change,
-    log_update,
-    path_id,
-    refuse_delete,
-)
+from ..common import REFUSED_DELETE, Conn, LoggedResource, PageQuery, does_not_exist, found, path_id, refuse_delete
 
-__all__ = ["router", "load_insight", "INSIGHT_SCOPE_NAME"]
+__all__ = ["router", "load_insight", "INSIGHTS"]
 
 router = APIRouter(tags=["insights"])
-INSIGHT_SCOPE_NAME = "Insight"
 Reader = Annotated[ProjectAccess, Depends(project_access("insight:read", missing_status=403, allow_sharing_token=True))]
 # refuses sharing tokens, which only ever open GET
 Writer = Annotated[
@@ -62,23 +51,27 @@ Writer = Annotated[
 ]
 # Changes to these move last_modified_at/by; favouriting or saving does not.
 MATERIAL_FIELDS = ("name", "description", "filters", "query")
-# Fields whose changes the activity log records.
-LOGGED_FIELDS = (
-    "name",
-    "derived_name",
-    "description",
-    "filters",
-    "query",
-    "deleted",
-    "favorited",
-    "tags",
-    "dashboards",
+INSIGHTS = LoggedResource(
+    scope="Insight",
+    logged_fields=(
+        "name",
+        "derived_name",
+        "description",
+        "filters",
+        "query",
+        "deleted",
+        "favorited",
+        "tags",
+        "dashboards",
+    ),
+    get=get_insight,
 )
 _TRUE = {"true", "1", "yes", "on"}
 REFRESH_HELP = "force_cache (default: never calculates), blocking, async, lazy_async, force_blocking, force_async"
 INSIGHT_KINDS = ("TRENDS", "FUNNELS", "RETENTION", "PATHS", "STICKINESS", "LIFECYCLE")
 
 FORMAT_TEXT = enum_text("json", "csv", empty=False)
+Format = Annotated[FORMAT_TEXT | None, Query(description="json (default) or csv")]
 ORDER_HELP = f"One of {', '.join(ORDERABLE)}, '-' first for descending"
 ORDER_TEXT = enum_text(*sorted(ORDERABLE), *sorted("-" + field for field in ORDERABLE), empty=False)
 
@@ -158,6 +151,10 @@ def _wants_csv(format: str | None) -> bool:
     return format == "csv"
 
 
+def _answer(body: dict[str, Any], as_csv: bool) -> Any:
+    return csv_response(body) if as_csv else body
+
+
 def _check_dashboards(conn: sqlite3.Connection, access: ProjectAccess, ids: list[int] | None) -> None:
     if ids:
         missing = sorted(set(ids) - existing_dashboard_ids(conn, access.project_id, ids))
@@ -225,7 +222,7 @@ def list_insights_route(
     page: PageQuery,
     conn: Conn,
     order: ORDER_TEXT | None = Query("order", description=ORDER_HELP),
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    format: Format = None,
     refresh: str | None = Query(None, description=REFRESH_HELP),
 ) -> Any:
     as_csv = _wants_csv(format)
@@ -243,8 +240,7 @@ def list_insights_route(
         insight_body(with_related(conn, row), _result_package(request, conn, access, row, refresh, strict=False))
         for row in rows
     ]
-    body = paginated(request, page, total, results)
-    return csv_response(body) if as_csv else body
+    return _answer(paginated(request, page, total, results), as_csv)
 
 
 @router.post(
@@ -259,7 +255,7 @@ def create_insight_route(
     body: InsightWrite,
     access: Writer,
     conn: Conn,
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    format: Format = None,
 ) -> Any:
     as_csv = _wants_csv(format)
     values = body.model_dump(exclude_unset=True)
@@ -273,18 +269,8 @@ def create_insight_route(
     if dashboards:
         set_insight_dashboards(conn, insight_id, dashboards)
     insight = found(get_insight(conn, access.project_id, insight_id, include_deleted=True))
-    log_change(
-        conn,
-        access,
-        scope=INSIGHT_SCOPE_NAME,
-        item=insight,
-        activity="created",
-        changes=None,
-        now=now,
-        name=_logged_name(insight),
-    )
-    result = insight_body(with_related(conn, insight))
-    return csv_response(result) if as_csv else result
+    INSIGHTS.log_created(conn, access, insight, now=now, name=_logged_name(insight))
+    return _answer(insight_body(with_related(conn, insight)), as_csv)
 
 
 @router.get(
@@ -298,7 +284,7 @@ async def retrieve_insight(
     insight_id: int,
     access: Reader,
     conn: Conn,
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    format: Format = None,
     refresh: str | None = Query(None, description=REFRESH_HELP),
     from_dashboard: integer_text(1, MAX_INT64) | None = Query(
         None, description="Compute with this dashboard's date range and filters"
@@ -315,8 +301,7 @@ async def retrieve_insight(
         )
         return insight_body(with_related(conn, insight), package)
 
-    body = await run_off_loop(request, guard, answer)
-    return csv_response(body) if as_csv else body
+    return _answer(await run_off_loop(request, guard, answer), as_csv)
 
 
 @router.patch(
@@ -331,7 +316,7 @@ def update_insight_route(
     body: InsightUpdate,
     access: Writer,
     conn: Conn,
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    format: Format = None,
 ) -> Any:
     as_csv = _wants_csv(format)
     changes = body.model_dump(exclude_unset=True)
@@ -350,18 +335,8 @@ def update_insight_route(
         set_insight_dashboards(conn, insight["id"], dashboards)
     after_row = found(get_insight(conn, access.project_id, insight["id"], include_deleted=True))
     after = {**after_row, "dashboards": insight_dashboard_ids(conn, insight["id"])}
-    log_update(
-        conn,
-        access,
-        scope=INSIGHT_SCOPE_NAME,
-        before=before,
-        after=after,
-        fields=LOGGED_FIELDS,
-        now=now,
-        name=_logged_name(after_row),
-    )
-    result = insight_body(with_related(conn, after_row))
-    return csv_response(result) if as_csv else result
+    INSIGHTS.log_updated(conn, access, before, after, now=now, name=_logged_name(after_row))
+    return _answer(insight_body(with_related(conn, after_row)), as_csv)
 
 
 @router.delete(

@@ -11,7 +11,7 @@ from ...models.insights import SharingConfiguration, SharingUpdate
 from ...storage import now_iso
 from ...store.insights import get_or_create_sharing, set_sharing_enabled
 from ..common import Conn, log_change
-from .crud import INSIGHT_SCOPE_NAME, load_insight
+from .crud import INSIGHTS, load_insight
 
 __all__ = ["router"]
 
@@ -42,5 +42,5 @@ def update_sharing(request: Request, insight_id: int, body: SharingUpdate, acces
     set_sharing_enabled(conn, insight_id=insight["id"], enabled=body.enabled)
     if before["enabled"] != body.enabled:
         activity = "sharing enabled" if body.enabled else "sharing disabled"
-        log_change(conn, access, scope=INSIGHT_SCOPE_NAME, item=insight, activity=activity, changes=None, now=now)
+        log_change(conn, access, scope=INSIGHTS.scope, item=insight, activity=activity, changes=None, now=now)
     return get_or_create_sharing(conn, project_id=access.project_id, insight_id=insight["id"], now=now)
