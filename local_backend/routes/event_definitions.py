@@ -18,12 +18,11 @@ from ..store.definitions import find_event_definition, list_event_definitions
 __all__ = ["router"]
 
 router = APIRouter(tags=["definitions"])
-BASE_PATH = "/api/projects/{project_id}/event_definitions"
 READ = project_access("event_definition:read")
 
 
 @router.get(
-    BASE_PATH,
+    "/api/projects/{project_id}/event_definitions",
     response_model=Paginated[EventDefinition],
     summary="List event definitions, highest volume first, then by name",
 )
@@ -38,7 +37,11 @@ def list_event_definitions_route(
     return paginated(request, page, total, [event_definition_body(row) for row in rows])
 
 
-@router.get(f"{BASE_PATH}/{{definition_id}}", response_model=EventDefinition, summary="Retrieve an event definition")
+@router.get(
+    "/api/projects/{project_id}/event_definitions/{definition_id}",
+    response_model=EventDefinition,
+    summary="Retrieve an event definition",
+)
 def retrieve_event_definition(
     definition_id: str,
     access: ProjectAccess = Depends(READ),

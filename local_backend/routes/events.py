@@ -34,7 +34,6 @@ from ..store.property_values import event_property_values
 __all__ = ["router"]
 
 router = APIRouter(tags=["events"])
-BASE_PATH = "/api/projects/{project_id}/events"
 READ = project_access("query:read")
 DEFAULT_LIMIT = 100
 
@@ -80,7 +79,7 @@ def _instant(text: str, tz: ZoneInfo, now: datetime, attr: str) -> int:
         raise ValidationError(f"'{attr}' is out of range.", attr=attr) from None
 
 
-@router.get(BASE_PATH, response_model=EventPage, summary="List events, newest first")
+@router.get("/api/projects/{project_id}/events", response_model=EventPage, summary="List events, newest first")
 def list_events_route(
     request: Request,
     access: ProjectAccess = Depends(READ),
@@ -117,7 +116,11 @@ def list_events_route(
     return {"next": next_url, "results": [Event(**event).model_dump() for event in events]}
 
 
-@router.get(f"{BASE_PATH}/values", response_model=list[PropertyValue], summary="Values of an event property")
+@router.get(
+    "/api/projects/{project_id}/events/values",
+    response_model=list[PropertyValue],
+    summary="Values of an event property",
+)
 def property_values_route(
     key: Annotated[str, Query(description="The event property"), WithJsonSchema({"type": "string", "pattern": r"\S"})],
     access: ProjectAccess = Depends(READ),
@@ -132,7 +135,9 @@ def property_values_route(
     return [{"name": item} for item in found]
 
 
-@router.get(f"{BASE_PATH}/{{event_id}}", response_model=Event, summary="Retrieve an event by its uuid")
+@router.get(
+    "/api/projects/{project_id}/events/{event_id}", response_model=Event, summary="Retrieve an event by its uuid"
+)
 def retrieve_event(
     event_id: str,
     access: ProjectAccess = Depends(READ),

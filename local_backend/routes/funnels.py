@@ -31,15 +31,15 @@ from ..store.person_lookup import persons_by_id
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/funnel"
-PEOPLE_PATH = "/api/projects/{project_id}/persons/funnel"
-CORRELATION_PATH = "/api/projects/{project_id}/insights/funnel/correlation"
-CORRELATION_PEOPLE_PATH = "/api/projects/{project_id}/persons/funnel/correlation"
 
 
-@router.get(INSIGHT_PATH, response_model=FunnelResponse, summary="Funnel, the filter in the query string")
+@router.get(
+    "/api/projects/{project_id}/insights/funnel",
+    response_model=FunnelResponse,
+    summary="Funnel, the filter in the query string",
+)
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/funnel",
     response_model=FunnelResponse,
     summary="Funnel: how many reached each step, how long it took, and who dropped off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
@@ -60,7 +60,11 @@ async def funnel_route(
     return calculation_envelope(request, access, result, timer)
 
 
-@router.get(PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons who reached or dropped at a step")
+@router.get(
+    "/api/projects/{project_id}/persons/funnel",
+    response_model=FunnelPeoplePage,
+    summary="The persons who reached or dropped at a step",
+)
 async def funnel_people_route(
     request: Request,
     # within the funnel's steps, and never 0 or -1 (a 400 otherwise)
@@ -120,9 +124,13 @@ def _person_funnel(filter: FunnelFilter) -> None:
         )
 
 
-@router.get(CORRELATION_PATH, response_model=CorrelationResponse, summary="Funnel correlation, filter in the query")
+@router.get(
+    "/api/projects/{project_id}/insights/funnel/correlation",
+    response_model=CorrelationResponse,
+    summary="Funnel correlation, filter in the query",
+)
 @router.post(
-    CORRELATION_PATH,
+    "/api/projects/{project_id}/insights/funnel/correlation",
     response_model=CorrelationResponse,
     summary="Events or person properties most associated with converting or dropping off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
@@ -151,7 +159,9 @@ async def funnel_correlation_route(
 
 
 @router.get(
-    CORRELATION_PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons behind one correlation count"
+    "/api/projects/{project_id}/persons/funnel/correlation",
+    response_model=FunnelPeoplePage,
+    summary="The persons behind one correlation count",
 )
 async def funnel_correlation_people_route(
     request: Request,

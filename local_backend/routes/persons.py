@@ -31,7 +31,6 @@ from ..store.person_list import (
 __all__ = ["router", "properties_param_condition"]
 
 router = APIRouter(tags=["persons"])
-BASE_PATH = "/api/projects/{project_id}/persons"
 READ = project_access("person:read")
 
 
@@ -51,7 +50,9 @@ def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: st
     return cohort_member_condition(conn, found)
 
 
-@router.get(BASE_PATH, response_model=Paginated[Person], summary="List persons, newest first")
+@router.get(
+    "/api/projects/{project_id}/persons", response_model=Paginated[Person], summary="List persons, newest first"
+)
 def list_persons_route(
     request: Request,
     access: ProjectAccess = Depends(READ),
@@ -71,7 +72,9 @@ def list_persons_route(
     return paginated(request, page, total, [person_body(person) for person in persons])
 
 
-@router.get(f"{BASE_PATH}/{{person_id}}", response_model=Person, summary="Retrieve a person by id or uuid")
+@router.get(
+    "/api/projects/{project_id}/persons/{person_id}", response_model=Person, summary="Retrieve a person by id or uuid"
+)
 def retrieve_person(
     person_id: str,
     access: ProjectAccess = Depends(READ),

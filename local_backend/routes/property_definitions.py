@@ -28,7 +28,6 @@ from ..store.definitions import (
 __all__ = ["router"]
 
 router = APIRouter(tags=["definitions"])
-BASE_PATH = "/api/projects/{project_id}/property_definitions"
 READ = project_access("property_definition:read")
 MAX_GROUP_TYPE_INDEX = 4
 
@@ -41,7 +40,7 @@ def _kind(value: str | None) -> str:
 
 
 @router.get(
-    BASE_PATH,
+    "/api/projects/{project_id}/property_definitions",
     response_model=Paginated[PropertyDefinition],
     summary="List property definitions of one kind (event, person or group)",
 )
@@ -97,7 +96,9 @@ def list_property_definitions_route(
 
 
 @router.get(
-    f"{BASE_PATH}/{{definition_id}}", response_model=PropertyDefinition, summary="Retrieve a property definition"
+    "/api/projects/{project_id}/property_definitions/{definition_id}",
+    response_model=PropertyDefinition,
+    summary="Retrieve a property definition",
 )
 def retrieve_property_definition(
     definition_id: str,

@@ -28,13 +28,15 @@ from ..store.person_lookup import persons_by_id
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/retention"
-PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
 
 
-@router.get(INSIGHT_PATH, response_model=RetentionResponse, summary="Retention, the filter in the query string")
+@router.get(
+    "/api/projects/{project_id}/insights/retention",
+    response_model=RetentionResponse,
+    summary="Retention, the filter in the query string",
+)
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/retention",
     response_model=RetentionResponse,
     summary="Retention: cohorts by period and how many of each came back later",
     openapi_extra=body_openapi(RetentionFilter, form=False, required=False),
@@ -53,7 +55,11 @@ async def retention_route(
     return calculation_envelope(request, access, retention_rows(access.project_id, filter, counts), timer)
 
 
-@router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")
+@router.get(
+    "/api/projects/{project_id}/persons/retention",
+    response_model=RetentionPeoplePage,
+    summary="The people of one retention cohort or cell",
+)
 async def retention_people_route(
     request: Request,
     # at most the filter's total_intervals - 1 (a 400 beyond)
