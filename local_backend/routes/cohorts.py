@@ -23,6 +23,7 @@ from ..request_bodies import body_openapi, parse_model, read_body
 from ..storage import now_iso
 from ..store import cohorts as store
 from ..store.accounts import get_user
+from ..store.cohort_members import cohort_count_or_none, cohort_member_condition
 from ..store.person_list import list_persons
 from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
@@ -57,9 +58,7 @@ COHORT_UPDATE_OPENAPI = _cohort_openapi(required=False)  # an empty update chang
 
 def _body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
     created_by = get_user(conn, cohort["created_by_id"])
-    return cohort_body(
-        cohort, created_by=created_by, count=store.cohort_count_or_none(conn, cohort), unknown_ids=unknown
-    )
+    return cohort_body(cohort, created_by=created_by, count=cohort_count_or_none(conn, cohort), unknown_ids=unknown)
 
 
 async def _read_cohort_body(request: Request) -> tuple[CohortWrite, bytes | None]:
@@ -206,7 +205,7 @@ def cohort_persons(request: Request, cohort_id: str, access: Reader, page: PageQ
     persons, total = list_persons(
         conn,
         access.project_id,
-        where=[store.cohort_member_condition(conn, cohort)],
+        where=[cohort_member_condition(conn, cohort)],
         limit=page.limit,
         offset=page.offset,
     )

@@ -18,7 +18,8 @@ from ..pagination import Page, page_params, paginated
 from ..queries.person_filters import person_properties_condition
 from ..query_params import parse_filter_param
 from ..storage import get_conn
-from ..store.cohorts import cohort_member_condition, get_cohort
+from ..store.cohort_members import cohort_member_condition
+from ..store.cohorts import get_cohort
 from ..store.ids import parse_id
 from ..store.person_list import (
     Condition,
