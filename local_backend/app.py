@@ -141,7 +141,9 @@ def _install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 404:
             return render_error(NotFound("Endpoint not found."))
         if exc.status_code == 405:
-            return render_error(MethodNotAllowed(request.method, headers={"Allow": _allowed_methods(app, request)}))
+            return render_error(
+                MethodNotAllowed(method=request.method, headers={"Allow": _allowed_methods(app, request)})
+            )
         if exc.status_code == 400:  # FastAPI could not decode the body (e.g. JSON nested too deeply)
             return render_error(ParseError(f"JSON parse error - {exc.detail}"))
         return render_error(APIError(str(exc.detail), status=exc.status_code, code="error"))

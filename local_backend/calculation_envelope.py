@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 
 from .auth import ProjectAccess
 from .storage import now_iso
@@ -60,14 +60,15 @@ def calculation_envelope(
     }
 
 
-def link_to(path: str, project_id: int) -> Callable[[dict[str, Any]], str]:
-    """The URL of ``path`` (a route's path constant) in the project, with the query a calculation gives it.
+def link_to(router: APIRouter, handler: str, project_id: int) -> Callable[[dict[str, Any]], str]:
+    """The URL of the route ``handler`` of ``router`` in the project, with the query a calculation gives it.
 
     Calculations return the query of each link in their answer (a funnel step's people, a retention cell's);
-    the route that owns the path makes the URL::
+    the route module that owns the handler makes the URL, its path read from the router (so the path is written
+    once, in the handler's decorator)::
 
-        link_to("/api/projects/{project_id}/persons/funnel", 2)({"funnel_step": 1})
+        link_to(funnels.router, "funnel_people_route", 2)({"funnel_step": 1})
         # '/api/projects/2/persons/funnel/?funnel_step=1'
     """
-    base = path.format(project_id=project_id)
+    base = router.url_path_for(handler, project_id=str(project_id))
     return lambda params: f"{base}/?{urlencode(params)}"

@@ -79,7 +79,7 @@ class CalculationGuard:
         if self.cancelled.is_set():
             raise CalculationCancelled
         if self.timed_out():
-            raise QueryTimeout(self.timeout_seconds)
+            raise QueryTimeout(limit_seconds=self.timeout_seconds)
 
     def _progress(self) -> int:
         return 1 if self.should_stop() else 0

@@ -55,8 +55,12 @@ class APIError(Exception):
         code: str | None = None,
         status: int | None = None,
         headers: dict[str, str] | None = None,
+        **values: Any,
     ) -> None:
-        self.detail = detail if detail is not None else self.default_detail
+        # ``values`` fill the placeholders of ``default_detail`` (MethodNotAllowed(method="GET")) and stay readable
+        # as attributes of the error.
+        self.detail = detail if detail is not None else self.default_detail.format(**values)
+        self.__dict__.update(values)
         self.attr = attr
         self.code = code or self.default_code
         self.status_code = status or self.status
@@ -107,9 +111,7 @@ class MethodNotAllowed(APIError):
     status = 405
     type = "invalid_request"
     default_code = "method_not_allowed"
-
-    def __init__(self, method: str, **kwargs: Any) -> None:
-        super().__init__(f'Method "{method}" not allowed.', **kwargs)
+    default_detail = 'Method "{method}" not allowed.'
 
 
 class PayloadTooLarge(APIError):
@@ -146,15 +148,11 @@ class QueryTimeout(APIError):
     status = 504
     type = "server_error"
     default_code = "query_timeout"
-
-    def __init__(self, limit_seconds: float, **kwargs: Any) -> None:
-        super().__init__(
-            f"The calculation took longer than the server's limit of {limit_seconds:g} seconds and was stopped."
-            " Narrow the date range or the filters, or raise the limit with"
-            " `insightlab serve --query-timeout SECONDS`.",
-            **kwargs,
-        )
-        self.limit_seconds = limit_seconds
+    default_detail = (
+        "The calculation took longer than the server's limit of {limit_seconds:g} seconds and was stopped."
+        " Narrow the date range or the filters, or raise the limit with"
+        " `insightlab serve --query-timeout SECONDS`."
+    )
 
 
 def _sendable(text: str | None) -> str | None:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..queries.property_model import parse_properties
 from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
-from .common import UserBasic
+from .common import UserBasic, user_basic
 from .fields import Flag, JSONObject, not_null
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "ActionUpdate",
     "Action",
     "validate_steps",
+    "action_body",
     "MAX_PATTERN_LENGTH",
     "MAX_STEPS",
 ]
@@ -106,3 +107,19 @@ def validate_steps(steps: list[ActionStep]) -> list[dict[str, Any]]:
         parse_properties(step.properties or [], f"{prefix}__properties")
         stored.append(step.model_dump())
     return stored
+
+
+def action_body(action: dict[str, Any], *, created_by: dict[str, Any] | None) -> dict[str, Any]:
+    """The body of a stored action; ``created_by`` is its creator's user row, if any."""
+    return Action(
+        id=action["id"],
+        name=action["name"],
+        description=action["description"],
+        tags=action["tags"],
+        steps=action["steps"],
+        created_at=action["created_at"],
+        created_by=user_basic(created_by),
+        updated_at=action["updated_at"],
+        deleted=action["deleted"],
+        team_id=action["project_id"],
+    ).model_dump()

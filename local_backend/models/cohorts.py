@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
-from .common import UserBasic
+from .common import UserBasic, user_basic
 from .fields import Flag, JSONObject
 
 __all__ = [
+    "cohort_body",
     "IdType",
     "CohortWrite",
     "Cohort",
@@ -131,3 +132,27 @@ def parse_cohort_csv(data: bytes) -> tuple[IdType, list[str]]:
     if len(ids) > MAX_MEMBERS_PER_REQUEST:
         raise ValidationError(f"A CSV file may list at most {MAX_MEMBERS_PER_REQUEST} ids.", attr="csv")
     return id_type, ids
+
+
+def cohort_body(
+    cohort: dict[str, Any],
+    *,
+    created_by: dict[str, Any] | None,
+    count: int | None,
+    unknown_ids: list[str] | None = None,
+) -> dict[str, Any]:
+    """The body of a stored cohort: ``created_by`` is its creator's user row, ``count`` its members now (None when
+    its rules cannot be evaluated), ``unknown_ids`` the ids of a just-uploaded list that matched nobody."""
+    return Cohort(
+        id=cohort["id"],
+        name=cohort["name"],
+        description=cohort["description"],
+        deleted=cohort["deleted"],
+        filters=cohort["filters"],
+        created_by=user_basic(created_by),
+        created_at=cohort["created_at"],
+        last_calculation=cohort["last_calculation"] if cohort["is_static"] else None,
+        count=count,
+        is_static=cohort["is_static"],
+        unknown_ids=unknown_ids,
+    ).model_dump()

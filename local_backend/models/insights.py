@@ -1,16 +1,13 @@
-"""Insight, sharing and dashboard shapes (spec 2.3-2.5)."""
+"""Insight and sharing shapes (spec 2.3-2.5); dashboards are in :mod:`.dashboards`."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..store.accounts import get_user
-from ..store.insights import insight_dashboard_ids, insight_tiles
 from .common import UserBasic, user_basic
 from .fields import Flag, Integer, JSONObject, ObjectId, not_null
 
@@ -23,8 +20,6 @@ __all__ = [
     "SharingConfiguration",
     "SharingUpdate",
     "CancelRequest",
-    "DashboardWrite",
-    "Dashboard",
     "insight_body",
     "insight_basic_body",
     "effective_filters",
@@ -142,24 +137,6 @@ class CancelRequest(BaseModel):
     client_query_id: str = Field(min_length=1)
 
 
-class DashboardWrite(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str = Field("", max_length=400)
-    description: str = Field("", max_length=4000)
-    filters: JSONObject = Field(default_factory=dict, description="date_from, date_to, properties")
-
-
-class Dashboard(BaseModel):
-    id: int
-    name: str
-    description: str
-    filters: dict[str, Any]
-    created_at: str
-    created_by: UserBasic | None
-    deleted: bool
-
-
 # PostHog's restriction and privilege levels: everyone in the project can edit; the caller can edit.
 EVERYONE_CAN_EDIT = 21
 CAN_EDIT = 37
@@ -197,18 +174,19 @@ def effective_filters(insight: dict[str, Any]) -> dict[str, Any]:
     return _effective_filters(insight)
 
 
-def insight_body(
-    conn: sqlite3.Connection, insight: dict[str, Any], package: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def insight_body(insight: dict[str, Any], package: dict[str, Any] | None = None) -> dict[str, Any]:
     """The full insight representation, in the reference's field order, with the result ``package`` (from
-    :func:`local_backend.results.service.serve_calculation`) when there is one."""
-    body = _insight_fields(conn, insight)
+    :func:`local_backend.results.service.serve_calculation`) when there is one.
+
+    ``insight`` is a stored insight with its related rows (:func:`local_backend.store.insights.with_related`).
+    """
+    body = _insight_fields(insight)
     if package is not None:
         body.update({field: package[field] for field in RESULT_FIELDS})
     return body
 
 
-def _insight_fields(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
+def _insight_fields(insight: dict[str, Any]) -> dict[str, Any]:
     filters = _effective_filters(insight)
     return {
         "id": insight["id"],
@@ -219,8 +197,8 @@ def _insight_fields(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[s
         "query": insight["query"],
         "order": insight["order"],
         "deleted": insight["deleted"],
-        "dashboards": insight_dashboard_ids(conn, insight["id"]),
-        "dashboard_tiles": insight_tiles(conn, insight["id"]),
+        "dashboards": [tile["dashboard_id"] for tile in insight["dashboard_tiles"]],
+        "dashboard_tiles": insight["dashboard_tiles"],
         "last_refresh": None,
         "cache_target_age": None,
         "next_allowed_client_refresh": None,
@@ -228,16 +206,14 @@ def _insight_fields(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[s
         "hasMore": None,
         "columns": None,
         "created_at": insight["created_at"],
-        "created_by": user_basic(get_user(conn, insight["created_by_id"])) if insight["created_by_id"] else None,
+        "created_by": user_basic(insight["created_by"]),
         "description": insight["description"],
         "updated_at": insight["updated_at"],
         "tags": insight["tags"] or [],
         "favorited": insight["favorited"],
         "saved": insight["saved"],
         "last_modified_at": insight["last_modified_at"],
-        "last_modified_by": (
-            user_basic(get_user(conn, insight["last_modified_by_id"])) if insight["last_modified_by_id"] else None
-        ),
+        "last_modified_by": user_basic(insight["last_modified_by"]),
         "is_sample": insight["is_sample"],
         "effective_restriction_level": EVERYONE_CAN_EDIT,
         "effective_privilege_level": CAN_EDIT,
@@ -250,7 +226,8 @@ def _insight_fields(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[s
     }
 
 
-def insight_basic_body(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
-    full = insight_body(conn, insight)
+def insight_basic_body(insight: dict[str, Any]) -> dict[str, Any]:
+    """The short representation (recently viewed lists), from the same input as :func:`insight_body`."""
+    full = insight_body(insight)
     keys = InsightBasic.model_fields.keys()
     return {key: full.get(key, False) for key in keys} | {"refreshing": False}

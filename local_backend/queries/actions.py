@@ -7,11 +7,11 @@ A step (``actions.steps``) may name an ``event``, a ``url`` with ``url_matching`
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.actions import action_id_of, live_actions
 from .elements import element_condition
 from .properties import PropertyCompiler, Sql
 from .property_model import Property
@@ -25,16 +25,9 @@ class UnknownAction(ValidationError):
 
 
 def load_action(conn: sqlite3.Connection, project_id: int, action_id: Any) -> dict[str, Any] | None:
-    try:
-        ident = int(action_id)
-    except (TypeError, ValueError):
-        return None
-    row = conn.execute(
-        "SELECT id, name, steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (ident, project_id)
-    ).fetchone()
-    if row is None:
-        return None
-    return {"id": row["id"], "name": row["name"], "steps": json.loads(row["steps"] or "[]")}
+    """The project's live action ``action_id`` (its ``id``, ``name`` and ``steps``), or None."""
+    number = action_id_of(action_id)
+    return live_actions(conn, project_id, [number]).get(number) if number is not None else None
 
 
 def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:
@@ -67,7 +60,7 @@ def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:
 
 def action_condition(compiler: PropertyCompiler, action_id: Any, attr: str) -> Sql:
     """SQL matching the action's events; :class:`UnknownAction` (a 400) when there is no such action."""
-    action = load_action(compiler.conn, compiler.project_id, action_id)
+    action = compiler.action(action_id)
     if action is None:
         raise UnknownAction(f"Action {action_id} does not exist.", attr=attr, code="does_not_exist")
     steps = [_step(step, compiler, f"{attr}__steps__{index}") for index, step in enumerate(action["steps"])]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.cohorts import get_cohort
 from ..store.hot_properties import hot_column
 from .dialect import DIALECT
 from .filters import BaseFilter
@@ -143,12 +144,9 @@ def cohort_splits(conn: sqlite3.Connection, compiler: PropertyCompiler, filter: 
             cohort_id = int(item)
         except (TypeError, ValueError):
             raise ValidationError("A cohort breakdown lists cohort ids or 'all'.", attr=f"breakdown__{index}") from None
-        row = conn.execute(
-            "SELECT name FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
-            (cohort_id, compiler.project_id),
-        ).fetchone()
-        if row is None:
+        cohort = get_cohort(conn, compiler.project_id, cohort_id)
+        if cohort is None or cohort["deleted"]:
             raise ValidationError(f"Cohort {cohort_id} does not exist.", attr="breakdown", code="does_not_exist")
         condition = compiler.compile_condition(Property(key="id", value=cohort_id, operator="in", type="cohort"))
-        splits.append(CohortSplit(value=cohort_id, label=str(row["name"]), condition=condition))
+        splits.append(CohortSplit(value=cohort_id, label=str(cohort["name"]), condition=condition))
     return splits

@@ -21,13 +21,14 @@ hogql      a boolean expression of the subset in :mod:`.hogql`
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.actions import action_id_of, live_actions
+from ..store.cohorts import get_cohort
 from ..store.events import to_micros
 from ..store.hot_properties import hot_column
 from .dialect import DIALECT
@@ -78,6 +79,17 @@ class PropertyCompiler:
     # whether ``e`` rows are events with the hot property columns (``e.v_browser``, ...); rows of another source
     # (persons shaped as events) read every property from ``e.properties``
     hot_columns: bool = True
+    # the project's live actions this compiler has read, by id: a filter naming one in several steps reads it once
+    _actions: dict[int, dict[str, Any] | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def action(self, action_id: Any) -> dict[str, Any] | None:
+        """The project's live action ``action_id``, or None; read once per compiler."""
+        number = action_id_of(action_id)
+        if number is None:
+            return None
+        if number not in self._actions:
+            self._actions[number] = live_actions(self.conn, self.project_id, [number]).get(number)
+        return self._actions[number]
 
     def compile(self, group: PropertyGroup | Any, attr: str = "properties") -> Sql:
         """``(sql, params)`` for a group (or any raw shape :func:`parse_properties` reads); empty -> ``1``."""
@@ -137,22 +149,19 @@ class PropertyCompiler:
         return f"coalesce({sql}, 0)", params
 
     def _cohort(self, prop: Property, depth: int) -> Sql:
-        row = self.conn.execute(
-            "SELECT id, is_static, filters FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
-            (prop.value, self.project_id),
-        ).fetchone()
-        if row is None:
+        cohort = get_cohort(self.conn, self.project_id, prop.value)
+        if cohort is None or cohort["deleted"]:
             raise ValidationError(f"Cohort {prop.value} does not exist.", attr="properties", code="does_not_exist")
-        if row["is_static"]:
+        if cohort["is_static"]:
             sql: str = "e.person_id IN (SELECT cp.person_id FROM cohort_people cp WHERE cp.cohort_id = ?)"
-            params: list[Any] = [row["id"]]
+            params: list[Any] = [cohort["id"]]
         else:
             if depth >= MAX_COHORT_DEPTH:
                 raise ValidationError("Cohorts nest too deeply.", attr="properties")
-            filters = json.loads(row["filters"] or "{}")
+            filters = cohort["filters"]
             raw = filters.get("properties") if isinstance(filters, dict) else None
             group = parse_properties(raw, "properties")
-            _only_person_conditions(group, int(row["id"]))
+            _only_person_conditions(group, int(cohort["id"]))
             sql, params = self._group(group, depth + 1)
         return (f"NOT ({sql})" if prop.operator == "not_in" else sql), params
 

@@ -31,8 +31,9 @@ def _people_link(kind: str, project_id: int) -> PeopleLink:
     from ..calculation_envelope import link_to
     from ..routes import funnels, retention
 
-    path = {"FUNNELS": funnels.PEOPLE_PATH, "RETENTION": retention.PEOPLE_PATH}[kind]
-    return link_to(path, project_id)
+    if kind == "FUNNELS":
+        return link_to(funnels.router, "funnel_people_route", project_id)
+    return link_to(retention.router, "retention_people_route", project_id)
 
 
 def _funnel(conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime) -> dict[str, Any]:

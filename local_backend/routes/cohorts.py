@@ -8,42 +8,33 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import FormData, UploadFile
 
 from ..auth import ProjectAccess, project_access
-from ..errors import MethodNotAllowed, NotFound, ParseError, ValidationError
-from ..models.cohorts import Cohort, CohortWrite, IdType, parse_cohort_csv, validate_cohort_filters
-from ..models.common import ActivityPage, ErrorResponse, Paginated, user_basic
+from ..errors import ParseError, ValidationError
+from ..models.cohorts import Cohort, CohortWrite, IdType, cohort_body, parse_cohort_csv, validate_cohort_filters
+from ..models.common import ActivityPage, Paginated
 from ..models.persons import Person, person_body
-from ..pagination import Page, page_params, paginated
+from ..pagination import paginated
 from ..request_bodies import body_openapi, parse_model, read_body
-from ..storage import get_conn, now_iso
+from ..storage import now_iso
+from ..store import cohorts as store
 from ..store.accounts import get_user
-from ..store.activity import log_item_change
-from ..store.cohorts import (
-    cohort_count,
-    cohort_member_condition,
-    create_cohort,
-    get_cohort,
-    list_cohorts,
-    resolve_person_ids,
-    update_cohort,
-)
+from ..store.cohort_members import cohort_count_or_none, cohort_member_condition
 from ..store.person_list import list_persons
-from .activity import activity_page
+from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
-__all__ = ["router", "COHORT_SCOPE_NAME", "load_cohort"]
+__all__ = ["router", "COHORTS"]
 
 router = APIRouter(tags=["cohorts"])
-BASE_PATH = "/api/projects/{project_id}/cohorts"
-COHORT_SCOPE_NAME = "Cohort"
-READ = project_access("cohort:read")
-WRITE = project_access("cohort:write")
-ACTIVITY = project_access("activity_log:read")
-LOGGED_FIELDS = ("name", "description", "filters", "deleted")
+Reader = Annotated[ProjectAccess, Depends(project_access("cohort:read"))]
+Writer = Annotated[ProjectAccess, Depends(project_access("cohort:write"))]
+COHORTS = LoggedResource(
+    scope="Cohort", logged_fields=("name", "description", "filters", "deleted"), get=store.get_cohort
+)
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
@@ -65,37 +56,9 @@ COHORT_BODY_OPENAPI = _cohort_openapi(required=True)
 COHORT_UPDATE_OPENAPI = _cohort_openapi(required=False)  # an empty update changes nothing
 
 
-def load_cohort(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
-    """The project's cohort with this id (deleted ones too), or 404 (also for an id that is not a number)."""
-    try:
-        cohort_id = int(value)
-    except ValueError:
-        raise NotFound() from None
-    cohort = get_cohort(conn, access.project_id, cohort_id) if 0 < cohort_id < 2**63 else None
-    if cohort is None:
-        raise NotFound()
-    return cohort
-
-
-def cohort_body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
-    creator = get_user(conn, cohort["created_by_id"]) if cohort["created_by_id"] is not None else None
-    try:
-        count: int | None = cohort_count(conn, cohort)
-    except ValidationError:  # rules stored by an older version that this one cannot evaluate
-        count = None
-    return Cohort(
-        id=cohort["id"],
-        name=cohort["name"],
-        description=cohort["description"],
-        deleted=cohort["deleted"],
-        filters=cohort["filters"],
-        created_by=user_basic(creator),
-        created_at=cohort["created_at"],
-        last_calculation=cohort["last_calculation"] if cohort["is_static"] else None,
-        count=count,
-        is_static=cohort["is_static"],
-        unknown_ids=unknown,
-    ).model_dump()
+def _body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
+    created_by = get_user(conn, cohort["created_by_id"])
+    return cohort_body(cohort, created_by=created_by, count=cohort_count_or_none(conn, cohort), unknown_ids=unknown)
 
 
 async def _read_cohort_body(request: Request) -> tuple[CohortWrite, bytes | None]:
@@ -143,44 +106,24 @@ def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, lis
     return ("distinct_id", ids) if ids else None
 
 
-def _log(conn: sqlite3.Connection, access: ProjectAccess, cohort: dict, activity: str, changes: list | None) -> None:
-    log_item_change(
-        conn,
-        project_id=access.project_id,
-        user_id=access.user_id,
-        scope=COHORT_SCOPE_NAME,
-        item_id=cohort["id"],
-        name=cohort["name"],
-        activity=activity,
-        changes=changes,
-        now=cohort["updated_at"],
-    )
-
-
-@router.get(BASE_PATH, response_model=Paginated[Cohort], summary="List cohorts (deleted ones hidden), newest first")
-def list_cohorts_route(
-    request: Request,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
-    search: str | None = Query(None, description="Every term must occur in the name or description"),
-) -> dict[str, Any]:
-    rows, total = list_cohorts(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
-    return paginated(request, page, total, [cohort_body(conn, row) for row in rows])
+@router.get(
+    "/api/projects/{project_id}/cohorts",
+    response_model=Paginated[Cohort],
+    summary="List cohorts (deleted ones hidden), newest first",
+)
+def list_cohorts_route(request: Request, access: Reader, page: PageQuery, conn: Conn, search: Search = None) -> Any:
+    rows, total = store.list_cohorts(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
+    return paginated(request, page, total, [_body(conn, row) for row in rows])
 
 
 @router.post(
-    BASE_PATH,
+    "/api/projects/{project_id}/cohorts",
     response_model=Cohort,
     status_code=201,
     summary="Create a static cohort (distinct_ids or a csv file) or a property-based one (filters)",
     openapi_extra=COHORT_BODY_OPENAPI,
 )
-async def create_cohort_route(
-    request: Request,
-    access: ProjectAccess = Depends(WRITE),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
+async def create_cohort_route(request: Request, access: Writer, conn: Conn) -> dict[str, Any]:
     body, upload = await _read_cohort_body(request)
     if body.name is None or not body.name.strip():
         raise ValidationError("This field is required.", attr="name", code="required")
@@ -189,39 +132,34 @@ async def create_cohort_route(
     if given is not None and not is_static:
         raise ValidationError("Only a static cohort (is_static: true) takes a list of persons.", attr="is_static")
     filters = (body.filters or {}) if is_static else validate_cohort_filters(body.filters)
-    members, unknown = resolve_person_ids(conn, access.project_id, *given) if given else (set(), None)
+    members, unknown = store.resolve_person_ids(conn, access.project_id, *given) if given else (set(), None)
     now = now_iso(request)
     values = {"name": body.name, "description": body.description, "is_static": is_static, "filters": filters}
-    cohort_id = create_cohort(
+    cohort_id = store.create_cohort(
         conn, project_id=access.project_id, user_id=access.user_id, values=values, members=members, now=now
     )
-    cohort = load_cohort(conn, access, str(cohort_id))
-    _log(conn, access, cohort, "created", None)
-    return cohort_body(conn, cohort, unknown)
+    cohort = COHORTS.load(conn, access, cohort_id)
+    COHORTS.log_created(conn, access, cohort, now=cohort["updated_at"])
+    return _body(conn, cohort, unknown)
 
 
-@router.get(f"{BASE_PATH}/{{cohort_id}}", response_model=Cohort, summary="Retrieve a cohort (deleted ones too)")
-def retrieve_cohort(
-    cohort_id: str,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    return cohort_body(conn, load_cohort(conn, access, cohort_id))
+@router.get(
+    "/api/projects/{project_id}/cohorts/{cohort_id}",
+    response_model=Cohort,
+    summary="Retrieve a cohort (deleted ones too)",
+)
+def retrieve_cohort(cohort_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    return _body(conn, COHORTS.load(conn, access, cohort_id))
 
 
 @router.patch(
-    f"{BASE_PATH}/{{cohort_id}}",
+    "/api/projects/{project_id}/cohorts/{cohort_id}",
     response_model=Cohort,
     summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
     openapi_extra=COHORT_UPDATE_OPENAPI,
 )
-async def update_cohort_route(
-    request: Request,
-    cohort_id: str,
-    access: ProjectAccess = Depends(WRITE),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    cohort = load_cohort(conn, access, cohort_id)
+async def update_cohort_route(request: Request, cohort_id: str, access: Writer, conn: Conn) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, cohort_id)
     body, upload = await _read_cohort_body(request)
     changes = body.model_dump(exclude_unset=True)
     changes.pop("distinct_ids", None)
@@ -239,59 +177,46 @@ async def update_cohort_route(
     given = _members_given(body, upload)
     if given is not None and not cohort["is_static"]:
         raise ValidationError("Only a static cohort takes a list of persons.", attr="csv" if upload else "distinct_ids")
-    members, unknown = resolve_person_ids(conn, access.project_id, *given) if given else (None, None)
-    update_cohort(conn, cohort["id"], changes, members=members, now=now_iso(request))
-    after = load_cohort(conn, access, cohort_id)
-    diff = [
-        {"type": COHORT_SCOPE_NAME, "action": "changed", "field": field, "before": cohort[field], "after": after[field]}
-        for field in LOGGED_FIELDS
-        if cohort[field] != after[field]
-    ]
-    if given is not None:
-        diff.append({"type": COHORT_SCOPE_NAME, "action": "changed", "field": "people", "before": None, "after": None})
-    if diff:
-        deleted_now = after["deleted"] and not cohort["deleted"]
-        _log(conn, access, after, "deleted" if deleted_now else "updated", diff)
-    return cohort_body(conn, after, unknown)
+    members, unknown = store.resolve_person_ids(conn, access.project_id, *given) if given else (None, None)
+    store.update_cohort(conn, cohort["id"], changes, members=members, now=now_iso(request))
+    after = COHORTS.load(conn, access, cohort_id)
+    people = [{"type": COHORTS.scope, "action": "changed", "field": "people", "before": None, "after": None}]
+    COHORTS.log_updated(conn, access, cohort, after, now=after["updated_at"], extra=people if given is not None else ())
+    return _body(conn, after, unknown)
 
 
 @router.delete(
-    f"{BASE_PATH}/{{cohort_id}}",
-    status_code=405,
-    response_model=ErrorResponse,
-    responses={405: {"model": ErrorResponse, "description": "Always refused"}},
+    "/api/projects/{project_id}/cohorts/{cohort_id}",
+    **REFUSED_DELETE,
     summary='Refused: cohorts are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_cohort_route(cohort_id: str, access: ProjectAccess = Depends(WRITE)) -> None:
-    raise MethodNotAllowed("DELETE")
+def delete_cohort_route(cohort_id: str, access: Writer) -> None:
+    refuse_delete()
 
 
 @router.get(
-    f"{BASE_PATH}/{{cohort_id}}/persons",
+    "/api/projects/{project_id}/cohorts/{cohort_id}/persons",
     response_model=Paginated[Person],
     summary="The persons in a cohort now (needs cohort:read and person:read)",
 )
-def cohort_persons(
-    request: Request,
-    cohort_id: str,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
+def cohort_persons(request: Request, cohort_id: str, access: Reader, page: PageQuery, conn: Conn) -> dict[str, Any]:
     access.caller.require_scope("person:read")
-    cohort = load_cohort(conn, access, cohort_id)
+    cohort = COHORTS.load(conn, access, cohort_id)
     persons, total = list_persons(
-        conn, access.project_id, where=[cohort_member_condition(conn, cohort)], limit=page.limit, offset=page.offset
+        conn,
+        access.project_id,
+        where=[cohort_member_condition(conn, cohort)],
+        limit=page.limit,
+        offset=page.offset,
     )
     return paginated(request, page, total, [person_body(person) for person in persons])
 
 
-@router.get(f"{BASE_PATH}/{{cohort_id}}/activity", response_model=ActivityPage, summary="Activity of one cohort")
-def cohort_activity(
-    request: Request,
-    cohort_id: str,
-    access: ProjectAccess = Depends(ACTIVITY),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    cohort = load_cohort(conn, access, cohort_id)
-    return activity_page(request, conn, project_id=access.project_id, scopes=[COHORT_SCOPE_NAME], item_id=cohort["id"])
+@router.get(
+    "/api/projects/{project_id}/cohorts/{cohort_id}/activity",
+    response_model=ActivityPage,
+    summary="Activity of one cohort",
+)
+def cohort_activity(request: Request, cohort_id: str, access: ActivityReader, conn: Conn) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, cohort_id)
+    return COHORTS.activity(request, conn, access, cohort["id"])

@@ -2,49 +2,44 @@
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound
 from ..models.common import Paginated
 from ..models.definitions import EventDefinition, event_definition_body
-from ..pagination import Page, page_params, paginated
-from ..storage import get_conn
+from ..pagination import paginated
 from ..store.definitions import find_event_definition, list_event_definitions
+from .common import Conn, PageQuery, found
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["definitions"])
-BASE_PATH = "/api/projects/{project_id}/event_definitions"
-READ = project_access("event_definition:read")
+Reader = Annotated[ProjectAccess, Depends(project_access("event_definition:read"))]
 
 
 @router.get(
-    BASE_PATH,
+    "/api/projects/{project_id}/event_definitions",
     response_model=Paginated[EventDefinition],
     summary="List event definitions, highest volume first, then by name",
 )
 def list_event_definitions_route(
     request: Request,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    page: PageQuery,
+    conn: Conn,
     search: str | None = Query(None, description="Every whitespace-separated term must occur in the name"),
 ) -> dict[str, Any]:
     rows, total = list_event_definitions(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
     return paginated(request, page, total, [event_definition_body(row) for row in rows])
 
 
-@router.get(f"{BASE_PATH}/{{definition_id}}", response_model=EventDefinition, summary="Retrieve an event definition")
-def retrieve_event_definition(
-    definition_id: str,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    row = find_event_definition(conn, access.project_id, definition_id)
-    if row is None:
-        raise NotFound()
+@router.get(
+    "/api/projects/{project_id}/event_definitions/{definition_id}",
+    response_model=EventDefinition,
+    summary="Retrieve an event definition",
+)
+def retrieve_event_definition(definition_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    row = found(find_event_definition(conn, access.project_id, definition_id))
     return event_definition_body(row)

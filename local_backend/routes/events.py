@@ -19,23 +19,23 @@ from pydantic import WithJsonSchema
 from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
 from ..config import MAX_PAGE_SIZE
-from ..errors import NotFound, ValidationError
+from ..errors import ValidationError
 from ..models.persons import Event, EventPage, PropertyValue
 from ..pagination import parse_int_param, replace_query, request_url
 from ..queries.analysis_inputs import parse_point
 from ..queries.filters import compiler_for
 from ..query_params import integer_text, parse_filter_param
-from ..storage import get_conn, get_settings
+from ..storage import get_settings
 from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
 from ..store.person_list import find_person
 from ..store.property_values import event_property_values
+from .common import Conn, found
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["events"])
-BASE_PATH = "/api/projects/{project_id}/events"
-READ = project_access("query:read")
+Reader = Annotated[ProjectAccess, Depends(project_access("query:read"))]
 DEFAULT_LIMIT = 100
 
 
@@ -80,11 +80,11 @@ def _instant(text: str, tz: ZoneInfo, now: datetime, attr: str) -> int:
         raise ValidationError(f"'{attr}' is out of range.", attr=attr) from None
 
 
-@router.get(BASE_PATH, response_model=EventPage, summary="List events, newest first")
+@router.get("/api/projects/{project_id}/events", response_model=EventPage, summary="List events, newest first")
 def list_events_route(
     request: Request,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    conn: Conn,
     event: str | None = Query(None, description="Only events of this name"),
     person_id: str | None = Query(None, description="Only this person's events (id or uuid)"),
     distinct_id: str | None = Query(None, description="Only events sent with this distinct id"),
@@ -117,11 +117,15 @@ def list_events_route(
     return {"next": next_url, "results": [Event(**event).model_dump() for event in events]}
 
 
-@router.get(f"{BASE_PATH}/values", response_model=list[PropertyValue], summary="Values of an event property")
+@router.get(
+    "/api/projects/{project_id}/events/values",
+    response_model=list[PropertyValue],
+    summary="Values of an event property",
+)
 def property_values_route(
     key: Annotated[str, Query(description="The event property"), WithJsonSchema({"type": "string", "pattern": r"\S"})],
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    conn: Conn,
     value: str | None = Query(None, description="Only values containing this (case-insensitive)"),
     event_name: list[str] | None = Query(None, description="Only on these events (repeat the parameter)"),
 ) -> list[dict[str, Any]]:
@@ -132,13 +136,8 @@ def property_values_route(
     return [{"name": item} for item in found]
 
 
-@router.get(f"{BASE_PATH}/{{event_id}}", response_model=Event, summary="Retrieve an event by its uuid")
-def retrieve_event(
-    event_id: str,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    found = find_event(conn, access.project_id, event_id)
-    if found is None:
-        raise NotFound()
-    return Event(**found).model_dump()
+@router.get(
+    "/api/projects/{project_id}/events/{event_id}", response_model=Event, summary="Retrieve an event by its uuid"
+)
+def retrieve_event(event_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    return Event(**found(find_event(conn, access.project_id, event_id))).model_dump()

@@ -1,12 +1,11 @@
 """``/api/projects/:id/insights/funnel/`` (GET and POST) and the people behind its numbers, ``persons/funnel/``.
 
-Every step object carries ``converted_people_url`` and ``dropped_people_url``: ``PEOPLE_PATH`` with the query
+Every step object carries ``converted_people_url`` and ``dropped_people_url``: the people route's path with the query
 :func:`..queries.funnels.results.people_params` gives (the same filter, dates pinned, and ``funnel_step``).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
@@ -31,20 +30,21 @@ from ..queries.funnels import (
 from ..query_params import enum_text, integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
+from ..store.groups import group_properties
 from ..store.person_lookup import persons_by_id
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/funnel"
-PEOPLE_PATH = "/api/projects/{project_id}/persons/funnel"
-CORRELATION_PATH = "/api/projects/{project_id}/insights/funnel/correlation"
-CORRELATION_PEOPLE_PATH = "/api/projects/{project_id}/persons/funnel/correlation"
 
 
-@router.get(INSIGHT_PATH, response_model=FunnelResponse, summary="Funnel, the filter in the query string")
+@router.get(
+    "/api/projects/{project_id}/insights/funnel",
+    response_model=FunnelResponse,
+    summary="Funnel, the filter in the query string",
+)
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/funnel",
     response_model=FunnelResponse,
     summary="Funnel: how many reached each step, how long it took, and who dropped off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
@@ -58,13 +58,17 @@ async def funnel_route(
     filter = parse_filter(FunnelFilter, await read_filter_params(request))
     timer.mark("./filter")
     now = get_settings(request).clock.now()
-    link = link_to(PEOPLE_PATH, access.project_id)
+    link = link_to(router, "funnel_people_route", access.project_id)
     result = await compute_off_loop(request, conn, lambda: compute_funnel(conn, access.project, filter, now, link))
     timer.mark("./query")
     return calculation_envelope(request, access, result, timer)
 
 
-@router.get(PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons who reached or dropped at a step")
+@router.get(
+    "/api/projects/{project_id}/persons/funnel",
+    response_model=FunnelPeoplePage,
+    summary="The persons who reached or dropped at a step",
+)
 async def funnel_people_route(
     request: Request,
     # within the funnel's steps, and never 0 or -1 (a 400 otherwise)
@@ -98,15 +102,7 @@ def _groups_page(
 ) -> dict[str, Any]:
     """Groups in the people list's place: key, type index, properties (empty for a group never described)."""
     window = keys[page.offset : page.offset + page.limit]
-    marks = ",".join("?" for _ in window) or "NULL"
-    stored = {
-        row[0]: json.loads(row[1] or "{}")
-        for row in conn.execute(
-            f"SELECT group_key, properties FROM groups WHERE project_id = ? AND group_type_index = ?"
-            f" AND group_key IN ({marks})",
-            [project_id, index, *window],
-        )
-    }
+    stored = group_properties(conn, project_id, index, window)
     people = [{"group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})} for key in window]
     envelope = paginated(request, page, len(keys), [{"people": people, "count": len(people)}])
     return {**envelope, "count": len(keys)}
@@ -122,9 +118,13 @@ def _people_page(
     return {**envelope, "count": len(actors)}
 
 
-@router.get(CORRELATION_PATH, response_model=CorrelationResponse, summary="Funnel correlation, filter in the query")
+@router.get(
+    "/api/projects/{project_id}/insights/funnel/correlation",
+    response_model=CorrelationResponse,
+    summary="Funnel correlation, filter in the query",
+)
 @router.post(
-    CORRELATION_PATH,
+    "/api/projects/{project_id}/insights/funnel/correlation",
     response_model=CorrelationResponse,
     summary="Events or person properties most associated with converting or dropping off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
@@ -137,7 +137,7 @@ async def funnel_correlation_route(
     params = await read_filter_params(request)
     filter = parse_filter(FunnelFilter, params)
     now = get_settings(request).clock.now()
-    link = link_to(CORRELATION_PEOPLE_PATH, access.project_id)
+    link = link_to(router, "funnel_correlation_people_route", access.project_id)
     result = await compute_off_loop(
         request, conn, lambda: compute_correlation(conn, access.project, filter, now, params, link)
     )
@@ -149,7 +149,9 @@ async def funnel_correlation_route(
 
 
 @router.get(
-    CORRELATION_PEOPLE_PATH, response_model=FunnelPeoplePage, summary="The persons behind one correlation count"
+    "/api/projects/{project_id}/persons/funnel/correlation",
+    response_model=FunnelPeoplePage,
+    summary="The persons behind one correlation count",
 )
 async def funnel_correlation_people_route(
     request: Request,

@@ -7,6 +7,7 @@ import sqlite3
 from fastapi import APIRouter, Depends
 
 from ..storage import get_conn
+from ..store.db import check_migrated
 
 __all__ = ["router"]
 
@@ -15,5 +16,5 @@ router = APIRouter(tags=["health"])
 
 @router.get("/_health", summary="Readiness check")
 def health(conn: sqlite3.Connection = Depends(get_conn)) -> dict[str, str]:
-    conn.execute("SELECT 1 FROM _migrations LIMIT 1").fetchall()
+    check_migrated(conn)
     return {"status": "ok"}

@@ -20,16 +20,15 @@ from ..storage import get_conn, get_settings
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/path"
 
 
 @router.get(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/path",
     response_model=PathsResponse,
     summary="Paths, the filter in the query string",
 )
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/path",
     response_model=PathsResponse,
     summary="Paths: which pages, screens or events follow which, per session",
     openapi_extra=body_openapi(PathFilter, form=False, required=False),

@@ -6,19 +6,18 @@ The retention people list, ``persons/retention/``, lives with retention.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound, ValidationError
 from ..models.common import Paginated
 from ..models.persons import Person, person_body
-from ..pagination import Page, page_params, paginated
+from ..pagination import paginated
 from ..queries.person_filters import person_properties_condition
 from ..query_params import parse_filter_param
-from ..storage import get_conn
-from ..store.cohorts import cohort_member_condition, get_cohort
+from ..store.cohort_members import cohort_member_condition
+from ..store.cohorts import get_cohort
 from ..store.ids import parse_id
 from ..store.person_list import (
     Condition,
@@ -27,12 +26,12 @@ from ..store.person_list import (
     list_persons,
     person_search_condition,
 )
+from .common import Conn, PageQuery, does_not_exist, found
 
 __all__ = ["router", "properties_param_condition"]
 
 router = APIRouter(tags=["persons"])
-BASE_PATH = "/api/projects/{project_id}/persons"
-READ = project_access("person:read")
+Reader = Annotated[ProjectAccess, Depends(project_access("person:read"))]
 
 
 def properties_param_condition(conn: sqlite3.Connection, project_id: int, text: str | None) -> Condition:
@@ -45,18 +44,20 @@ def properties_param_condition(conn: sqlite3.Connection, project_id: int, text: 
 
 def _cohort_condition(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> Condition:
     access.caller.require_scope("cohort:read")
-    found = get_cohort(conn, access.project_id, cohort_id) if (cohort_id := parse_id(value)) is not None else None
-    if found is None or found["deleted"]:
-        raise ValidationError(f'Invalid pk "{value}" - object does not exist.', attr="cohort", code="does_not_exist")
-    return cohort_member_condition(conn, found)
+    cohort = get_cohort(conn, access.project_id, cohort_id) if (cohort_id := parse_id(value)) is not None else None
+    if cohort is None or cohort["deleted"]:
+        raise does_not_exist(value, attr="cohort")
+    return cohort_member_condition(conn, cohort)
 
 
-@router.get(BASE_PATH, response_model=Paginated[Person], summary="List persons, newest first")
+@router.get(
+    "/api/projects/{project_id}/persons", response_model=Paginated[Person], summary="List persons, newest first"
+)
 def list_persons_route(
     request: Request,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    page: PageQuery,
+    conn: Conn,
     search: str | None = Query(None, description="Every term must occur in a distinct id or the email property"),
     distinct_id: str | None = Query(None, description="Only the person with this distinct id"),
     properties: str | None = Query(None, description='JSON person filters, e.g. [{"key":"plan","value":"pro"}]'),
@@ -71,13 +72,9 @@ def list_persons_route(
     return paginated(request, page, total, [person_body(person) for person in persons])
 
 
-@router.get(f"{BASE_PATH}/{{person_id}}", response_model=Person, summary="Retrieve a person by id or uuid")
-def retrieve_person(
-    person_id: str,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    person = find_person(conn, access.project_id, person_id)
-    if person is None:
-        raise NotFound()
+@router.get(
+    "/api/projects/{project_id}/persons/{person_id}", response_model=Person, summary="Retrieve a person by id or uuid"
+)
+def retrieve_person(person_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    person = found(find_person(conn, access.project_id, person_id))
     return person_body(person)

@@ -14,6 +14,7 @@ from ..models.plugins import PluginInfo
 from ..pagination import Page, page_params, paginated
 from ..plugins.catalog import list_plugins, plugin_info
 from ..storage import get_conn
+from ..store.projects import organization_exists
 
 __all__ = ["router"]
 
@@ -25,10 +26,7 @@ def _check_organization(conn: sqlite3.Connection, organization_id: str) -> None:
     """``@current``, or the id or uuid of the database's one organization."""
     if organization_id == CURRENT_ORGANIZATION:
         return
-    row = conn.execute(
-        "SELECT 1 FROM organizations WHERE uuid = ? OR CAST(id AS TEXT) = ?", (organization_id, organization_id)
-    ).fetchone()
-    if row is None:
+    if not organization_exists(conn, organization_id):
         raise NotFound("Organization not found.")
 
 

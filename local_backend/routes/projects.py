@@ -14,7 +14,7 @@ from ..models.common import Paginated
 from ..models.projects import Project, ProjectBasic, ProjectUpdate, project_basic, project_detail
 from ..pagination import Page, page_params, paginated
 from ..storage import get_conn, now_iso
-from ..store.projects import count_projects, get_project, list_projects, update_project
+from ..store.projects import count_projects, get_project, list_projects, project_has_events, update_project
 
 __all__ = ["router", "validate_timezone"]
 
@@ -29,13 +29,6 @@ def validate_timezone(name: str) -> str:
     return name
 
 
-def _has_events(conn: sqlite3.Connection, project_id: int) -> bool:
-    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
-    if not exists:
-        return False
-    return conn.execute("SELECT 1 FROM events WHERE project_id = ? LIMIT 1", (project_id,)).fetchone() is not None
-
-
 @router.get("/api/projects", response_model=Paginated[ProjectBasic], summary="List projects")
 def list_projects_route(
     request: Request,
@@ -45,7 +38,7 @@ def list_projects_route(
 ) -> dict[str, Any]:
     visible = list(caller.scoped_projects) if caller.scoped_projects is not None else None
     rows = list_projects(conn, visible, limit=page.limit, offset=page.offset)
-    results = [project_basic(row, ingested_event=_has_events(conn, row["id"])) for row in rows]
+    results = [project_basic(row, ingested_event=project_has_events(conn, row["id"])) for row in rows]
     return paginated(request, page, count_projects(conn, visible), results)
 
 
@@ -54,7 +47,7 @@ def retrieve_project(
     access: ProjectAccess = Depends(project_access("project:read")),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    return project_detail(access.project, ingested_event=_has_events(conn, access.project_id))
+    return project_detail(access.project, ingested_event=project_has_events(conn, access.project_id))
 
 
 @router.patch("/api/projects/{project_id}", response_model=Project, summary="Update project settings")
@@ -75,4 +68,4 @@ def update_project_route(
     update_project(conn, access.project_id, changes, now_iso(request))
     project = get_project(conn, access.project_id)
     assert project is not None
-    return project_detail(project, ingested_event=_has_events(conn, access.project_id))
+    return project_detail(project, ingested_event=project_has_events(conn, access.project_id))

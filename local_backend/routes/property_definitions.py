@@ -6,30 +6,28 @@
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..errors import NotFound, ValidationError
+from ..errors import ValidationError
 from ..models.common import Paginated
 from ..models.definitions import PropertyDefinition, property_definition_body
-from ..pagination import Page, page_params, paginated, parse_int_param
+from ..pagination import paginated, parse_int_param
 from ..query_params import BOOL_TEXT, JSON_TEXT, enum_text, integer_text, parse_bool_param, parse_json_list_param
-from ..storage import get_conn
 from ..store.definitions import (
     PROPERTY_KINDS,
     find_property_definition,
     list_property_definitions,
     properties_seen_on_events,
 )
+from .common import Conn, PageQuery, found
 
 __all__ = ["router"]
 
 router = APIRouter(tags=["definitions"])
-BASE_PATH = "/api/projects/{project_id}/property_definitions"
-READ = project_access("property_definition:read")
+Reader = Annotated[ProjectAccess, Depends(project_access("property_definition:read"))]
 MAX_GROUP_TYPE_INDEX = 4
 
 
@@ -41,15 +39,15 @@ def _kind(value: str | None) -> str:
 
 
 @router.get(
-    BASE_PATH,
+    "/api/projects/{project_id}/property_definitions",
     response_model=Paginated[PropertyDefinition],
     summary="List property definitions of one kind (event, person or group)",
 )
 def list_property_definitions_route(
     request: Request,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    page: PageQuery,
+    conn: Conn,
     type: enum_text(*PROPERTY_KINDS) | None = Query(None, description="event (default), person or group"),
     group_type_index: integer_text(0, MAX_GROUP_TYPE_INDEX) | None = Query(
         None, description="0-4; required with type=group"
@@ -97,14 +95,10 @@ def list_property_definitions_route(
 
 
 @router.get(
-    f"{BASE_PATH}/{{definition_id}}", response_model=PropertyDefinition, summary="Retrieve a property definition"
+    "/api/projects/{project_id}/property_definitions/{definition_id}",
+    response_model=PropertyDefinition,
+    summary="Retrieve a property definition",
 )
-def retrieve_property_definition(
-    definition_id: str,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    row = find_property_definition(conn, access.project_id, definition_id)
-    if row is None:
-        raise NotFound()
+def retrieve_property_definition(definition_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    row = found(find_property_definition(conn, access.project_id, definition_id))
     return property_definition_body(row)

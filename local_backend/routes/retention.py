@@ -1,6 +1,6 @@
 """``/api/projects/:id/insights/retention/`` (GET and POST) and the people of its cells, ``persons/retention/``.
 
-Every row and cell of a retention result carries a ``people_url``: ``PEOPLE_PATH`` with the query
+Every row and cell of a retention result carries a ``people_url``: the people route's path with the query
 :func:`..queries.retention.compute.people_params` gives (the same filter, ``selected_interval`` = the cohort
 and, for a cell, ``selected_offset`` = the period after it).
 """
@@ -29,13 +29,15 @@ from ..store.person_lookup import persons_by_id
 __all__ = ["router"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/retention"
-PEOPLE_PATH = "/api/projects/{project_id}/persons/retention"
 
 
-@router.get(INSIGHT_PATH, response_model=RetentionResponse, summary="Retention, the filter in the query string")
+@router.get(
+    "/api/projects/{project_id}/insights/retention",
+    response_model=RetentionResponse,
+    summary="Retention, the filter in the query string",
+)
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/retention",
     response_model=RetentionResponse,
     summary="Retention: cohorts by period and how many of each came back later",
     openapi_extra=body_openapi(RetentionFilter, form=False, required=False),
@@ -49,13 +51,17 @@ async def retention_route(
     filter = parse_filter(RetentionFilter, await read_filter_params(request))
     timer.mark("./filter")
     now = get_settings(request).clock.now()
-    link = link_to(PEOPLE_PATH, access.project_id)
+    link = link_to(router, "retention_people_route", access.project_id)
     rows = await compute_off_loop(request, conn, lambda: compute_retention(conn, access.project, filter, now, link))
     timer.mark("./query")
     return calculation_envelope(request, access, rows, timer)
 
 
-@router.get(PEOPLE_PATH, response_model=RetentionPeoplePage, summary="The people of one retention cohort or cell")
+@router.get(
+    "/api/projects/{project_id}/persons/retention",
+    response_model=RetentionPeoplePage,
+    summary="The people of one retention cohort or cell",
+)
 async def retention_people_route(
     request: Request,
     # at most the filter's total_intervals - 1 (a 400 beyond)

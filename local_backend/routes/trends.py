@@ -32,13 +32,12 @@ from ..storage import get_conn, get_settings
 __all__ = ["router", "trend_csv"]
 
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
-INSIGHT_PATH = "/api/projects/{project_id}/insights/trend"
 
 
 def _next_url(project_id: int, params: dict[str, Any], offset: int) -> str:
     query = {key: value if isinstance(value, str) else json.dumps(value) for key, value in params.items()}
     query["offset"] = str(offset)
-    return link_to(INSIGHT_PATH, project_id)(query)
+    return link_to(router, "trend_route", project_id)(query)
 
 
 def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:
@@ -59,13 +58,13 @@ def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:
 
 
 @router.get(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/trend",
     response_model=TrendsResponse,
     response_model_exclude_unset=True,
     summary="Trend, the filter in the query string",
 )
 @router.post(
-    INSIGHT_PATH,
+    "/api/projects/{project_id}/insights/trend",
     response_model=TrendsResponse,
     response_model_exclude_unset=True,
     summary="Trend: events, users or a property aggregated per hour, day, week or month",

@@ -32,7 +32,10 @@ def _decode_user(row: sqlite3.Row | None) -> dict[str, Any] | None:
     return user
 
 
-def get_user(conn: sqlite3.Connection, user_id: int) -> dict[str, Any] | None:
+def get_user(conn: sqlite3.Connection, user_id: int | None) -> dict[str, Any] | None:
+    """The user with this id; None for none (a row made by the system has no user)."""
+    if user_id is None:
+        return None
     return _decode_user(conn.execute("SELECT * FROM users WHERE id = ?", (user_id,)).fetchone())
 
 

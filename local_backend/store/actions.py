@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from .db import transaction
+from .ids import MAX_ID
 from .text_search import search_condition
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "list_actions",
     "update_action",
     "action_named",
+    "live_actions",
+    "action_id_of",
 ]
 
 _JSON_FIELDS = ("steps", "tags")
@@ -55,6 +59,28 @@ def get_action(conn: sqlite3.Connection, project_id: int, action_id: int) -> dic
     """The project's action with this id, deleted or not."""
     row = conn.execute("SELECT * FROM actions WHERE project_id = ? AND id = ?", (project_id, action_id)).fetchone()
     return _decode(row)
+
+
+def action_id_of(value: Any) -> int | None:
+    """An action id as a filter gives it (a number or its text), or None when it cannot name an action."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if 0 < number <= MAX_ID else None
+
+
+def live_actions(conn: sqlite3.Connection, project_id: int, ids: Iterable[Any]) -> dict[int, dict[str, Any]]:
+    """The project's live actions among ``ids``, by id, in one read (a deleted one, or an id that cannot be one,
+    is left out): what a calculation loads once for all its steps."""
+    wanted = sorted({number for number in map(action_id_of, ids) if number is not None})
+    if not wanted:
+        return {}
+    marks = ",".join("?" for _ in wanted)
+    rows = conn.execute(
+        f"SELECT * FROM actions WHERE project_id = ? AND deleted = 0 AND id IN ({marks})", [project_id, *wanted]
+    ).fetchall()
+    return {action["id"]: action for action in map(_decode, rows) if action is not None}
 
 
 def action_named(conn: sqlite3.Connection, project_id: int, name: str, *, other_than: int | None) -> int | None:

@@ -12,7 +12,6 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ..queries.person_filters import PERSONS_AS_E, person_properties_condition
 from .db import transaction
 from .text_search import search_condition
 
@@ -23,8 +22,6 @@ __all__ = [
     "update_cohort",
     "add_cohort_members",
     "resolve_person_ids",
-    "cohort_member_condition",
-    "cohort_count",
     "move_cohort_members",
 ]
 
@@ -141,24 +138,6 @@ def update_cohort(
         conn.execute(f"UPDATE cohorts SET {assignments} WHERE id = ?", [*columns.values(), cohort_id])
         if members is not None:
             add_cohort_members(conn, cohort_id, members, now=now)
-
-
-def cohort_member_condition(conn: sqlite3.Connection, cohort: dict[str, Any]) -> tuple[str, list[Any]]:
-    """SQL over persons ``e`` (see :data:`PERSONS_AS_E`) holding for the cohort's members, run on ``conn``."""
-    if cohort["is_static"]:
-        return "e.id IN (SELECT person_id FROM cohort_people WHERE cohort_id = ?)", [cohort["id"]]
-    rules = cohort["filters"].get("properties")
-    return person_properties_condition(conn, int(cohort["project_id"]), rules, "filters__properties")
-
-
-def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
-    """How many persons are in the cohort now."""
-    if cohort["is_static"]:
-        row = conn.execute("SELECT count(*) FROM cohort_people WHERE cohort_id = ?", (cohort["id"],)).fetchone()
-        return int(row[0])
-    condition, params = cohort_member_condition(conn, cohort)
-    row = conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", [cohort["project_id"], *params])
-    return int(row.fetchone()[0])
 
 
 def move_cohort_members(conn: sqlite3.Connection, *, from_person_ids: Sequence[int], to_person_id: int) -> None:

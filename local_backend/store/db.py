@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["connect", "transaction", "row_dict", "BUSY_TIMEOUT_MS"]
+__all__ = ["connect", "transaction", "row_dict", "check_migrated", "BUSY_TIMEOUT_MS"]
 
 BUSY_TIMEOUT_MS = 30_000
 # A modest page cache: a large one makes SQLite's sorter slower (see docs/decisions.md).
@@ -52,3 +52,8 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def row_dict(row: sqlite3.Row | None) -> dict[str, Any] | None:
     return dict(row) if row is not None else None
+
+
+def check_migrated(conn: sqlite3.Connection) -> None:
+    """Raise (sqlite3.OperationalError) unless the database is open and has been migrated."""
+    conn.execute("SELECT 1 FROM _migrations LIMIT 1").fetchall()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from typing import Any
 
+from .accounts import get_user
 from .db import row_dict, transaction
 from .ids import new_sharing_token, new_short_id
 
@@ -13,7 +15,9 @@ __all__ = [
     "JSON_FIELDS",
     "create_insight",
     "get_insight",
+    "InsightListFilter",
     "list_insights",
+    "with_related",
     "update_insight",
     "insight_dashboard_ids",
     "set_insight_dashboards",
@@ -22,8 +26,6 @@ __all__ = [
     "last_viewed_insights",
     "get_or_create_sharing",
     "set_sharing_enabled",
-    "existing_dashboard_ids",
-    "dashboard_filters_of",
 ]
 
 JSON_FIELDS = ("filters", "query", "tags")
@@ -80,22 +82,72 @@ def get_insight(
     return _decode(conn.execute(sql, (project_id, insight_id)).fetchone())
 
 
+@dataclass(frozen=True)
+class InsightListFilter:
+    """Which live insights a list shows; every field given must hold (an empty filter shows them all)."""
+
+    only_id: int | None = None  # the one insight a sharing token opens
+    short_id: str | None = None
+    created_by: tuple[int, ...] = ()  # every one must be the creator, so two different ids match nothing
+    favorited: bool = False  # True: only favorited ones
+    saved: bool | None = None  # True: saved or on a live dashboard tile; False: not saved
+    dashboards: tuple[int, ...] = ()  # on a live tile of each of these dashboards
+    kind: str | None = None  # TRENDS, FUNNELS, ...: legacy insights (no query) of this kind, TRENDS when unstated
+    modified_after: str | None = None  # stored instants (format_instant), exclusive
+    modified_before: str | None = None
+    search: str | None = None  # a substring of the name, derived name, description or tags (case-insensitive)
+
+
+_ON_LIVE_TILE = "EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND t.deleted = 0"
+
+
+def _like_pattern(text: str) -> str:
+    """``text`` as a LIKE pattern matching it anywhere, its ``%``, ``_`` and ``\\`` taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _list_conditions(project_id: int, filter: InsightListFilter) -> tuple[str, list[Any]]:
+    where: list[tuple[str, list[Any]]] = [("project_id = ?", [project_id]), ("deleted = 0", [])]
+    if filter.only_id is not None:
+        where.append(("id = ?", [filter.only_id]))
+    if filter.short_id is not None:
+        where.append(("short_id = ?", [filter.short_id]))
+    where.extend(("created_by_id = ?", [user_id]) for user_id in filter.created_by)
+    if filter.favorited:
+        where.append(("favorited = 1", []))
+    if filter.saved is not None:
+        where.append((f"(saved = 1 OR {_ON_LIVE_TILE}))", []) if filter.saved else ("saved = 0", []))
+    where.extend((f"{_ON_LIVE_TILE} AND t.dashboard_id = ?)", [dashboard_id]) for dashboard_id in filter.dashboards)
+    if filter.kind is not None:
+        where.append(("query IS NULL AND coalesce(json_extract(filters, '$.insight'), 'TRENDS') = ?", [filter.kind]))
+    if filter.modified_after is not None:
+        where.append(("last_modified_at > ?", [filter.modified_after]))
+    if filter.modified_before is not None:
+        where.append(("last_modified_at < ?", [filter.modified_before]))
+    if filter.search:
+        columns = ("name", "derived_name", "description", "tags")
+        where.append(
+            ("(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns) + ")",
+             [_like_pattern(filter.search)] * len(columns))
+        )  # fmt: skip
+    return " AND ".join(sql for sql, _ in where), [param for _, params in where for param in params]
+
+
 def list_insights(
     conn: sqlite3.Connection,
     project_id: int,
+    filter: InsightListFilter,
     *,
-    where: list[tuple[str, list[Any]]],
     order: str,
     limit: int,
     offset: int,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Non-deleted insights matching every ``(condition, params)``; ``order`` is an ORDERABLE column, '-' for desc."""
+    """One page of the project's live insights that pass ``filter``, and their count; ``order`` is an ORDERABLE
+    column, '-' first for descending."""
     field = order.lstrip("-")
     assert field in ORDERABLE
     direction = "DESC" if order.startswith("-") else "ASC"
-    clauses = ["project_id = ?", "deleted = 0", *(c for c, _ in where)]
-    params: list[Any] = [project_id, *(p for _, ps in where for p in ps)]
-    condition = " AND ".join(clauses)
+    condition, params = _list_conditions(project_id, filter)
     total = int(conn.execute(f"SELECT count(*) FROM insights WHERE {condition}", params).fetchone()[0])
     rows = conn.execute(
         f'SELECT * FROM insights WHERE {condition} ORDER BY "{field}" IS NULL, "{field}" {direction}, id'
@@ -118,24 +170,6 @@ def update_insight(
             conn.execute("UPDATE dashboard_tiles SET deleted = 1 WHERE insight_id = ?", (insight_id,))
 
 
-def existing_dashboard_ids(conn: sqlite3.Connection, project_id: int, ids: list[int]) -> set[int]:
-    if not ids:
-        return set()
-    marks = ",".join("?" for _ in ids)
-    rows = conn.execute(
-        f"SELECT id FROM dashboards WHERE project_id = ? AND deleted = 0 AND id IN ({marks})", [project_id, *ids]
-    )
-    return {r[0] for r in rows}
-
-
-def dashboard_filters_of(conn: sqlite3.Connection, project_id: int, dashboard_id: int) -> dict[str, Any] | None:
-    """The filters of a dashboard of the project that is not deleted, or None when there is no such dashboard."""
-    row = conn.execute(
-        "SELECT filters FROM dashboards WHERE project_id = ? AND id = ? AND deleted = 0", (project_id, dashboard_id)
-    ).fetchone()
-    return json.loads(row["filters"] or "{}") if row is not None else None
-
-
 def insight_tiles(conn: sqlite3.Connection, insight_id: int) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT t.id, t.dashboard_id, t.deleted FROM dashboard_tiles t JOIN dashboards d ON d.id = t.dashboard_id"
@@ -143,6 +177,17 @@ def insight_tiles(conn: sqlite3.Connection, insight_id: int) -> list[dict[str, A
         (insight_id,),
     )
     return [{"id": r["id"], "dashboard_id": r["dashboard_id"], "deleted": bool(r["deleted"])} for r in rows]
+
+
+def with_related(conn: sqlite3.Connection, insight: dict[str, Any]) -> dict[str, Any]:
+    """The insight with what its body shows besides its own row: live ``dashboard_tiles`` and the user rows
+    ``created_by`` and ``last_modified_by``."""
+    return {
+        **insight,
+        "dashboard_tiles": insight_tiles(conn, insight["id"]),
+        "created_by": get_user(conn, insight["created_by_id"]),
+        "last_modified_by": get_user(conn, insight["last_modified_by_id"]),
+    }
 
 
 def insight_dashboard_ids(conn: sqlite3.Connection, insight_id: int) -> list[int]:

@@ -10,6 +10,8 @@ from .db import row_dict, transaction
 from .ids import new_project_token, new_uuid
 
 __all__ = [
+    "organization_exists",
+    "project_has_events",
     "ensure_organization",
     "create_project",
     "get_project",
@@ -42,6 +44,14 @@ def ensure_organization(conn: sqlite3.Connection, now: str) -> dict[str, Any]:
         )
         row = conn.execute("SELECT * FROM organizations ORDER BY id LIMIT 1").fetchone()
     return dict(row)
+
+
+def organization_exists(conn: sqlite3.Connection, organization_id: str) -> bool:
+    """Whether ``organization_id`` is the id or the uuid of an organization of the database."""
+    row = conn.execute(
+        "SELECT 1 FROM organizations WHERE uuid = ? OR CAST(id AS TEXT) = ?", (organization_id, organization_id)
+    ).fetchone()
+    return row is not None
 
 
 def create_project(
@@ -99,6 +109,14 @@ def list_projects(
         [*params, limit, offset],
     ).fetchall()
     return [project for project in map(_decode, rows) if project is not None]
+
+
+def project_has_events(conn: sqlite3.Connection, project_id: int) -> bool:
+    """Whether the project has ingested an event (False in a database with no events table yet)."""
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
+    if not exists:
+        return False
+    return conn.execute("SELECT 1 FROM events WHERE project_id = ? LIMIT 1", (project_id,)).fetchone() is not None
 
 
 def update_project(conn: sqlite3.Connection, project_id: int, changes: dict[str, Any], now: str) -> None:

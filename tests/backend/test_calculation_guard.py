@@ -63,7 +63,7 @@ def test_the_funnel_engine_asks_before_each_slice_of_groups():
     def stop_at_the_third() -> None:
         calls.append(1)
         if len(calls) == 3:
-            raise QueryTimeout(1)
+            raise QueryTimeout(limit_seconds=1)
 
     calls.clear()
     with pytest.raises(QueryTimeout):

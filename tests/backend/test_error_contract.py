@@ -6,21 +6,18 @@ from __future__ import annotations
 import json
 import logging
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
-import uvicorn
 
 from local_backend.app import create_app
 from local_backend.clock import FixedClock
 from local_backend.config import Settings
 
 from ..conftest import NOW
+from ..live_server import serve_app
 
 
 @pytest.mark.parametrize("resource", ["insights", "actions", "cohorts"])
@@ -62,12 +59,6 @@ def test_every_reference_in_the_schema_resolves(client):
     assert "x-definitions" not in json.dumps(schema)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def failing_server(tmp_path: Path) -> Iterator[str]:
     """A real server on a loopback port with one extra route that always raises."""
@@ -77,16 +68,7 @@ def failing_server(tmp_path: Path) -> Iterator[str]:
         raise RuntimeError("a bug in a route")
 
     app.add_api_route("/_broken", broken, methods=["GET"])
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_app(app)
 
 
 @pytest.mark.live

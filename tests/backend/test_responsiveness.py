@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 import requests
-import uvicorn
 
 from local_backend import off_loop
 from local_backend.__main__ import build_parser, build_settings
@@ -34,6 +33,7 @@ from local_backend.routes import trends as trend_routes
 
 from ..conftest import NOW
 from ..factories import add_events
+from ..live_server import serve_app
 
 LONG_VALUE = "a" * 2_000
 SLOW_EVENTS = 160
@@ -64,26 +64,6 @@ def add_slow_events(conn: sqlite3.Connection, project_id: int) -> None:
     add_events(conn, project_id, events)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _serve(settings: Settings) -> Iterator[str]:
-    app = create_app(settings)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
 @pytest.fixture
 def slow_world(world, conn):
     add_slow_events(conn, world.project_id)
@@ -93,7 +73,7 @@ def slow_world(world, conn):
 @pytest.fixture
 def live_server(db_path: Path, clock, slow_world) -> Iterator[str]:
     """A real server over the test database, with the default time limit."""
-    yield from _serve(Settings(db_path=db_path, clock=clock))
+    yield from serve_app(create_app(Settings(db_path=db_path, clock=clock)))
 
 
 def _trend_url(base: str, project_id: int) -> str:

@@ -34,6 +34,7 @@ from ...errors import ValidationError
 from .filter import FunnelFilter
 from .results import PeopleLink, action_names, linked_params
 from .scan import FunnelRun, funnel_spec, run_funnel
+from ...store.actions import action_id_of, live_actions
 
 __all__ = [
     "CorrelationRow",
@@ -88,16 +89,15 @@ def _persons(run: FunnelRun) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 def _step_event_names(conn: sqlite3.Connection, project_id: int, run: FunnelRun) -> list[str]:
     names: set[str] = set()
+    actions = live_actions(conn, project_id, [step.id for step in run.steps if step.type != "events"])
     for step in run.steps:
         if step.type == "events":
             if step.id is not None:
                 names.add(str(step.id))
             continue
-        row = conn.execute(
-            "SELECT steps FROM actions WHERE id = ? AND project_id = ?", (step.id, project_id)
-        ).fetchone()
-        if row is not None:
-            names.update(str(item["event"]) for item in json.loads(row["steps"] or "[]") if item.get("event"))
+        action = actions.get(action_id_of(step.id) or 0)
+        if action is not None:
+            names.update(str(item["event"]) for item in action["steps"] if item.get("event"))
     return sorted(names)
 
 

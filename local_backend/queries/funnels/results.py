@@ -28,6 +28,7 @@ from .engine import UNORDERED, Attempts
 from .filter import FunnelFilter
 from .outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
 from .scan import FunnelRun, run_funnel
+from ...store.actions import live_actions
 
 __all__ = [
     "PeopleLink",
@@ -139,12 +140,8 @@ def people_params(
 
 def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
     """The stored name of each action among ``steps``."""
-    ids = [step.id for step in steps if step.type == "actions"]
-    if not ids:
-        return {}
-    marks = ",".join("?" for _ in ids)
-    rows = conn.execute(f"SELECT id, name FROM actions WHERE project_id = ? AND id IN ({marks})", [project_id, *ids])
-    return {row[0]: row[1] for row in rows}
+    actions = live_actions(conn, project_id, [step.id for step in steps if step.type == "actions"])
+    return {action_id: action["name"] for action_id, action in actions.items()}
 
 
 def _steps(

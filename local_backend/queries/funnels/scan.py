@@ -27,6 +27,7 @@ from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabe
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
 from .filter import FunnelFilter
 from .inputs import (
+from ...store.actions import action_id_of, live_actions
     FunnelRange,
     breakdown_expression,
     cohort_members,
@@ -155,16 +156,15 @@ def _plain_flags(entities: list[Entity]) -> tuple[str, list[Any]] | None:
 def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[Entity]) -> list[str] | None:
     """The event names that can match any of ``entities``, or None when one of them matches any event."""
     names: list[str] = []
+    actions = live_actions(conn, project["id"], [entity.id for entity in entities if entity.type != "events"])
     for entity in entities:
         if entity.type == "events":
             if entity.id is None:
                 return None
             names.append(str(entity.id))
             continue
-        row = conn.execute(
-            "SELECT steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (entity.id, project["id"])
-        ).fetchone()
-        for step in json.loads(row["steps"] or "[]") if row is not None else []:
+        action = actions.get(action_id_of(entity.id) or 0)
+        for step in action["steps"] if action is not None else []:
             if not step.get("event"):
                 return None
             names.append(str(step["event"]))

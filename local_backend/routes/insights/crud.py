@@ -4,89 +4,89 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..auth import ProjectAccess, project_access
-from ..calculation_guard import CalculationGuard
-from ..clock import format_instant
-from ..csv_render import CSV_CONTENT, CSV_RESPONSES, csv_response
-from ..errors import MethodNotAllowed, NotFound, ValidationError
-from ..limits import MAX_INT64, MIN_INT64
-from ..models.common import ErrorResponse, Paginated
-from ..models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
-from ..off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
-from ..pagination import Page, page_params, paginated
-from ..queries.analysis_inputs import parse_point
-from ..query_params import enum_text, integer_text
-from ..results.dashboard_filters import apply_dashboard_filters
-from ..results.kinds import calculation_for, can_calculate
-from ..results.modes import ExecutionMode, execution_mode
-from ..results.query_nodes import translate_query
-from ..results.service import serve_calculation
-from ..storage import get_conn, get_settings, now_iso
-from ..store.activity import log_item_change
-from ..store.insights import (
+from ...auth import ProjectAccess, project_access
+from ...calculation_guard import CalculationGuard
+from ...clock import format_instant
+from ...csv_render import CSV_CONTENT, CSV_RESPONSES, csv_response
+from ...errors import NotFound, ValidationError
+from ...limits import MAX_INT64, MIN_INT64
+from ...models.common import Paginated
+from ...models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
+from ...off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
+from ...pagination import paginated
+from ...queries.analysis_inputs import parse_point
+from ...query_params import enum_text, integer_text
+from ...results.dashboard_filters import apply_dashboard_filters
+from ...results.kinds import calculation_for, can_calculate
+from ...results.modes import ExecutionMode, execution_mode
+from ...results.query_nodes import translate_query
+from ...results.service import serve_calculation
+from ...storage import get_settings, now_iso
+from ...store.dashboards import dashboard_filters_of, existing_dashboard_ids
+from ...store.insights import (
     ORDERABLE,
+    InsightListFilter,
     create_insight,
-    dashboard_filters_of,
-    existing_dashboard_ids,
     get_insight,
     insight_dashboard_ids,
     list_insights,
     set_insight_dashboards,
     update_insight,
+    with_related,
 )
+from ..common import REFUSED_DELETE, Conn, LoggedResource, PageQuery, does_not_exist, found, path_id, refuse_delete
 
-__all__ = ["router", "parse_insight_id", "load_insight", "INSIGHT_SCOPE_NAME"]
+__all__ = ["router", "load_insight", "INSIGHTS"]
 
 router = APIRouter(tags=["insights"])
-INSIGHT_SCOPE_NAME = "Insight"
-READ = project_access("insight:read", missing_status=403, allow_sharing_token=True)
-WRITE = project_access("insight:write", missing_status=403, allow_sharing_token=True)  # refuses tokens: not GET
+Reader = Annotated[ProjectAccess, Depends(project_access("insight:read", missing_status=403, allow_sharing_token=True))]
+# refuses sharing tokens, which only ever open GET
+Writer = Annotated[
+    ProjectAccess, Depends(project_access("insight:write", missing_status=403, allow_sharing_token=True))
+]
 # Changes to these move last_modified_at/by; favouriting or saving does not.
 MATERIAL_FIELDS = ("name", "description", "filters", "query")
-# Fields whose changes the activity log records.
-LOGGED_FIELDS = (
-    "name",
-    "derived_name",
-    "description",
-    "filters",
-    "query",
-    "deleted",
-    "favorited",
-    "tags",
-    "dashboards",
+INSIGHTS = LoggedResource(
+    scope="Insight",
+    logged_fields=(
+        "name",
+        "derived_name",
+        "description",
+        "filters",
+        "query",
+        "deleted",
+        "favorited",
+        "tags",
+        "dashboards",
+    ),
+    get=get_insight,
 )
 _TRUE = {"true", "1", "yes", "on"}
 REFRESH_HELP = "force_cache (default: never calculates), blocking, async, lazy_async, force_blocking, force_async"
 INSIGHT_KINDS = ("TRENDS", "FUNNELS", "RETENTION", "PATHS", "STICKINESS", "LIFECYCLE")
 
 FORMAT_TEXT = enum_text("json", "csv", empty=False)
+Format = Annotated[FORMAT_TEXT | None, Query(description="json (default) or csv")]
 ORDER_HELP = f"One of {', '.join(ORDERABLE)}, '-' first for descending"
 ORDER_TEXT = enum_text(*sorted(ORDERABLE), *sorted("-" + field for field in ORDERABLE), empty=False)
 
 
-def parse_insight_id(value: str | int) -> int:
-    try:
-        insight_id = int(value)
-    except ValueError:
-        raise NotFound() from None
-    if not 0 < insight_id < 2**63:
-        raise NotFound()
-    return insight_id
-
-
 def load_insight(conn: sqlite3.Connection, access: ProjectAccess, value: str | int, **kwargs: Any) -> dict[str, Any]:
-    insight_id = parse_insight_id(value)
+    """The project's insight (live ones unless ``include_deleted``), or 404; a sharing token opens only its own."""
+    insight_id = path_id(value)
     if access.shared_insight_id is not None and insight_id != access.shared_insight_id:
         raise NotFound()
-    insight = get_insight(conn, access.project_id, insight_id, **kwargs)
-    if insight is None:
-        raise NotFound()
-    return insight
+    return found(get_insight(conn, access.project_id, insight_id, **kwargs))
+
+
+def _logged_name(insight: dict[str, Any]) -> str | None:
+    """The name the activity log shows: the given one, else the derived one."""
+    return insight["name"] or insight["derived_name"]
 
 
 def _result_package(
@@ -151,13 +151,15 @@ def _wants_csv(format: str | None) -> bool:
     return format == "csv"
 
 
+def _answer(body: dict[str, Any], as_csv: bool) -> Any:
+    return csv_response(body) if as_csv else body
+
+
 def _check_dashboards(conn: sqlite3.Connection, access: ProjectAccess, ids: list[int] | None) -> None:
     if ids:
         missing = sorted(set(ids) - existing_dashboard_ids(conn, access.project_id, ids))
         if missing:
-            raise ValidationError(
-                f'Invalid pk "{missing[0]}" - object does not exist.', attr="dashboards", code="does_not_exist"
-            )
+            raise does_not_exist(missing[0], attr="dashboards")
 
 
 def _dashboard_ids(text: str) -> list[int]:
@@ -172,53 +174,40 @@ def _dashboard_ids(text: str) -> list[int]:
     return ids
 
 
-def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str, list[Any]]]:
+def _list_filter(request: Request, access: ProjectAccess) -> InsightListFilter:
+    """The list's query parameters as a filter; a 400 naming the parameter that does not parse."""
     params = request.query_params
-    where: list[tuple[str, list[Any]]] = []
-    if access.shared_insight_id is not None:
-        where.append(("id = ?", [access.shared_insight_id]))
-    if "short_id" in params:
-        where.append(("short_id = ?", [params["short_id"]]))
+    created_by: list[int] = []
     if "created_by" in params:
         user_id = params["created_by"].strip()
         if not (user_id.isascii() and user_id.isdigit() and int(user_id) <= MAX_INT64):
             raise ValidationError("created_by must be a user id.", attr="created_by")
-        where.append(("created_by_id = ?", [int(user_id)]))
+        created_by.append(int(user_id))
     if "user" in params:
-        where.append(("created_by_id = ?", [access.user_id]))
-    if "favorited" in params:
-        where.append(("favorited = 1", []))
-    if "saved" in params:
-        if params["saved"].strip().lower() in _TRUE:
-            where.append(
-                ("(saved = 1 OR EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id"
-                 " AND t.deleted = 0))", [])
-            )  # fmt: skip
-        else:
-            where.append(("saved = 0", []))
-    if "dashboards" in params:
-        for dashboard_id in _dashboard_ids(params["dashboards"]):
-            where.append(
-                ("EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND t.dashboard_id = ?"
-                 " AND t.deleted = 0)", [dashboard_id])
-            )  # fmt: skip
+        created_by.append(access.user_id)
+    kind = None
     if "insight" in params:
         kind = params["insight"].strip().upper()
         if kind not in INSIGHT_KINDS:
             raise ValidationError(f"insight must be one of {', '.join(INSIGHT_KINDS)}.", attr="insight")
-        where.append(("query IS NULL AND coalesce(json_extract(filters, '$.insight'), 'TRENDS') = ?", [kind]))
-    for name, operator in (("date_from", ">"), ("date_to", "<")):
+    moments = {}
+    for name in ("date_from", "date_to"):
         if params.get(name):
             tz = ZoneInfo(access.project["timezone"])
             moment = parse_point(params[name], tz=tz, now=get_settings(request).clock.now(), attr=name)
-            where.append((f"last_modified_at {operator} ?", [format_instant(moment)]))
-    if params.get("search"):
-        pattern = "%" + params["search"].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        where.append(
-            ("(name LIKE ? ESCAPE '\\' OR derived_name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'"
-             " OR tags LIKE ? ESCAPE '\\')", [pattern] * 4)
-        )  # fmt: skip
-    return where
+            moments[name] = format_instant(moment)
+    return InsightListFilter(
+        only_id=access.shared_insight_id,
+        short_id=params.get("short_id"),
+        created_by=tuple(created_by),
+        favorited="favorited" in params,
+        saved=params["saved"].strip().lower() in _TRUE if "saved" in params else None,
+        dashboards=tuple(_dashboard_ids(params["dashboards"])) if "dashboards" in params else (),
+        kind=kind,
+        modified_after=moments.get("date_from"),
+        modified_before=moments.get("date_to"),
+        search=params.get("search") or None,
+    )
 
 
 @router.get(
@@ -229,11 +218,11 @@ def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str,
 )
 def list_insights_route(
     request: Request,
-    access: ProjectAccess = Depends(READ),
-    page: Page = Depends(page_params),
-    conn: sqlite3.Connection = Depends(get_conn),
+    access: Reader,
+    page: PageQuery,
+    conn: Conn,
     order: ORDER_TEXT | None = Query("order", description=ORDER_HELP),
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    format: Format = None,
     refresh: str | None = Query(None, description=REFRESH_HELP),
 ) -> Any:
     as_csv = _wants_csv(format)
@@ -242,31 +231,16 @@ def list_insights_route(
     rows, total = list_insights(
         conn,
         access.project_id,
-        where=_list_conditions(request, access),
+        _list_filter(request, access),
         order=order,
         limit=page.limit,
         offset=page.offset,
     )
     results = [
-        insight_body(conn, row, _result_package(request, conn, access, row, refresh, strict=False)) for row in rows
+        insight_body(with_related(conn, row), _result_package(request, conn, access, row, refresh, strict=False))
+        for row in rows
     ]
-    body = paginated(request, page, total, results)
-    return csv_response(body) if as_csv else body
-
-
-def _log(conn: sqlite3.Connection, access: ProjectAccess, insight: dict, activity: str, changes: list | None, now: str):
-    log_item_change(
-        conn,
-        project_id=access.project_id,
-        user_id=access.user_id,
-        scope=INSIGHT_SCOPE_NAME,
-        item_id=insight["id"],
-        name=insight["name"] or insight["derived_name"],
-        activity=activity,
-        changes=changes,
-        short_id=insight["short_id"],
-        now=now,
-    )
+    return _answer(paginated(request, page, total, results), as_csv)
 
 
 @router.post(
@@ -279,9 +253,9 @@ def _log(conn: sqlite3.Connection, access: ProjectAccess, insight: dict, activit
 def create_insight_route(
     request: Request,
     body: InsightWrite,
-    access: ProjectAccess = Depends(WRITE),
-    conn: sqlite3.Connection = Depends(get_conn),
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    access: Writer,
+    conn: Conn,
+    format: Format = None,
 ) -> Any:
     as_csv = _wants_csv(format)
     values = body.model_dump(exclude_unset=True)
@@ -294,10 +268,9 @@ def create_insight_route(
     insight_id = create_insight(conn, project_id=access.project_id, user_id=access.user_id, values=values, now=now)
     if dashboards:
         set_insight_dashboards(conn, insight_id, dashboards)
-    insight = get_insight(conn, access.project_id, insight_id, include_deleted=True) or {}
-    _log(conn, access, insight, "created", None, now)
-    result = insight_body(conn, insight)
-    return csv_response(result) if as_csv else result
+    insight = found(get_insight(conn, access.project_id, insight_id, include_deleted=True))
+    INSIGHTS.log_created(conn, access, insight, now=now, name=_logged_name(insight))
+    return _answer(insight_body(with_related(conn, insight)), as_csv)
 
 
 @router.get(
@@ -309,9 +282,9 @@ def create_insight_route(
 async def retrieve_insight(
     request: Request,
     insight_id: int,
-    access: ProjectAccess = Depends(READ),
-    conn: sqlite3.Connection = Depends(get_conn),
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    access: Reader,
+    conn: Conn,
+    format: Format = None,
     refresh: str | None = Query(None, description=REFRESH_HELP),
     from_dashboard: integer_text(1, MAX_INT64) | None = Query(
         None, description="Compute with this dashboard's date range and filters"
@@ -326,10 +299,9 @@ async def retrieve_insight(
         package = _result_package(
             request, conn, access, insight, refresh, strict=True, dashboard_filters=dashboard, guard=guard
         )
-        return insight_body(conn, insight, package)
+        return insight_body(with_related(conn, insight), package)
 
-    body = await run_off_loop(request, guard, answer)
-    return csv_response(body) if as_csv else body
+    return _answer(await run_off_loop(request, guard, answer), as_csv)
 
 
 @router.patch(
@@ -342,9 +314,9 @@ def update_insight_route(
     request: Request,
     insight_id: int,
     body: InsightUpdate,
-    access: ProjectAccess = Depends(WRITE),
-    conn: sqlite3.Connection = Depends(get_conn),
-    format: FORMAT_TEXT | None = Query(None, description="json (default) or csv"),
+    access: Writer,
+    conn: Conn,
+    format: Format = None,
 ) -> Any:
     as_csv = _wants_csv(format)
     changes = body.model_dump(exclude_unset=True)
@@ -361,26 +333,16 @@ def update_insight_route(
     update_insight(conn, insight["id"], changes, user_id=access.user_id, now=now, material=material)
     if dashboards is not None:
         set_insight_dashboards(conn, insight["id"], dashboards)
-    after_row = get_insight(conn, access.project_id, insight["id"], include_deleted=True) or {}
+    after_row = found(get_insight(conn, access.project_id, insight["id"], include_deleted=True))
     after = {**after_row, "dashboards": insight_dashboard_ids(conn, insight["id"])}
-    diff = [
-        {"type": "Insight", "action": "changed", "field": field, "before": before[field], "after": after[field]}
-        for field in LOGGED_FIELDS
-        if before[field] != after[field]
-    ]
-    if diff:
-        deleted_now = changes.get("deleted") is True and not insight["deleted"]
-        _log(conn, access, after_row, "deleted" if deleted_now else "updated", diff, now)
-    result = insight_body(conn, after_row)
-    return csv_response(result) if as_csv else result
+    INSIGHTS.log_updated(conn, access, before, after, now=now, name=_logged_name(after_row))
+    return _answer(insight_body(with_related(conn, after_row)), as_csv)
 
 
 @router.delete(
     "/api/projects/{project_id}/insights/{insight_id:int}",
-    status_code=405,
-    response_model=ErrorResponse,
-    responses={405: {"model": ErrorResponse, "description": "Always refused"}},
+    **REFUSED_DELETE,
     summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
 )
-def delete_insight(insight_id: int, access: ProjectAccess = Depends(WRITE)) -> None:
-    raise MethodNotAllowed("DELETE")
+def delete_insight(insight_id: int, access: Writer) -> None:
+    refuse_delete()
