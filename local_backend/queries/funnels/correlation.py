@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
+from ...store.actions import action_id_of, live_actions
 from .filter import FunnelFilter
 from .results import PeopleLink, action_names, linked_params
 from .scan import FunnelRun, funnel_spec, run_funnel
-from ...store.actions import action_id_of, live_actions
 
 __all__ = [
     "CorrelationRow",

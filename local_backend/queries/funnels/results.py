@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ...store.actions import live_actions
 from ..filter_parsing import parse_filter
 from ..filters import Entity
 from .breakdown import OTHER
@@ -28,7 +29,6 @@ from .engine import UNORDERED, Attempts
 from .filter import FunnelFilter
 from .outcomes import Outcomes, conversion_bins, step_numbers, trend_periods
 from .scan import FunnelRun, run_funnel
-from ...store.actions import live_actions
 
 __all__ = [
     "PeopleLink",
