@@ -175,7 +175,7 @@ def _create_key(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import seed_demo
+    from .loading.demo import seed_demo
 
     conn = _open(args.db)
     access = seed_demo(conn, _clock(args.now), events=args.events, seed=args.seed, progress=True)

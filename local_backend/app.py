@@ -14,13 +14,13 @@ from starlette.routing import compile_path
 
 from . import __version__
 from .config import Settings
-from .errors import APIError, MethodNotAllowed, NotFound, ParseError, ValidationError, error_body
-from .middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
+from .errors import APIError, MethodNotAllowed, NotFound, ParseError, error_body, from_pydantic
 from .models.common import ErrorResponse
-from .request_bodies import hoist_body_definitions
 from .results.runner import QueryRunner
 from .routes import ROUTERS
 from .store.migrations import migrate
+from .web.middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
+from .web.request_bodies import hoist_body_definitions
 
 __all__ = ["create_app"]
 
@@ -101,19 +101,7 @@ def render_error(error: APIError) -> JSONResponse:
 
 
 def _validation_error(exc: RequestValidationError) -> APIError:
-    """The first problem pydantic found, as the envelope names it: attr is the field path joined by '__'."""
-    first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
-    kind = first.get("type", "")
-    location = [str(part) for part in first.get("loc", ())]
-    if kind == "json_invalid":
-        return ParseError(f"JSON parse error - {first.get('ctx', {}).get('error', 'invalid JSON')}")
-    attr = "__".join(location[1:]) or None
-    if kind == "missing":
-        return ValidationError("This field is required.", attr=attr, code="required")
-    if kind in ("model_attributes_type", "dict_type") and attr is None:
-        return ValidationError("Invalid data. Expected a dictionary.", code="invalid_input")
-    message = str(first.get("msg", "Invalid input.")).removeprefix("Value error, ")
-    return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")
+    return from_pydantic(exc.errors(), skip=1)
 
 
 def _allowed_methods(app: FastAPI, request: Request) -> str:

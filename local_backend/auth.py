@@ -18,10 +18,10 @@ from typing import Any
 from fastapi import Depends, Request
 
 from .errors import AuthenticationFailed, NotAuthenticated, NotFound, PermissionDenied, ValidationError
-from .storage import get_conn
 from .store.accounts import find_personal_api_key, get_user
 from .store.ids import parse_id
 from .store.projects import get_project
+from .web.deps import get_conn
 
 __all__ = [
     "SCOPE_OBJECTS",

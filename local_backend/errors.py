@@ -21,6 +21,7 @@ Routes raise these; they never build error JSON themselves.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "QueryCancelled",
     "QueryTimeout",
     "error_body",
+    "from_pydantic",
 ]
 
 
@@ -165,3 +167,20 @@ def _sendable(text: str | None) -> str | None:
 def error_body(error: APIError) -> dict[str, Any]:
     """The JSON body of an error response: the only place this shape is built."""
     return {"type": error.type, "code": error.code, "detail": _sendable(error.detail), "attr": _sendable(error.attr)}
+
+
+def from_pydantic(errors: Sequence[Mapping[str, Any]], *, skip: int = 0) -> APIError:
+    """The first problem pydantic found, as the envelope names it: ``attr`` is the field's path joined by
+    ``__`` (after the first ``skip`` parts: FastAPI puts ``body`` or ``query`` in front). The only place that
+    turns pydantic's errors into the API's, for request bodies and parameters as for filters parsed later."""
+    first: Mapping[str, Any] = errors[0] if errors else {}
+    kind = first.get("type", "")
+    if kind == "json_invalid":
+        return ParseError(f"JSON parse error - {first.get('ctx', {}).get('error', 'invalid JSON')}")
+    attr = "__".join(str(part) for part in list(first.get("loc", ()))[skip:]) or None
+    if kind == "missing":
+        return ValidationError("This field is required.", attr=attr, code="required")
+    if kind in ("model_attributes_type", "dict_type") and attr is None:
+        return ValidationError("Invalid data. Expected a dictionary.", code="invalid_input")
+    message = str(first.get("msg", "Invalid input.")).removeprefix("Value error, ")
+    return ValidationError(message if message.endswith(".") else message + ".", attr=attr, code="invalid_input")

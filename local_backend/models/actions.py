@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..queries.filter_parsing import check_nesting
 from ..queries.property_model import parse_properties
 from ..queries.regex import compile_pattern
-from ..query_params import check_nesting
 from .common import UserBasic, user_basic
 from .fields import Flag, JSONObject, not_null
 

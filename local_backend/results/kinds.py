@@ -28,8 +28,8 @@ Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime]
 
 def _people_link(kind: str, project_id: int) -> PeopleLink:
     # imported when a result is computed: the route modules import this one to serve saved insights
-    from ..calculation_envelope import link_to
     from ..routes import funnels, retention
+    from ..web.calculation_envelope import link_to
 
     if kind == "FUNNELS":
         return link_to(funnels.router, "funnel_people_route", project_id)

@@ -20,10 +20,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ..calculation_guard import CalculationCancelled, CalculationGuard
 from ..clock import Clock, format_instant
 from ..config import DEFAULT_QUERY_TIMEOUT_SECONDS
 from ..errors import APIError
+from ..queries.guard import CalculationCancelled, CalculationGuard
 from ..store.db import connect
 from ..store.query_results import (
     create_query_status,

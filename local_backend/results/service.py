@@ -24,9 +24,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from ..calculation_guard import CalculationGuard
 from ..clock import format_instant, parse_instant
 from ..errors import QueryCancelled
+from ..queries.guard import CalculationGuard
 from ..store.query_results import drop_cached_results_before, get_cached_result, get_query_status
 from .modes import ExecutionMode
 from .runner import Calculation, CalculationCancelled, QueryRunner

@@ -16,11 +16,11 @@ from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
 from ..models.actions import Action, ActionUpdate, ActionWrite, action_body, validate_steps
 from ..models.common import ActivityPage, Paginated
-from ..pagination import paginated
-from ..storage import now_iso
 from ..store import actions as store
 from ..store.accounts import get_user
 from ..store.db import transaction
+from ..web.deps import now_iso
+from ..web.pagination import paginated
 from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
 __all__ = ["router", "ACTIONS"]

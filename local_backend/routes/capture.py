@@ -18,8 +18,8 @@ from ..ingestion import IngestReport, check_events, store_events
 from ..ingestion.payload import CaptureBatch, decode_body, read_batch
 from ..ingestion.writer import SharedWriter
 from ..models.capture import CAPTURE_REQUEST_BODY, CaptureResponse
-from ..storage import get_settings
 from ..store.projects import get_project_by_token
+from ..web.deps import get_settings
 
 __all__ = ["router", "CAPTURE_PATHS"]
 

@@ -18,13 +18,13 @@ from ..errors import ParseError, ValidationError
 from ..models.cohorts import Cohort, CohortWrite, IdType, cohort_body, parse_cohort_csv, validate_cohort_filters
 from ..models.common import ActivityPage, Paginated
 from ..models.persons import Person, person_body
-from ..pagination import paginated
-from ..request_bodies import body_openapi, parse_model, read_body
-from ..storage import now_iso
 from ..store import cohorts as store
 from ..store.accounts import get_user
 from ..store.cohort_members import cohort_count_or_none, cohort_member_condition
 from ..store.person_list import list_persons
+from ..web.deps import now_iso
+from ..web.pagination import paginated
+from ..web.request_bodies import body_openapi, parse_model, read_body
 from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
 
 __all__ = ["router", "COHORTS"]

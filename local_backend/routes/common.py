@@ -19,10 +19,10 @@ from fastapi import Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..errors import MethodNotAllowed, NotFound, ValidationError
 from ..models.common import ErrorResponse, activity_entry
-from ..pagination import Page, page_params, parse_int_param, replace_query, request_url
-from ..storage import get_conn
 from ..store.activity import Change, list_activity, log_item_change
 from ..store.ids import parse_id
+from ..web.deps import get_conn
+from ..web.pagination import Page, page_params, parse_int_param, replace_query, request_url
 
 __all__ = [
     "Conn",

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Depends, Request
 from ..auth import ProjectAccess, project_access
 from ..models.common import Paginated
 from ..models.dashboards import Dashboard, DashboardWrite, dashboard_body
-from ..pagination import paginated
-from ..storage import now_iso
 from ..store import dashboards as store
 from ..store.accounts import get_user
+from ..web.deps import now_iso
+from ..web.pagination import paginated
 from .common import Conn, PageQuery, found, path_id
 
 __all__ = ["router"]

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..models.common import Paginated
 from ..models.definitions import EventDefinition, event_definition_body
-from ..pagination import paginated
 from ..store.definitions import find_event_definition, list_event_definitions
+from ..web.pagination import paginated
 from .common import Conn, PageQuery, found
 
 __all__ = ["router"]

@@ -21,15 +21,15 @@ from ..clock import format_instant
 from ..config import MAX_PAGE_SIZE
 from ..errors import ValidationError
 from ..models.persons import Event, EventPage, PropertyValue
-from ..pagination import parse_int_param, replace_query, request_url
 from ..queries.analysis_inputs import parse_point
 from ..queries.filters import compiler_for
-from ..query_params import integer_text, parse_filter_param
-from ..storage import get_settings
 from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
 from ..store.person_list import find_person
 from ..store.property_values import event_property_values
+from ..web.deps import get_settings
+from ..web.pagination import parse_int_param, replace_query, request_url
+from ..web.query_params import integer_text, parse_filter_param
 from .common import Conn, found
 
 __all__ = ["router"]

@@ -12,13 +12,9 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
 from ..errors import ValidationError
-from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
 from ..models.funnels import CorrelationResponse, FunnelPeoplePage, FunnelResponse
-from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
-from ..pagination import Page, page_params, paginated
 from ..queries.filter_parsing import decode_json_text, parse_filter
 from ..queries.funnels import (
     FunnelFilter,
@@ -27,11 +23,15 @@ from ..queries.funnels import (
     compute_funnel,
     compute_funnel_people,
 )
-from ..query_params import enum_text, integer_text
-from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings, now_iso
 from ..store.groups import group_properties
 from ..store.person_lookup import persons_by_id
+from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..web.deps import get_conn, get_settings, now_iso
+from ..web.filter_params import read_filter_params
+from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..web.pagination import Page, page_params, paginated
+from ..web.query_params import enum_text, integer_text
+from ..web.request_bodies import body_openapi
 
 __all__ = ["router"]
 

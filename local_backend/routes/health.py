@@ -6,8 +6,8 @@ import sqlite3
 
 from fastapi import APIRouter, Depends
 
-from ..storage import get_conn
 from ..store.db import check_migrated
+from ..web.deps import get_conn
 
 __all__ = ["router"]
 

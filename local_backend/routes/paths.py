@@ -8,14 +8,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope
-from ..filter_params import read_filter_params
 from ..models.paths import PathsResponse
-from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..queries.filter_parsing import parse_filter
 from ..queries.paths import PathFilter, compute_paths
-from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings
+from ..web.calculation_envelope import PhaseTimer, calculation_envelope
+from ..web.deps import get_conn, get_settings
+from ..web.filter_params import read_filter_params
+from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..web.request_bodies import body_openapi
 
 __all__ = ["router"]
 

@@ -13,9 +13,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..models.common import Paginated
 from ..models.persons import Person, person_body
-from ..pagination import paginated
 from ..queries.person_filters import person_properties_condition
-from ..query_params import parse_filter_param
 from ..store.cohort_members import cohort_member_condition
 from ..store.cohorts import get_cohort
 from ..store.ids import parse_id
@@ -26,6 +24,8 @@ from ..store.person_list import (
     list_persons,
     person_search_condition,
 )
+from ..web.pagination import paginated
+from ..web.query_params import parse_filter_param
 from .common import Conn, PageQuery, does_not_exist, found
 
 __all__ = ["router", "properties_param_condition"]

@@ -19,7 +19,6 @@ from ..models.plugins import (
     RearrangeRequest,
     plugin_config_body,
 )
-from ..pagination import paginated
 from ..plugins.catalog import get_plugin
 from ..plugins.configs import (
     ACTIVITY_SCOPE,
@@ -31,9 +30,10 @@ from ..plugins.configs import (
     update_config,
 )
 from ..plugins.pipeline import delivery_rates
-from ..request_bodies import body_openapi, parse_model, read_body
-from ..storage import get_settings, now_iso
 from ..store import plugin_configs as store
+from ..web.deps import get_settings, now_iso
+from ..web.pagination import paginated
+from ..web.request_bodies import body_openapi, parse_model, read_body
 from .common import ActivityReader, Conn, PageQuery, activity_page, load_or_404
 
 __all__ = ["router", "load_config", "NO_FRONTEND", "JAVASCRIPT"]

@@ -11,10 +11,10 @@ from ..auth import Caller, key_access
 from ..errors import NotFound
 from ..models.common import Paginated
 from ..models.plugins import PluginInfo
-from ..pagination import Page, page_params, paginated
 from ..plugins.catalog import list_plugins, plugin_info
-from ..storage import get_conn
 from ..store.projects import organization_exists
+from ..web.deps import get_conn
+from ..web.pagination import Page, page_params, paginated
 
 __all__ = ["router"]
 

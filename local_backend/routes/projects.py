@@ -12,9 +12,9 @@ from ..auth import Caller, ProjectAccess, key_access, project_access
 from ..errors import ValidationError
 from ..models.common import Paginated
 from ..models.projects import Project, ProjectBasic, ProjectUpdate, project_basic, project_detail
-from ..pagination import Page, page_params, paginated
-from ..storage import get_conn, now_iso
 from ..store.projects import count_projects, get_project, list_projects, project_has_events, update_project
+from ..web.deps import get_conn, now_iso
+from ..web.pagination import Page, page_params, paginated
 
 __all__ = ["router", "validate_timezone"]
 

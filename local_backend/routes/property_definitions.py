@@ -14,14 +14,14 @@ from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
 from ..models.common import Paginated
 from ..models.definitions import PropertyDefinition, property_definition_body
-from ..pagination import paginated, parse_int_param
-from ..query_params import BOOL_TEXT, JSON_TEXT, enum_text, integer_text, parse_bool_param, parse_json_list_param
 from ..store.definitions import (
     PROPERTY_KINDS,
     find_property_definition,
     list_property_definitions,
     properties_seen_on_events,
 )
+from ..web.pagination import paginated, parse_int_param
+from ..web.query_params import BOOL_TEXT, JSON_TEXT, enum_text, integer_text, parse_bool_param, parse_json_list_param
 from .common import Conn, PageQuery, found
 
 __all__ = ["router"]

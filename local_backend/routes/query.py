@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
-from ..off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ..results.kinds import calculation_for
 from ..results.modes import execution_mode
 from ..results.query_nodes import translate_query
 from ..results.service import query_status_body, serve_calculation
-from ..storage import get_conn, get_settings
 from ..store.query_results import get_query_status
+from ..web.deps import get_conn, get_settings
+from ..web.off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 
 __all__ = ["router", "QueryRequest"]
 

@@ -13,18 +13,18 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
-from ..filter_params import read_filter_params
 from ..limits import MAX_INT64
 from ..models.retention import RetentionPeoplePage, RetentionResponse
-from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
-from ..pagination import Page, page_params, paginated, parse_int_param
 from ..queries.filter_parsing import parse_filter
 from ..queries.retention import RetentionFilter, compute_retention, compute_retention_people
-from ..query_params import integer_text
-from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings
 from ..store.person_lookup import persons_by_id
+from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..web.deps import get_conn, get_settings
+from ..web.filter_params import read_filter_params
+from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..web.pagination import Page, page_params, paginated, parse_int_param
+from ..web.query_params import integer_text
+from ..web.request_bodies import body_openapi
 
 __all__ = ["router"]
 

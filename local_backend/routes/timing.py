@@ -13,9 +13,9 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from ..auth import ProjectAccess, project_access
 from ..errors import PayloadTooLarge
-from ..request_bodies import read_body
-from ..storage import get_conn, now_iso
 from ..store.insight_timings import add_insight_timing
+from ..web.deps import get_conn, now_iso
+from ..web.request_bodies import read_body
 
 __all__ = ["router", "MAX_TIMING_REPORT_BYTES"]
 

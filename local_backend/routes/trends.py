@@ -17,17 +17,17 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ..auth import ProjectAccess, project_access
-from ..calculation_envelope import PhaseTimer, calculation_envelope, link_to
 from ..errors import ValidationError
-from ..filter_params import read_filter_params
 from ..models.trends import TrendsResponse
-from ..off_loop import CALCULATION_RESPONSES, compute_off_loop
-from ..pagination import parse_int_param
 from ..queries.breakdowns import MAX_OFFSET
 from ..queries.filter_parsing import parse_filter
 from ..queries.trends import TrendsFilter, compute_trends
-from ..request_bodies import body_openapi
-from ..storage import get_conn, get_settings
+from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..web.deps import get_conn, get_settings
+from ..web.filter_params import read_filter_params
+from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..web.pagination import parse_int_param
+from ..web.request_bodies import body_openapi
 
 __all__ = ["router", "trend_csv"]
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ...calculation_guard import check_deadline
 from ...errors import ValidationError
 from ...store.actions import action_id_of, live_actions
 from ..filters import Entity
+from ..guard import check_deadline
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
 from .filter import FunnelFilter

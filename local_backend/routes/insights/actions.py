@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from ...auth import ProjectAccess, project_access
 from ...models.common import ActivityPage
 from ...models.insights import CancelRequest, InsightBasic, insight_basic_body
-from ...storage import now_iso
 from ...store.insights import last_viewed_insights, record_view, with_related
+from ...web.deps import now_iso
 from ..common import Conn
 from .crud import INSIGHTS, load_insight
 

@@ -10,23 +10,18 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Depends, Query, Request
 
 from ...auth import ProjectAccess, project_access
-from ...calculation_guard import CalculationGuard
 from ...clock import format_instant
-from ...csv_render import CSV_CONTENT, CSV_RESPONSES, csv_response
 from ...errors import NotFound, ValidationError
 from ...limits import MAX_INT64, MIN_INT64
 from ...models.common import Paginated
 from ...models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
-from ...off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
-from ...pagination import paginated
 from ...queries.analysis_inputs import parse_point
-from ...query_params import enum_text, integer_text
+from ...queries.guard import CalculationGuard
 from ...results.dashboard_filters import apply_dashboard_filters
 from ...results.kinds import calculation_for, can_calculate
 from ...results.modes import ExecutionMode, execution_mode
 from ...results.query_nodes import translate_query
 from ...results.service import serve_calculation
-from ...storage import get_settings, now_iso
 from ...store.dashboards import dashboard_filters_of, existing_dashboard_ids
 from ...store.insights import (
     ORDERABLE,
@@ -39,6 +34,11 @@ from ...store.insights import (
     update_insight,
     with_related,
 )
+from ...web.csv_render import CSV_CONTENT, CSV_RESPONSES, csv_response
+from ...web.deps import get_settings, now_iso
+from ...web.off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
+from ...web.pagination import paginated
+from ...web.query_params import enum_text, integer_text
 from ..common import REFUSED_DELETE, Conn, LoggedResource, PageQuery, does_not_exist, found, path_id, refuse_delete
 
 __all__ = ["router", "load_insight", "INSIGHTS"]

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Request
 
 from ...auth import ProjectAccess, project_access
 from ...models.insights import SharingConfiguration, SharingUpdate
-from ...storage import now_iso
 from ...store.insights import get_or_create_sharing, set_sharing_enabled
+from ...web.deps import now_iso
 from ..common import Conn, log_change
 from .crud import INSIGHTS, load_insight
 

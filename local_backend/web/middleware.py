@@ -9,7 +9,7 @@ from typing import Any
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .errors import APIError, PayloadTooLarge, ServerError, error_body
+from ..errors import APIError, PayloadTooLarge, ServerError, error_body
 
 __all__ = ["TrailingSlashMiddleware", "BodySizeLimitMiddleware", "UnexpectedErrorMiddleware"]
 

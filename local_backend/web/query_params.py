@@ -13,14 +13,14 @@ from typing import Annotated, Any
 
 from pydantic import WithJsonSchema
 
-from .errors import ValidationError
-from .limits import MAX_FILTER_PARAM_NESTING, MAX_NAME_LIST_ITEMS
+from ..errors import ValidationError
+from ..limits import MAX_NAME_LIST_ITEMS
+from ..queries.filter_parsing import check_nesting
 
 __all__ = [
     "parse_bool_param",
     "parse_json_list_param",
     "parse_filter_param",
-    "check_nesting",
     "integer_text",
     "enum_text",
     "BOOL_TEXT",
@@ -73,19 +73,6 @@ def parse_json_list_param(value: str | None, *, name: str) -> list[str] | None:
     if len(items) > MAX_NAME_LIST_ITEMS:
         raise ValidationError(f"'{name}' may list at most {MAX_NAME_LIST_ITEMS} names.", attr=name)
     return items
-
-
-def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_PARAM_NESTING) -> Any:
-    """``value`` unchanged if its lists and objects nest at most ``limit`` deep; else a 400 on ``attr``."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth >= limit:
-                raise ValidationError(f"Filters may nest at most {limit} levels deep.", attr=attr)
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return value
 
 
 def parse_filter_param(value: str | None, *, name: str) -> Any:

@@ -15,8 +15,8 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from starlette.datastructures import UploadFile
 
-from .errors import ParseError, UnsupportedMediaType, ValidationError
-from .queries.filter_parsing import check_decoded
+from ..errors import ParseError, UnsupportedMediaType, ValidationError
+from ..queries.filter_parsing import check_decoded
 
 __all__ = [
     "read_body",

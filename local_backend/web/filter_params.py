@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import Request
 
-from .queries.filter_parsing import decode_json_text
+from ..queries.filter_parsing import decode_json_text
 from .request_bodies import read_body
 
 __all__ = ["read_filter_params", "IGNORED_PARAMS"]

@@ -9,10 +9,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fastapi import Query, Request
 
-from .config import MAX_PAGE_SIZE
-from .errors import ValidationError
+from ..config import MAX_PAGE_SIZE
+from ..errors import ValidationError
+from .deps import get_settings
 from .query_params import integer_text
-from .storage import get_settings
 
 __all__ = ["Page", "page_params", "paginated", "replace_query", "parse_int_param", "request_url"]
 

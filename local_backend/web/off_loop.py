@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 import anyio
 from fastapi import Request
 
-from .calculation_guard import CalculationCancelled, CalculationGuard
-from .errors import QueryCancelled
-from .models.common import ErrorResponse
-from .storage import get_settings
+from ..errors import QueryCancelled
+from ..models.common import ErrorResponse
+from ..queries.guard import CalculationCancelled, CalculationGuard
+from .deps import get_settings
 
 __all__ = ["CALCULATION_RESPONSES", "DISCONNECT_POLL_SECONDS", "compute_off_loop", "guard_for", "run_off_loop"]
 

@@ -22,8 +22,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 
-from .auth import ProjectAccess
-from .storage import now_iso
+from ..auth import ProjectAccess
+from .deps import now_iso
 
 __all__ = ["PhaseTimer", "calculation_envelope", "link_to"]
 

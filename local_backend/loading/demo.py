@@ -12,16 +12,16 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from .clock import Clock, format_instant
-from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
-from .store.accounts import (
+from ..clock import Clock, format_instant
+from ..demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
+from ..store.accounts import (
     create_personal_api_key,
     delete_keys_with_label,
     get_or_create_user,
     remember_demo_key,
     stored_demo_key,
 )
-from .store.projects import create_project
+from ..store.projects import create_project
 
 __all__ = ["DemoAccess", "seed_demo", "DEMO_EMAIL", "DEMO_PROJECT_NAME"]
 
@@ -55,14 +55,14 @@ def seed_demo(
     if row is None:
         project = create_project(conn, name=DEMO_PROJECT_NAME, timezone="UTC", now=now, is_demo=True)
     else:
-        from .store.projects import get_project
+        from ..store.projects import get_project
 
         project = get_project(conn, row["id"]) or {}
     user = get_or_create_user(conn, email=DEMO_EMAIL, now=now, current_project_id=project["id"])
     loaded = 0
     if seeded_now:
         _seed_content(conn, project, user, now)
-        from .demo_data.seed import seed_demo_data
+        from ..demo_data.seed import seed_demo_data
 
         loaded = seed_demo_data(conn, project, user, now=instant, events=events, seed=seed, progress=progress).loaded
     key = stored_demo_key(conn, user_id=user["id"])
@@ -85,7 +85,7 @@ DEMO_SEEDERS: list[Any] = []
 
 
 def _seed_plugin_configs(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:
-    from .plugins.demo import seed_plugin_configs
+    from ..plugins.demo import seed_plugin_configs
 
     seed_plugin_configs(conn, project, user, now)
 
@@ -97,7 +97,7 @@ def _seed_insights(conn: sqlite3.Connection, project: dict[str, Any], user: dict
     """A dashboard holding three saved insights an analyst would start from."""
     import json
 
-    from .store.insights import create_insight, set_insight_dashboards
+    from ..store.insights import create_insight, set_insight_dashboards
 
     cursor = conn.execute(
         "INSERT INTO dashboards (project_id, name, description, filters, deleted, created_by_id, created_at,"

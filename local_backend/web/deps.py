@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from fastapi import Request
 
-from .config import Settings
-from .store.db import connect
+from ..config import Settings
+from ..store.db import connect
 
 __all__ = ["get_conn", "get_settings", "now_iso"]
 
@@ -28,6 +28,6 @@ def get_conn(request: Request) -> Iterator[sqlite3.Connection]:
 
 def now_iso(request: Request) -> str:
     """The app clock's current instant in the stored format."""
-    from .clock import format_instant
+    from ..clock import format_instant
 
     return format_instant(get_settings(request).clock.now())
