@@ -76,7 +76,7 @@ def test_the_funnel_table_sits_in_a_box_that_scrolls_sideways_and_down(client, f
     table = shown[-1].data
     style = "max-height: 420px; max-width: 100%; overflow: auto; white-space: nowrap"
     assert table.startswith(f'<div class="insightlab-table" style="{style}">')
-    assert table.count("<tr>") == 1 + 4 and "dropped off" in table and "median time" in table
+    assert table.count("<tr") == 1 + 4 and "dropped off" in table and "median time" in table  # header + 4 rows
     assert builder.output.layout.overflow == "auto"
 
 
@@ -88,7 +88,7 @@ def test_every_row_of_a_long_table_can_be_reached(client, fake, shown):
     builder = TrendBuilder(client, events=["signup"], interval="hour")
     builder.run()
     table = shown[-1].data
-    assert table.count("<tr>") == 1 + 240 and "not shown" not in table
+    assert table.count("<tr") == 1 + 240 and "not shown" not in table  # header + every hour
     assert "2026-01-10 23:00" in table and "<td>239</td>" in table
 
 
