@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 from matplotlib.transforms import Bbox
 
-from .labels import breakdown_label
+from .labels import breakdown_label, bucket_rank
 from .plot_style import (
     format_count,
     format_percent,
@@ -65,7 +65,10 @@ def _groups(df: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
     if "breakdown_value" not in df.columns or df["breakdown_value"].isna().all():
         return [(None, df)]
     values = df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), None)
-    return [(breakdown_label(value) or "None", rows) for value, rows in df.groupby(values, sort=False, dropna=False)]
+    groups = [(value, rows) for value, rows in df.groupby(values, sort=False, dropna=False)]
+    # the API's order (by count), then the None and Other buckets: Other is always last
+    groups.sort(key=lambda group: bucket_rank(group[0]) if group[0] is not None else 1)
+    return [(breakdown_label(value) or "None", rows) for value, rows in groups]
 
 
 def _vertical_forms() -> list[tuple[float, Callable[[float, float], str]]]:
