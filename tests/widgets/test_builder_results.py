@@ -178,3 +178,15 @@ def test_downloads_give_the_tidy_frame_as_csv_and_the_plot_as_png(client, fake):
     csv = pd.read_csv(io.BytesIO(base64.b64decode(links["trend.csv"])))
     assert csv["value"].tolist() == [1.0, 2.0] and list(csv.columns) == list(builder.df.columns)
     assert base64.b64decode(links["trend.png"]).startswith(b"\x89PNG")
+
+
+def test_other_is_the_last_column_of_the_table_and_entry_of_the_legend(client, fake, shown):
+    # the API orders buckets by count: here Other (the rest added up) comes first and None second
+    answer = [series([9, 9], "$$_posthog_breakdown_other_$$"), series([8, 8], NULL), series([5, 5], "Chrome")]
+    fake.routes[("POST", TREND)] = trend_answer(*answer)
+    builder = TrendBuilder(client, events=["signup"], breakdown="$browser")
+    builder.run()
+    legend = [text.get_text() for text in builder.figure.axes[0].get_legend().get_texts()]
+    assert legend == ["signup - Chrome", "signup - None", "signup - Other"]
+    table = shown[-1].data
+    assert table.index("signup - Chrome") < table.index("signup - None") < table.index("signup - Other")
