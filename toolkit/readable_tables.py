@@ -122,6 +122,13 @@ def _time_to_convert_table(frame: pd.DataFrame) -> pd.DataFrame:
     return _labelled(table, "time to convert")
 
 
+def _wide_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A wide trend frame (``wide=True``: dates down, one column per series) with its cells formatted."""
+    table = pd.DataFrame({str(name): _numbers(frame[name]) for name in frame.columns})
+    table.index = pd.Index(date_texts(frame.index.to_series(), _interval(frame.attrs)))
+    return _labelled(table, "date")
+
+
 def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(index=frame.index)
     for name in frame.columns:
@@ -147,18 +154,19 @@ def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
 def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A calculation frame as a table to read (text cells), the way PostHog's table view shows it.
 
-    Trends give one row per date (a plain date in the project's timezone; with the time for hourly
-    buckets) and one column per series (`` - <breakdown>``, `` (previous)`` for a compared period),
-    counts as whole numbers and other values with two decimals; funnel steps give one row per step with
-    conversion in percent and rounded conversion times; funnel trends one row per date; time to convert
-    one row per bin. Breakdown buckets read ``None`` and ``Other`` and come last, ``Other`` at the very
-    end. What the rows are (``date``, ``step``, ...) is the header's first cell. Other frames keep their
-    shape and get each column formatted by its type.
+    Trends (tidy, or ``wide=True``) give one row per date (a plain date in the project's timezone; with
+    the time for hourly buckets) and one column per series (`` - <breakdown>``, `` (previous)`` for a
+    compared period), counts as whole numbers and other values with two decimals; funnel steps give one
+    row per step with conversion in percent and rounded conversion times; funnel trends one row per
+    date; time to convert one row per bin. Breakdown buckets read ``None`` and ``Other`` and come last,
+    ``Other`` at the very end. What the rows are (``date``, ``step``, ...) is the header's first cell.
+    Other frames keep their shape and get each column formatted by its type.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame from `Client.trend`, `Client.funnel` (any visualisation) or another calculation.
+        A frame from `Client.trend` (tidy or wide), `Client.funnel` (any visualisation) or another
+        calculation.
 
     Returns
     -------
@@ -177,6 +185,8 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     2026-01-02                5
     """
     columns = set(frame.columns)
+    if isinstance(frame.index, pd.DatetimeIndex) and all(map(pd.api.types.is_numeric_dtype, frame.dtypes)):
+        return _wide_table(frame)
     if {"date", "series", "value"} <= columns:
         return _trend_table(frame)
     if {"step", "name", "count", "conversion_rate", "step_conversion_rate"} <= columns:

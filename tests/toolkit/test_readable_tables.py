@@ -270,3 +270,17 @@ def test_a_missing_duration_is_an_empty_cell_not_nat():
     steps = [{"order": 0, "name": "a", "count": 4}, {"order": 1, "name": "b", "count": 0}]
     shown = readable_table(funnel_frame({"result": steps}))
     assert shown["average time"].tolist() == ["", ""] and "NaT" not in repr(shown)
+
+
+def test_a_wide_trend_reads_like_the_tidy_one():
+    response = {
+        "timezone": "Europe/Paris",
+        "result": [
+            series("signup", ["2026-01-05", "2026-01-12"], [24, 1200]),
+            {**series("signup", ["2026-01-05", "2026-01-12"], [2.5, 3]), "action": {"name": "amount"}},
+        ],
+        "request": {"interval": "week"},
+    }
+    expected = table({"signup": ["24", "1,200"], "amount": ["2.50", "3.00"]}, ["2026-01-05", "2026-01-12"], "date")
+    assert_frame_equal(readable_table(trend_frame(response, wide=True)), expected)
+    assert_frame_equal(readable_table(trend_frame(response)), expected)

@@ -146,7 +146,7 @@ def test_time_to_convert_draws_the_histogram(client, fake):
     builder.run()
     ax = builder.figure.axes[0]
     assert [float(patch.get_height()) for patch in ax.patches] == [4.0, 1.0]
-    assert ax.get_lines()[0].get_label() == "Average 30m"
+    assert ax.get_lines()[0].get_label() == "Average 30 min"
 
 
 def test_breakdown_groups_the_bars(client, fake):
