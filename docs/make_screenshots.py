@@ -49,6 +49,8 @@ def _series(name: str, data: list[float], *, breakdown: str | None = None, compa
     }
 
 
+# the answer was computed at noon on the last day: that day is still in progress (dashed line, light bar)
+COMPUTED = "2026-01-14T12:00:00Z"
 PAGEVIEWS = [120, 135, 128, 90, 85, 140, 150, 148, 160, 155, 110, 95, 170, 180]
 SIGNUPS = [12, 15, 11, 8, 7, 16, 18, 14, 19, 17, 10, 9, 21, 22]
 
@@ -56,7 +58,7 @@ SIGNUPS = [12, 15, 11, 8, 7, 16, 18, 14, 19, 17, 10, 9, 21, 22]
 def trend_breakdown() -> Axes:
     browsers = {"Chrome": 0.55, "Safari": 0.25, "Firefox": 0.12, "Edge": 0.05, "Other": 0.03}
     result = [_series("$pageview", [round(v * share) for v in PAGEVIEWS], breakdown=b) for b, share in browsers.items()]
-    frame = trend_frame({"result": result})
+    frame = trend_frame({"result": result, "last_refresh": COMPUTED})
     frame.attrs["request"] = {"insight": "TRENDS", "events": [{"id": "$pageview", "order": 0}], "breakdown": "$browser"}
     return plot_trend(frame)
 
@@ -71,7 +73,8 @@ def trend_compare() -> Axes:
 
 def trend_kind(kind: str) -> Callable[[], Axes]:
     def draw() -> Axes:
-        frame = trend_frame({"result": [_series("$pageview", PAGEVIEWS), {**_series("signup", SIGNUPS)}]})
+        series = [_series("$pageview", PAGEVIEWS), _series("signup", SIGNUPS)]
+        frame = trend_frame({"result": series, "last_refresh": COMPUTED})
         frame.attrs["request"] = {
             "insight": "TRENDS",
             "events": [{"id": "$pageview", "order": 0}, {"id": "signup", "order": 1}],

@@ -46,7 +46,8 @@ def plot_retention(
     Parameters
     ----------
     df : pandas.DataFrame
-        A retention frame (``cohort_date, cohort, breakdown_value, period, count, retention_rate``).
+        A retention frame (``cohort_date, cohort, period, count, retention_rate``, and ``breakdown_value``
+        with a breakdown).
     ax : matplotlib.axes.Axes, optional
     breakdown_value : str, optional
         With a breakdown, the value whose cohorts to show; by default every value's cohorts, labelled.
@@ -65,6 +66,8 @@ def plot_retention(
     [[1.0, 0.25]]
     """
     ax = new_axes(ax, figsize=(9.0, 5.0))
+    if "breakdown_value" not in df.columns:  # a retention without breakdown has no such column
+        df = df.assign(breakdown_value=pd.array([pd.NA] * len(df), dtype="string"))
     if breakdown_value is not None:
         df = df[df["breakdown_value"].eq(breakdown_value).fillna(False).astype(bool)]
     request = df.attrs.get("request") or {}

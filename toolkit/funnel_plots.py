@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 from matplotlib.transforms import Bbox
 
-from .labels import breakdown_label
+from .labels import breakdown_label, bucket_rank
 from .plot_style import (
     format_count,
     format_percent,
@@ -30,6 +30,7 @@ from .plot_style import (
     series_colors,
     start_at_zero,
 )
+from .readable_values import format_duration as readable_duration
 
 __all__ = ["format_duration", "plot_funnel", "plot_funnel_trends", "plot_time_to_convert"]
 
@@ -40,24 +41,14 @@ _UNITS = (("seconds", 1.0), ("minutes", 60.0), ("hours", 3600.0), ("days", 86400
 
 
 def format_duration(value: pd.Timedelta) -> str:
-    """A duration in its two largest units: ``1m 30s``, ``2h 5m``, ``3d 4h``; ``-`` when NaT.
+    """A duration as the readable tables show it (two units, rounded); ``-`` when NaT.
 
     Examples
     --------
     >>> format_duration(pd.Timedelta(seconds=90)), format_duration(pd.Timedelta(hours=50))
-    ('1m 30s', '2d 2h')
+    ('1 min 30 s', '2 d 2 h')
     """
-    if pd.isna(value):
-        return "-"
-    seconds = int(round(value.total_seconds()))
-    parts: list[tuple[int, str]] = []
-    for name, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
-        amount, seconds = divmod(seconds, size)
-        if amount or parts:
-            parts.append((amount, name))
-        if len(parts) == 2:
-            break
-    return " ".join(f"{amount}{name}" for amount, name in parts if amount) or "0s"
+    return readable_duration(value) or "-"
 
 
 def _groups(df: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
@@ -65,7 +56,10 @@ def _groups(df: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
     if "breakdown_value" not in df.columns or df["breakdown_value"].isna().all():
         return [(None, df)]
     values = df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), None)
-    return [(breakdown_label(value) or "None", rows) for value, rows in df.groupby(values, sort=False, dropna=False)]
+    groups = [(value, rows) for value, rows in df.groupby(values, sort=False, dropna=False)]
+    # the API's order (by count), then the None and Other buckets: Other is always last
+    groups.sort(key=lambda group: bucket_rank(group[0]) if group[0] is not None else 1)
+    return [(breakdown_label(value) or "None", rows) for value, rows in groups]
 
 
 def _vertical_forms() -> list[tuple[float, Callable[[float, float], str]]]:

@@ -18,6 +18,7 @@ __all__ = [
     "BREAKDOWN_OTHER",
     "NO_MATHJAX_CLASSES",
     "breakdown_label",
+    "bucket_rank",
     "escaped_html",
     "tex_safe_html",
     "tex_safe_label",
@@ -30,7 +31,8 @@ BREAKDOWN_OTHER = "$$_posthog_breakdown_other_$$"
 # numeric breakdowns carry the two buckets as these numbers (PostHog's numeric labels)
 _NUMERIC_NULL = "9007199254740990"
 _NUMERIC_OTHER = "9007199254740991"
-_SHOWN = {BREAKDOWN_NULL: "None", _NUMERIC_NULL: "None", BREAKDOWN_OTHER: "Other", _NUMERIC_OTHER: "Other"}
+# an empty value is PostHog's null bucket too (funnels answer it as "")
+_SHOWN = {"": "None", BREAKDOWN_NULL: "None", _NUMERIC_NULL: "None", BREAKDOWN_OTHER: "Other", _NUMERIC_OTHER: "Other"}
 MULTIPLE_SEPARATOR = "::"
 """How the frames join the values of a multiple-property breakdown."""
 
@@ -42,8 +44,8 @@ writes with ``display.html.use_mathjax`` off) and ``mathjax_ignore`` (MathJax 3'
 def breakdown_label(value: Any) -> str:
     """A breakdown value as PostHog shows it: ``None`` for the null bucket, ``Other`` for the rest.
 
-    Parts of a multiple-property breakdown (joined with ``::``) are shown one by one; a missing value
-    (no breakdown) is the empty string.
+    Parts of a multiple-property breakdown (joined with ``::``) are shown one by one; an empty value is
+    ``None`` too, and a missing value (no breakdown) is the empty string.
 
     Examples
     --------
@@ -60,6 +62,20 @@ def breakdown_label(value: Any) -> str:
     if MULTIPLE_SEPARATOR in text:
         return MULTIPLE_SEPARATOR.join(_SHOWN.get(part, part) for part in text.split(MULTIPLE_SEPARATOR))
     return text
+
+
+def bucket_rank(value: Any) -> int:
+    """Where a breakdown value goes in a legend or table: 0 for a value (kept in the API's order, by count),
+    1 for the null bucket (``None``), 2 for the other bucket (``Other``), which always comes last, as in
+    PostHog's value bars and pies.
+
+    Examples
+    --------
+    >>> values = ["$$_posthog_breakdown_other_$$", "Chrome", "$$_posthog_breakdown_null_$$", "Safari"]
+    >>> sorted(values, key=bucket_rank)
+    ['Chrome', 'Safari', '$$_posthog_breakdown_null_$$', '$$_posthog_breakdown_other_$$']
+    """
+    return {"None": 1, "Other": 2}.get(breakdown_label(value), 0)
 
 
 def tex_safe_html(markup: str) -> str:

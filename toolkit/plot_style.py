@@ -25,6 +25,7 @@ from matplotlib.transforms import Bbox, ScaledTranslation
 __all__ = [
     "LEGEND_INSIDE_MAX",
     "LEGEND_INSIDE_WIDTH",
+    "date_formatter",
     "entity_label",
     "format_count",
     "format_percent",
@@ -231,12 +232,27 @@ def overlapping(boxes: list[Bbox]) -> bool:
     return any(first.overlaps(second) for number, first in enumerate(boxes) for second in boxes[number + 1 :])
 
 
+# ConciseDateFormatter's levels: years, months, days, hours, minutes, seconds. Every label says which
+# day (or month) it is on its own ("Jan 05", not "05" with "2026-Jan" under the axis); the year shows on
+# January's month label, midnight's hourly label is the day.
+DATE_TICK_FORMATS = ["%Y", "%b", "%b %d", "%H:%M", "%H:%M", "%H:%M:%S"]
+DATE_TICK_ZERO_FORMATS = ["", "%b %Y", "%b %d", "%b %d", "%H:%M", "%H:%M"]
+
+
+def date_formatter(locator: mdates.DateLocator) -> mdates.ConciseDateFormatter:
+    """Short date labels that each read alone, without the offset text ConciseDateFormatter puts under the
+    axis (a stray ``2026-Jan`` below the dates)."""
+    return mdates.ConciseDateFormatter(
+        locator, formats=DATE_TICK_FORMATS, zero_formats=DATE_TICK_ZERO_FORMATS, show_offset=False
+    )
+
+
 def readable_dates(ax: Axes) -> None:
     """Dates on the x axis that never run into each other: fewer ticks until the labels fit."""
     for most in (10, 7, 5, 3):
         locator = mdates.AutoDateLocator(minticks=2, maxticks=most)
         ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        ax.xaxis.set_major_formatter(date_formatter(locator))
         ax.get_figure(root=True).draw_without_rendering()
         if not overlapping(visible_tick_boxes(ax)):
             return

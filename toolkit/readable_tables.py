@@ -2,10 +2,12 @@
 
 The tidy frames the client returns are for computing; a person reading a result wants what PostHog's
 table view shows: one row per date and one column per series, counts as whole numbers, dates in the
-project's timezone without a time of day, conversion as a percentage and durations in two units
-(``3 h 15 min``). `readable_table` builds that from any calculation frame (trend, funnel steps, funnel
-trends, time to convert; other frames get the same formatting column by column). Its cells are text: keep
-the tidy frame for numbers.
+project's timezone without a time of day (hourly buckets keep it), conversion as a percentage and
+durations in two units (``3 h 15 min``), breakdown buckets as ``None`` and ``Other`` (always last). The
+name of the rows (``date``, ``step``) sits in the header's corner, so the header is one row.
+`readable_table` builds that from any calculation frame (trend, funnel steps, funnel trends, time to
+convert; other frames get the same formatting column by column); `toolkit.readable_values` formats the
+cells. Its cells are text: keep the tidy frame for numbers.
 
 `table_html` renders a frame as HTML that Jupyter's MathJax leaves alone, so ``$pageview`` is not read as
 the start of a formula.
@@ -13,85 +15,39 @@ the start of a formula.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import pandas as pd
 
-from .labels import NO_MATHJAX_CLASSES, breakdown_label
-from .result_frames import complete_trend_frame
+from .labels import NO_MATHJAX_CLASSES, breakdown_label, bucket_rank
+from .readable_values import date_texts, format_duration, format_number, format_percent, is_whole
+from .trend_frames import complete_trend_frame
 
 __all__ = ["format_duration", "format_number", "format_percent", "readable_table", "table_html"]
 
-_UNITS = (("d", 86_400), ("h", 3_600), ("min", 60), ("s", 1))
+
+def _interval(attrs: Mapping[str, Any]) -> str | None:
+    request = attrs.get("request")
+    return request.get("interval") if isinstance(request, Mapping) else None
 
 
-def format_duration(value: Any) -> str:
-    """A duration in its two largest units, cut (not rounded) as PostHog shows it; empty for a missing one.
-
-    Examples
-    --------
-    >>> format_duration(pd.Timedelta("0 days 03:15:36.068534722")), format_duration(pd.Timedelta(seconds=45.6))
-    ('3 h 15 min', '45 s')
-    >>> format_duration(pd.Timedelta(days=2, hours=4, minutes=50)), format_duration(pd.NaT)
-    ('2 d 4 h', '')
-    """
-    if value is None or pd.isna(value):
-        return ""
-    seconds = pd.Timedelta(value).total_seconds()
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(seconds)
-    for index, (name, size) in enumerate(_UNITS[:-1]):
-        if seconds >= size:
-            smaller_name, smaller = _UNITS[index + 1]
-            total = int(seconds // smaller)
-            whole, rest = divmod(total, size // smaller)
-            return f"{sign}{whole} {name}" + (f" {rest} {smaller_name}" if rest else "")
-    return f"{sign}{int(seconds)} s"
-
-
-def format_number(value: Any, *, whole: bool) -> str:
-    """A number with thousands separators: whole, or with two decimals; empty for a missing one.
-
-    Examples
-    --------
-    >>> format_number(1234.0, whole=True), format_number(2.5, whole=False), format_number(float("nan"), whole=True)
-    ('1,234', '2.50', '')
-    """
-    if value is None or pd.isna(value):
-        return ""
-    return f"{value:,.0f}" if whole else f"{value:,.2f}"
-
-
-def format_percent(value: Any) -> str:
-    """A fraction (0..1) as a percentage with one decimal; empty for a missing one.
-
-    Examples
-    --------
-    >>> format_percent(0.6049), format_percent(1.0), format_percent(None)
-    ('60.5%', '100.0%', '')
-    """
-    if value is None or pd.isna(value):
-        return ""
-    return f"{value * 100:.1f}%"
-
-
-def _all_whole(values: pd.Series) -> bool:
-    present = pd.to_numeric(values, errors="coerce").dropna()
-    return bool(((present - present.round()).abs() < 1e-9).all())
-
-
-def _numbers(values: pd.Series) -> list[str]:
-    whole = _all_whole(values)
+def _numbers(values: pd.Series | list[Any]) -> list[str]:
+    """A column's numbers: whole when every one is (a count), else with two decimals."""
+    whole = is_whole(values)
     return [format_number(value, whole=whole) for value in values]
 
 
-def _date_texts(values: pd.Series) -> list[str]:
-    """Dates in their own timezone (the project's); the time of day only when some date has one."""
-    stamps = pd.to_datetime(values)
-    present = stamps.dropna()
-    has_time = bool((present != present.dt.normalize()).any()) if len(present) else False
-    pattern = "%Y-%m-%d %H:%M" if has_time else "%Y-%m-%d"
-    return ["" if pd.isna(stamp) else stamp.strftime(pattern) for stamp in stamps]
+def _labelled(table: pd.DataFrame, rows: str) -> pd.DataFrame:
+    """``rows`` (what the rows are) in the header's corner instead of on a header row of its own."""
+    table.index.name = None
+    table.columns.name = rows
+    return table
+
+
+def _buckets_last(labels: list[Hashable], breakdowns: Mapping[Hashable, Any]) -> list[Hashable]:
+    """``labels`` in their order, with the ``None`` then the ``Other`` breakdown bucket moved to the end."""
+    return sorted(labels, key=lambda label: bucket_rank(breakdowns.get(label)))
 
 
 def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -101,31 +57,36 @@ def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
     labels = labels + breakdown.map(lambda text: f" - {text}" if text else "")
     previous = frame["compare_label"].astype(object).eq("previous")
     labels = labels + previous.map(lambda flag: " (previous)" if flag else "")
-    whole = _all_whole(frame["value"])
+    order = _buckets_last(list(dict.fromkeys(labels)), dict(zip(labels, frame["breakdown_value"], strict=True)))
     if frame["date"].isna().all():  # an aggregated display: one value per series
-        table = pd.DataFrame({"value": [format_number(value, whole=whole) for value in frame["value"]]})
-        table.index = pd.Index(list(labels), name="series")
-        return table
-    dates = _date_texts(frame.loc[~previous, "date"]) if (~previous).any() else _date_texts(frame["date"])
-    rows = list(dict.fromkeys(dates))
+        values = dict(zip(labels, frame["value"], strict=True))
+        table = pd.DataFrame(
+            {"value": [format_number(values[label], whole=is_whole([values[label]])) for label in order]}
+        )
+        table.index = pd.Index(order)
+        return _labelled(table, "series")
+    interval = _interval(frame.attrs)
+    current = frame.loc[~previous, "date"] if (~previous).any() else frame["date"]
+    rows = list(dict.fromkeys(date_texts(current, interval)))
     columns: dict[str, list[str]] = {}
     for label, group in frame.groupby(labels.to_numpy(), sort=False):
-        texts = [format_number(value, whole=whole) for value in group["value"]]
+        texts = _numbers(group["value"])
         if group["compare_label"].astype(object).eq("previous").all():
             # a previous period has its own dates: put day n of it beside day n of the current period
             columns[str(label)] = (texts + [""] * len(rows))[: len(rows)]
         else:
-            by_date = dict(zip(_date_texts(group["date"]), texts, strict=True))
+            by_date = dict(zip(date_texts(group["date"], interval), texts, strict=True))
             columns[str(label)] = [by_date.get(day, "") for day in rows]
-    table = pd.DataFrame(columns, index=pd.Index(rows, name="date"))
-    table.columns.name = None
-    return table
+    return _labelled(pd.DataFrame({label: columns[label] for label in order}, index=pd.Index(rows)), "date")
 
 
 def _funnel_table(frame: pd.DataFrame) -> pd.DataFrame:
-    table = pd.DataFrame(index=pd.Index(frame["step"].astype(int).tolist(), name="step"))
-    if frame["breakdown_value"].notna().any():
+    table = pd.DataFrame(index=pd.Index(frame["step"].astype(int).tolist()))
+    if "breakdown_value" in frame.columns and frame["breakdown_value"].notna().any():
         table["breakdown"] = frame["breakdown_value"].map(breakdown_label).tolist()
+        rank = frame["breakdown_value"].map(bucket_rank).tolist()
+    else:
+        rank = [0] * len(frame)
     table["name"] = frame["name"].astype(object).fillna("").tolist()
     table["count"] = [format_number(value, whole=True) for value in frame["count"]]
     table["conversion"] = [format_percent(value) for value in frame["conversion_rate"]]
@@ -133,17 +94,23 @@ def _funnel_table(frame: pd.DataFrame) -> pd.DataFrame:
     table["dropped off"] = [format_number(value, whole=True) for value in frame["drop_off"]]
     table["average time"] = [format_duration(value) for value in frame["average_conversion_time"]]
     table["median time"] = [format_duration(value) for value in frame["median_conversion_time"]]
-    return table
+    # the None and Other buckets' steps after the values' (a stable sort keeps each group's steps in order)
+    order = sorted(range(len(table)), key=lambda position: rank[position])
+    return _labelled(table.iloc[order], "step")
 
 
 def _funnel_trends_table(frame: pd.DataFrame) -> pd.DataFrame:
-    labels = frame["breakdown_value"].map(breakdown_label).map(lambda text: text or "conversion")
-    rows = list(dict.fromkeys(_date_texts(frame["date"])))
+    raw = frame["breakdown_value"] if "breakdown_value" in frame.columns else pd.Series([pd.NA] * len(frame))
+    labels = raw.map(breakdown_label).map(lambda text: text or "conversion").to_numpy()
+    interval = _interval(frame.attrs)
+    rows = list(dict.fromkeys(date_texts(frame["date"], interval)))
     columns: dict[str, list[str]] = {}
-    for label, group in frame.groupby(labels.to_numpy(), sort=False):
-        by_date = dict(zip(_date_texts(group["date"]), map(format_percent, group["conversion_rate"]), strict=True))
+    for label, group in frame.groupby(labels, sort=False):
+        texts = map(format_percent, group["conversion_rate"])
+        by_date = dict(zip(date_texts(group["date"], interval), texts, strict=True))
         columns[str(label)] = [by_date.get(day, "") for day in rows]
-    return pd.DataFrame(columns, index=pd.Index(rows, name="date"))
+    order = _buckets_last(list(columns), dict(zip(labels, raw, strict=True)))
+    return _labelled(pd.DataFrame({label: columns[label] for label in order}, index=pd.Index(rows)), "date")
 
 
 def _time_to_convert_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -151,10 +118,15 @@ def _time_to_convert_table(frame: pd.DataFrame) -> pd.DataFrame:
         format_duration(start) + (f" to {format_duration(end)}" if not pd.isna(end) else "")
         for start, end in zip(frame["bin_start"], frame["bin_end"], strict=True)
     ]
-    return pd.DataFrame(
-        {"persons": [format_number(value, whole=True) for value in frame["count"]]},
-        index=pd.Index(bins, name="time to convert"),
-    )
+    table = pd.DataFrame({"persons": [format_number(value, whole=True) for value in frame["count"]]}, index=bins)
+    return _labelled(table, "time to convert")
+
+
+def _wide_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A wide trend frame (``wide=True``: dates down, one column per series) with its cells formatted."""
+    table = pd.DataFrame({str(name): _numbers(frame[name]) for name in frame.columns})
+    table.index = pd.Index(date_texts(frame.index.to_series(), _interval(frame.attrs)))
+    return _labelled(table, "date")
 
 
 def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -162,7 +134,7 @@ def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
     for name in frame.columns:
         values = frame[name]
         if isinstance(values.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_any_dtype(values):
-            table[name] = _date_texts(values)
+            table[name] = date_texts(values)
         elif pd.api.types.is_timedelta64_dtype(values):
             table[name] = [format_duration(value) for value in values]
         elif pd.api.types.is_bool_dtype(values):
@@ -182,16 +154,19 @@ def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
 def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A calculation frame as a table to read (text cells), the way PostHog's table view shows it.
 
-    Trends give one row per date and one column per series (`` - <breakdown>``, `` (previous)`` for a
-    compared period), counts as whole numbers and other values with two decimals; funnel steps give
-    one row per step with conversion in percent and rounded conversion times; funnel trends one row
-    per date; time to convert one row per bin. Breakdown buckets read ``None`` and ``Other``. Other
-    frames keep their shape and get each column formatted by its type.
+    Trends (tidy, or ``wide=True``) give one row per date (a plain date in the project's timezone; with
+    the time for hourly buckets) and one column per series (`` - <breakdown>``, `` (previous)`` for a
+    compared period), counts as whole numbers and other values with two decimals; funnel steps give one
+    row per step with conversion in percent and rounded conversion times; funnel trends one row per
+    date; time to convert one row per bin. Breakdown buckets read ``None`` and ``Other`` and come last,
+    ``Other`` at the very end. What the rows are (``date``, ``step``, ...) is the header's first cell.
+    Other frames keep their shape and get each column formatted by its type.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        A frame from `Client.trend`, `Client.funnel` (any visualisation) or another calculation.
+        A frame from `Client.trend` (tidy or wide), `Client.funnel` (any visualisation) or another
+        calculation.
 
     Returns
     -------
@@ -205,17 +180,18 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     ...     {"action": {"name": "$pageview"}, "days": ["2026-01-01", "2026-01-02"], "data": [1200, 5],
     ...      "breakdown_value": "$$_posthog_breakdown_null_$$"}]})
     >>> readable_table(tidy)
-               $pageview - None
-    date
+    date       $pageview - None
     2026-01-01            1,200
     2026-01-02                5
     """
     columns = set(frame.columns)
+    if isinstance(frame.index, pd.DatetimeIndex) and all(map(pd.api.types.is_numeric_dtype, frame.dtypes)):
+        return _wide_table(frame)
     if {"date", "series", "value"} <= columns:
         return _trend_table(frame)
     if {"step", "name", "count", "conversion_rate", "step_conversion_rate"} <= columns:
         return _funnel_table(frame)
-    if {"date", "breakdown_value", "conversion_rate"} == columns:
+    if {"date", "conversion_rate"} <= columns <= {"date", "breakdown_value", "conversion_rate"}:
         return _funnel_trends_table(frame)
     if {"bin_start", "bin_end", "count"} == columns:
         return _time_to_convert_table(frame)

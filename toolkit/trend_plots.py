@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Rectangle
 
-from .labels import breakdown_label
+from .labels import breakdown_label, bucket_rank
 from .plot_style import (
     format_count,
     format_percent,
@@ -27,7 +29,7 @@ from .plot_style import (
 )
 from .result_frames import complete_trend_frame
 
-__all__ = ["DISPLAY_KINDS", "TREND_KINDS", "plot_trend"]
+__all__ = ["DISPLAY_KINDS", "IN_PROGRESS", "TREND_KINDS", "plot_trend"]
 
 TREND_KINDS = ("line", "cumulative", "bar", "bar_value", "pie", "number")
 """The values `plot_trend` accepts for ``kind``."""
@@ -45,6 +47,9 @@ DISPLAY_KINDS: dict[str, str] = {
 }
 """The plot kind for each of PostHog's trend displays (the request's ``display``)."""
 
+IN_PROGRESS = "in progress"
+"""The ``gid`` of the lines and bars drawing periods that had not ended when the answer was computed."""
+IN_PROGRESS_ALPHA = 0.35
 _TIME_KINDS = ("line", "cumulative", "bar")
 _MAX_BAR_TICKS = 12
 CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
@@ -141,7 +146,15 @@ def _series(tidy: pd.DataFrame, attrs: dict) -> list[_Series]:
                 incomplete=_still_open(attrs, rows["date"].reset_index(drop=True), interval),
             )
         )
-    return found
+    # each series' breakdown values in the API's order (by count), then its None and Other buckets
+    first = {name: position for position, name in reversed(list(enumerate(item.base[0] for item in found)))}
+    return sorted(found, key=lambda item: (first[item.base[0]], bucket_rank(item.base[1])))
+
+
+def _ranked(series: list[_Series], *, running: bool) -> list[tuple[_Series, float]]:
+    """Series by total, largest first, then the None and Other buckets (Other last), as PostHog's value
+    bars and pies order them."""
+    return sorted(_totals(series, running=running), key=lambda pair: (bucket_rank(pair[0].base[1]), -pair[1]))
 
 
 def _overlay_previous(series: list[_Series]) -> None:
@@ -197,7 +210,7 @@ def _draw_line(ax: Axes, item: _Series, values: np.ndarray, color: str) -> None:
             label=item.label if closed == 0 else "_in progress",
             linestyle="--",
             marker="o" if len(values) - first == 1 else None,
-            gid="in progress",
+            gid=IN_PROGRESS,
             **style,
         )
 
@@ -233,6 +246,17 @@ def _bar_ticks(ax: Axes, dates: list[pd.Timestamp]) -> None:
     ax.set_xticks(range(0, len(dates), step), names[::step])
 
 
+def _mark_in_progress(bar: Rectangle, color: str) -> None:
+    """A bar of a period that had not ended: a light fill in a dashed outline of its colour, the bar's
+    counterpart of the line's dashed last segment (a partial day is not a drop)."""
+    bar.set_alpha(None)  # the bar's own alpha would override the fill's
+    bar.set_facecolor(to_rgba(color, IN_PROGRESS_ALPHA))
+    bar.set_edgecolor(to_rgba(color, 1.0))
+    bar.set_linestyle("--")
+    bar.set_linewidth(1.2)
+    bar.set_gid(IN_PROGRESS)
+
+
 def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
     colors = _colors(series)
     dates = sorted({stamp for item in series if not item.previous for stamp in item.dates})
@@ -245,7 +269,7 @@ def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
             (position[stamp], value) for stamp, value in zip(item.dates, item.values, strict=True) if stamp in position
         ]
         xs = np.array([x for x, _ in known], dtype=float) - 0.4 + width * (offset + 0.5)
-        ax.bar(
+        bars = ax.bar(
             xs,
             [value for _, value in known],
             width=width,
@@ -254,6 +278,9 @@ def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
             alpha=0.5 if item.previous else 1.0,
             hatch="//" if item.previous else None,
         )
+        if item.incomplete and not item.previous:
+            for bar in bars.patches[-item.incomplete :]:
+                _mark_in_progress(bar, colors[item.base])
     ax.grid(axis="y", alpha=0.3)
     start_at_zero(ax, np.array([patch.get_height() for patch in ax.patches], dtype="float64"))
     if counts:
@@ -263,7 +290,7 @@ def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
 
 def _plot_value_bars(ax: Axes, series: list[_Series], *, running: bool, counts: bool) -> None:
     colors = _colors(series)
-    ranked = sorted(_totals(series, running=running), key=lambda pair: -pair[1])
+    ranked = _ranked(series, running=running)
     positions = np.arange(len(ranked))[::-1]
     bars = ax.barh(
         positions,
@@ -284,7 +311,7 @@ def _plot_pie(ax: Axes, series: list[_Series], *, running: bool) -> None:
     """Wedges with their share inside when it fits; names, totals and shares in the legend beside it, so
     small wedges' labels never pile up."""
     colors = _colors(series)
-    slices = [(item, total) for item, total in _totals(series, running=running) if total > 0]
+    slices = [(item, total) for item, total in _ranked(series, running=running) if total > 0]
     if not slices:
         no_data(ax)
         return
@@ -328,11 +355,12 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     """Plot a trend frame from `Client.trend` (tidy, or ``wide=True``).
 
     One line (or bar group) per series; breakdown values get their own series and colours (``None`` and
-    ``Other`` for PostHog's null and other buckets), and a compare period's previous series is drawn dashed
-    (hatched for bars) in its current series' colour, over the current period's dates. Periods that had not
-    ended when the backend computed the answer (``attrs["last_refresh"]``) get a dashed last segment, as
-    PostHog draws them, so a partial day does not read as a drop. Counts get whole-number ticks, and axes
-    of non-negative values start at 0.
+    ``Other`` for PostHog's null and other buckets, after the values, Other last), and a compare period's
+    previous series is drawn dashed (hatched for bars) in its current series' colour, over the current
+    period's dates. Periods that had not ended when the backend computed the answer
+    (``attrs["last_refresh"]``) get a dashed last segment, as PostHog draws them, or a light bar in a
+    dashed outline, so a partial day does not read as a drop. Counts get whole-number ticks, and axes of
+    non-negative values start at 0; date labels read alone (``Jan 05``), with no offset text under the axis.
 
     Parameters
     ----------

@@ -144,7 +144,7 @@ def test_funnel_viz_types_pick_their_frames(client, fake):
         (200, {"result": {"bins": [[10, 1], [20, 0]], "average_conversion_time": 10.0}, "timezone": "UTC"}),
     ]
     trends = client.funnel(steps=["a", "b"], funnel_viz_type="trends")
-    assert trends.columns.tolist() == ["date", "breakdown_value", "conversion_rate"]
+    assert trends.columns.tolist() == ["date", "conversion_rate"]  # no breakdown: no breakdown_value
     assert trends.loc[0, "conversion_rate"] == pytest.approx(0.2)
     ttc = client.funnel(FunnelRequest(steps=["a", "b"], funnel_viz_type="time_to_convert"))
     assert ttc["count"].tolist() == [1, 0]

@@ -121,7 +121,8 @@ def test_null_and_other_buckets_read_none_and_other_in_trend_legends_and_pies():
         "a - Other: 6 (25%)",
     ]
     bars = plot_trend(frame, kind="bar_value")
-    assert [label.get_text() for label in bars.get_yticklabels()] == ["a - Chrome", "a - Other", "a - None"]
+    # by total, then the buckets: Other last although its total is larger than None's
+    assert [label.get_text() for label in bars.get_yticklabels()] == ["a - Chrome", "a - None", "a - Other"]
     # the frame keeps the raw bucket names (a filter on them still works)
     assert set(frame["breakdown_value"]) == {"Chrome", BREAKDOWN_NULL, BREAKDOWN_OTHER}
 
@@ -137,7 +138,7 @@ def test_null_and_other_buckets_in_funnel_and_retention_plots():
             ]
         }
     )
-    assert legend_texts(plot_funnel_trends(rates)) == ["None", "Safari"]
+    assert legend_texts(plot_funnel_trends(rates)) == ["Safari", "None"]  # the buckets after the values
     rows = [
         {"label": "Day 0", "date": "2026-01-01T00:00:00Z", "breakdown_value": value, "values": [{"count": 2}]}
         for value in (BREAKDOWN_NULL, "pro")
@@ -365,3 +366,84 @@ def test_a_cumulative_answer_in_progress_keeps_its_running_totals():
 def test_without_the_time_of_the_answer_nothing_is_marked():
     assert np.array_equal(plot_trend(trend(series("a", [3, 5, 2]))).get_lines()[0].get_ydata(), [3.0, 5.0, 2.0])
     assert len(plot_trend(trend(series("a", [3, 5, 2]))).get_lines()) == 1
+
+
+# --- bars of the period still in progress, dates without an offset, buckets last -----------------------------
+
+
+def in_progress_bars(ax):
+    return [
+        (round(float(bar.get_height())), bar.get_linestyle()) for bar in ax.patches if bar.get_gid() == "in progress"
+    ]
+
+
+def test_the_bar_of_the_day_still_in_progress_is_light_and_dashed():
+    # computed at noon on 3 January (UTC project): the 3 January bar is a partial day
+    frame = trend(series("a", [3, 5, 2]), last_refresh="2026-01-03T12:00:00Z", timezone="UTC")
+    ax = plot_trend(frame, kind="bar")
+    assert in_progress_bars(ax) == [(2, "--")]
+    last, full = ax.patches[-1], ax.patches[0]
+    assert last.get_facecolor()[3] < 0.5 and full.get_facecolor()[3] == 1.0
+    assert to_hex(last.get_edgecolor()) == to_hex(full.get_facecolor())  # the series' colour, outlined
+
+
+def test_bars_of_a_finished_range_or_of_an_unknown_time_are_not_marked():
+    finished = trend(series("a", [3, 5, 2]), last_refresh="2026-01-04T00:00:00Z", timezone="UTC")
+    assert in_progress_bars(plot_trend(finished, kind="bar")) == []
+    assert in_progress_bars(plot_trend(trend(series("a", [3, 5, 2])), kind="bar")) == []
+
+
+def test_the_marked_bars_follow_the_time_of_the_answer_per_series_and_never_the_previous_period():
+    # hourly, computed at 10:30: the 10:00 and 11:00 buckets of each current series are open
+    hours = ["2026-01-03T09:00:00", "2026-01-03T10:00:00", "2026-01-03T11:00:00"]
+    frame = trend(
+        series("a", [4, 6, 1], days=hours, compare="current"),
+        series(
+            "a",
+            [7, 7, 7],
+            days=["2026-01-02T09:00:00", "2026-01-02T10:00:00", "2026-01-02T11:00:00"],
+            compare="previous",
+        ),
+        series("b", [2, 3, 5], days=hours, order=1, compare="current"),
+        request={"insight": "TRENDS", "interval": "hour", "events": [{"id": "a", "order": 0}, {"id": "b", "order": 1}]},
+        last_refresh="2026-01-03T10:30:00Z",
+        timezone="UTC",
+    )
+    assert in_progress_bars(plot_trend(frame, kind="bar")) == [(6, "--"), (1, "--"), (3, "--"), (5, "--")]
+
+
+@pytest.mark.parametrize("kind", ["line", "bar"])
+def test_dates_under_the_axis_read_alone_with_no_offset_text(kind):
+    frame = trend(series("a", list(range(14)), days=days(14, start="2026-01-01")))
+    ax = plot_trend(frame, kind=kind)
+    ax.figure.canvas.draw()
+    assert ax.xaxis.get_major_formatter().get_offset() in ("", None)
+    assert ax.xaxis.get_offset_text().get_text() == ""  # no stray "2026-Jan" under the dates
+    texts = [label.get_text() for label in visible_xtick_labels(ax)]
+    assert texts and all(text.startswith("Jan ") for text in texts)
+
+
+def test_funnel_trend_dates_have_no_offset_text():
+    frame = funnel_trends_frame({"result": [{"days": days(14), "data": [50.0] * 14}]})
+    ax = plot_funnel_trends(frame)
+    ax.figure.canvas.draw()
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    assert all(label.get_text().startswith("Jan ") for label in visible_xtick_labels(ax))
+
+
+def test_other_is_the_last_series_in_legends_whatever_the_api_order():
+    # the API orders buckets by count: Other (the rest added up) often comes first
+    frame = trend(
+        series("a", [9, 9, 9], breakdown=BREAKDOWN_OTHER),
+        series("a", [8, 8, 8], breakdown=BREAKDOWN_NULL),
+        series("a", [5, 5, 5], breakdown="Chrome"),
+        series("a", [1, 1, 1], breakdown="Safari"),
+    )
+    expected = ["a - Chrome", "a - Safari", "a - None", "a - Other"]
+    assert legend_texts(plot_trend(frame)) == expected
+    assert legend_texts(plot_trend(frame, kind="bar")) == expected
+    assert [text.split(":")[0] for text in legend_texts(plot_trend(frame, kind="pie"))] == expected
+    funnel = funnel_frame(
+        {"result": [steps(9, 3, breakdown=BREAKDOWN_OTHER), steps(6, 3, breakdown="pro"), steps(4, 1, breakdown="")]}
+    )
+    assert legend_texts(plot_funnel(funnel)) == ["pro", "None", "Other"]

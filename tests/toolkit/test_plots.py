@@ -298,7 +298,7 @@ def test_time_to_convert_bins_in_minutes_with_the_average():
     assert ax.get_xlabel() == "Time to convert (minutes)"
     average = ax.get_lines()[0]
     assert list(average.get_xdata()) == [2.5, 2.5]
-    assert average.get_label() == "Average 2m 30s"
+    assert average.get_label() == "Average 2 min 30 s"
 
 
 def test_time_to_convert_picks_days_for_long_windows():

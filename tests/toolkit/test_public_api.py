@@ -21,6 +21,7 @@ from toolkit import Client
 MODULES = [
     "toolkit",
     "toolkit._columns",
+    "toolkit._responses",
     "toolkit.analysis",
     "toolkit.capture",
     "toolkit.cohort_plots",
@@ -30,19 +31,24 @@ MODULES = [
     "toolkit.entities",
     "toolkit.errors",
     "toolkit.frames",
+    "toolkit.funnel_frames",
     "toolkit.funnel_plots",
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
     "toolkit.labels",
     "toolkit.local",
+    "toolkit.paths_frames",
     "toolkit.plot_hover",
     "toolkit.plot_style",
     "toolkit.plots",
     "toolkit.plugins",
     "toolkit.readable_tables",
+    "toolkit.readable_values",
     "toolkit.result_frames",
+    "toolkit.retention_frames",
     "toolkit.transport",
+    "toolkit.trend_frames",
     "toolkit.trend_plots",
     "toolkit.widgets",
     "toolkit.widgets.base",
@@ -120,3 +126,14 @@ def test_docstring_examples_run(name):
 def test_every_client_method_is_documented(name):
     docs = (Path(__file__).resolve().parents[2] / "docs" / "toolkit.md").read_text()
     assert re.search(rf"[`.]{name}[(`]", docs), f"docs/toolkit.md does not mention Client.{name}"
+
+
+def test_the_calculation_frames_keep_their_public_names_after_the_split():
+    from toolkit import frames, result_frames
+
+    names = ["trend_frame", "wide_trend_frame", "complete_trend_frame", "funnel_frame", "funnel_trends_frame"]
+    names += ["time_to_convert_frame", "retention_frame", "paths_frame", "response_results", "TREND_COLUMNS"]
+    assert set(result_frames.__all__) >= set(names)
+    for name in set(frames.__all__) & set(result_frames.__all__):
+        assert getattr(frames, name) is getattr(result_frames, name), name
+    assert {"trend_frame", "funnel_frame", "retention_frame", "paths_frame"} <= set(frames.__all__)

@@ -76,7 +76,7 @@ def test_the_funnel_table_sits_in_a_box_that_scrolls_sideways_and_down(client, f
     table = shown[-1].data
     style = "max-height: 420px; max-width: 100%; overflow: auto; white-space: nowrap"
     assert table.startswith(f'<div class="insightlab-table" style="{style}">')
-    assert table.count("<tr>") == 1 + 4 and "dropped off" in table and "median time" in table
+    assert table.count("<tr") == 1 + 4 and "dropped off" in table and "median time" in table  # header + 4 rows
     assert builder.output.layout.overflow == "auto"
 
 
@@ -88,7 +88,7 @@ def test_every_row_of_a_long_table_can_be_reached(client, fake, shown):
     builder = TrendBuilder(client, events=["signup"], interval="hour")
     builder.run()
     table = shown[-1].data
-    assert table.count("<tr>") == 1 + 240 and "not shown" not in table
+    assert table.count("<tr") == 1 + 240 and "not shown" not in table  # header + every hour
     assert "2026-01-10 23:00" in table and "<td>239</td>" in table
 
 
@@ -178,3 +178,15 @@ def test_downloads_give_the_tidy_frame_as_csv_and_the_plot_as_png(client, fake):
     csv = pd.read_csv(io.BytesIO(base64.b64decode(links["trend.csv"])))
     assert csv["value"].tolist() == [1.0, 2.0] and list(csv.columns) == list(builder.df.columns)
     assert base64.b64decode(links["trend.png"]).startswith(b"\x89PNG")
+
+
+def test_other_is_the_last_column_of_the_table_and_entry_of_the_legend(client, fake, shown):
+    # the API orders buckets by count: here Other (the rest added up) comes first and None second
+    answer = [series([9, 9], "$$_posthog_breakdown_other_$$"), series([8, 8], NULL), series([5, 5], "Chrome")]
+    fake.routes[("POST", TREND)] = trend_answer(*answer)
+    builder = TrendBuilder(client, events=["signup"], breakdown="$browser")
+    builder.run()
+    legend = [text.get_text() for text in builder.figure.axes[0].get_legend().get_texts()]
+    assert legend == ["signup - Chrome", "signup - None", "signup - Other"]
+    table = shown[-1].data
+    assert table.index("signup - Chrome") < table.index("signup - None") < table.index("signup - Other")

@@ -101,3 +101,49 @@ def test_unseen_properties_in_breakdowns_and_filters_are_named(client, fake):
     assert builder.run() is None
     assert "never seen in this project: person property 'plann', event property '$brwser'." in builder.error
     assert sent(fake, FUNNEL) == []
+
+
+def test_the_never_seen_warning_goes_when_its_filter_row_is_removed(client, fake):
+    builder = TrendBuilder(client, events=["$pageview"])
+    row = builder.filters.add_row()
+    row.key.value, row.value.value = "$brwser", "Chrome"
+    assert builder.run() is None and "never seen" in builder.message.value
+    row.remove.click()
+    assert builder.error is None and builder.message.value == ""
+    assert sent(fake, TREND) == []
+
+
+def test_the_never_seen_warning_follows_the_controls_until_every_name_is_fixed(client, fake):
+    builder = FunnelBuilder(client, steps=["signup", "purchase"], breakdown="$brwser")
+    row = builder.filters.add_row()
+    row.type.value, row.key.value, row.value.value = "person", "plann", "pro"
+    assert builder.run() is None
+    row.key.value = "plan"  # fixed: only the breakdown is still unknown
+    assert builder.error.endswith(
+        "never seen in this project: event property '$brwser'. Check the spelling (the result would be zeros)"
+    )
+    assert "plann" not in builder.message.value
+    builder.breakdown.property.value = "$browser"
+    assert builder.error is None and builder.message.value == ""
+
+
+def test_a_fixed_name_after_a_shown_result_leaves_the_stale_note(client, fake):
+    fake.routes[("POST", TREND)] = (200, {"result": [], "timezone": "UTC"})
+    builder = TrendBuilder(client, events=["$pageview"])
+    builder.run()
+    row = builder.filters.add_row()
+    row.key.value, row.value.value = "$brwser", "Chrome"
+    assert builder.run() is None and "never seen" in builder.error
+    row.key.value = "$browser"
+    assert builder.error is None and "Run to update it" in builder.message.value and builder.stale
+
+
+def test_other_errors_stay_until_the_next_run(client, fake):
+    fake.routes[("POST", TREND)] = (
+        400,
+        {"type": "validation_error", "code": "invalid_input", "detail": "Invalid formula.", "attr": "formula"},
+    )
+    builder = TrendBuilder(client, events=["$pageview"], formula="A +* 2")
+    assert builder.run() is None
+    builder.interval.value = "week"
+    assert builder.error is not None and "Invalid formula." in builder.message.value

@@ -146,7 +146,7 @@ def test_time_to_convert_draws_the_histogram(client, fake):
     builder.run()
     ax = builder.figure.axes[0]
     assert [float(patch.get_height()) for patch in ax.patches] == [4.0, 1.0]
-    assert ax.get_lines()[0].get_label() == "Average 30m"
+    assert ax.get_lines()[0].get_label() == "Average 30 min"
 
 
 def test_breakdown_groups_the_bars(client, fake):
@@ -181,3 +181,13 @@ def test_a_new_exclusion_starts_on_an_event_that_is_not_a_step(client):
     builder.steps[1].entity.value = "purchase"
     builder.add_exclusion_button.click()
     assert builder.exclusions[1].entity.value == "signup"
+
+
+def test_the_window_unit_is_sized_like_the_window_and_not_the_widest_control(client):
+    builder = FunnelBuilder(client, steps=["signup", "purchase"])
+    window, unit = builder.window.layout.width, builder.window_unit.layout.width
+    assert window and unit, "ipywidgets' default 300px made the unit picker wider than the whole window field"
+    assert int(unit.removesuffix("px")) <= int(window.removesuffix("px")) <= 200
+    row = builder.add_exclusion()
+    assert window == row.from_step.layout.width  # like the exclusions' step numbers
+    assert builder.window.style.description_width == "initial"  # "Window" is not cut

@@ -33,9 +33,17 @@ from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 from .results import STALE_NOTE, ResultArea, watch_values
 from .reuse import request_code, request_from_filters
 
-__all__ = ["INTERVALS", "Builder", "error_message"]
+__all__ = ["INTERVALS", "Builder", "UnseenNamesError", "error_message"]
 
 INTERVALS = ["hour", "day", "week", "month"]
+
+
+class UnseenNamesError(ValueError):
+    """Events or properties the project never saw: the request would answer a chart of zeros.
+
+    Unlike other errors, the warning follows the controls: it is checked again whenever one changes, and
+    goes once the names it was about are fixed or their rows removed.
+    """
 
 
 def error_message(error: Exception) -> str:
@@ -115,11 +123,13 @@ class Builder:
         if self.catalog.problems:
             self.message.value = self._note("Pickers show only the given values: " + "; ".join(self.catalog.problems))
         self._running = False
+        self._warned_unseen = False
         for control in self._controls():
             watch_values(control, self._controls_changed)
 
     def _controls_changed(self, _change: Any = None) -> None:
-        """A control changed: the shown result and the "Saved as" note describe an earlier request."""
+        """A control changed: the shown result and the "Saved as" note describe an earlier request, and a
+        "never seen" warning may no longer hold."""
         if self._running:
             return
         self.saved.value = ""
@@ -128,6 +138,21 @@ class Builder:
         if self.df is not None and not self.result.stale:
             self.result.set_stale(True)
             self.message.value = self._note(STALE_NOTE)
+        if self._warned_unseen:
+            self._recheck_names()
+
+    def _recheck_names(self) -> None:
+        """Check the names again after a control changed: the warning names what is still unseen, or goes."""
+        try:
+            self._check_names(self.request)
+        except UnseenNamesError as error:
+            self._fail(error)
+            return
+        except ValueError:  # a control being filled in; Run will say what is missing
+            pass
+        self._warned_unseen = False
+        self.error = None
+        self.message.value = self._note(STALE_NOTE) if self.result.stale else ""
 
     @property
     def stale(self) -> bool:
@@ -241,7 +266,9 @@ class Builder:
                 unseen.append(f"{kind} property {key!r}")
         if unseen:
             names = ", ".join(dict.fromkeys(unseen))
-            raise ValueError(f"never seen in this project: {names}. Check the spelling (the result would be zeros)")
+            raise UnseenNamesError(
+                f"never seen in this project: {names}. Check the spelling (the result would be zeros)"
+            )
 
     def _show_code(self) -> None:
         try:
@@ -294,6 +321,7 @@ class Builder:
         """
         self.error = None
         self.message.value = ""
+        self._warned_unseen = False
         self._running = True
         self.run_button.disabled = True
         self.run_button.icon = "spinner"
@@ -305,6 +333,7 @@ class Builder:
             figure = self._draw(frame)
         except (ToolkitError, ValueError) as error:
             self._fail(error)
+            self._warned_unseen = isinstance(error, UnseenNamesError)
             return None
         finally:
             self._running = False

@@ -15,7 +15,16 @@ from ..plot_style import untracked_axes
 from .base import Builder
 from .catalog import Catalog, EntityKey, entity_key
 
-__all__ = ["ORDER_TYPES", "VIZ_TYPES", "WINDOW_UNITS", "ExclusionRow", "FunnelBuilder", "StepRow"]
+__all__ = [
+    "NUMBER_WIDTH",
+    "ORDER_TYPES",
+    "UNIT_WIDTH",
+    "VIZ_TYPES",
+    "WINDOW_UNITS",
+    "ExclusionRow",
+    "FunnelBuilder",
+    "StepRow",
+]
 
 ORDER_TYPES = [("Sequential", "ordered"), ("Strict order", "strict"), ("Any order", "unordered")]
 VIZ_TYPES = [("Steps", "steps"), ("Conversion over time", "trends"), ("Time to convert", "time_to_convert")]
@@ -26,7 +35,11 @@ DEFAULT_WINDOW = (14, "day")
 _STEP_KEYS = {"id", "type", "order", "name"}
 _SMALL = widgets.Layout(width="40px")
 _FIT = {"description_width": "initial"}
-_NUMBER = widgets.Layout(width="170px")
+NUMBER_WIDTH = "170px"
+"""A labelled number box (the window, an exclusion's steps)."""
+UNIT_WIDTH = "100px"
+"""The window unit picker: wide enough for "minute" and "second" and the dropdown's arrow."""
+_NUMBER = widgets.Layout(width=NUMBER_WIDTH)
 
 
 def _entity(key: EntityKey) -> dict[str, Any]:
@@ -124,11 +137,18 @@ class FunnelBuilder(Builder):
             self.add_step(entity)
         self.order = widgets.Dropdown(options=ORDER_TYPES, value=request.funnel_order_type or "ordered")
         self.order.description = "Order"
+        # the window reads "Window [14] [day]": a number box and a unit picker sized to their content, like
+        # the exclusions' step numbers (ipywidgets' default 300px made "day" the widest control of the row)
         self.window = widgets.BoundedIntText(
-            value=request.funnel_window_interval or DEFAULT_WINDOW[0], min=1, max=100_000, description="Window"
+            value=request.funnel_window_interval or DEFAULT_WINDOW[0],
+            min=1,
+            max=100_000,
+            description="Window",
+            style=_FIT,
+            layout=widgets.Layout(width=NUMBER_WIDTH),
         )
         unit = (request.funnel_window_interval_unit or DEFAULT_WINDOW[1]).lower()
-        self.window_unit = widgets.Dropdown(options=WINDOW_UNITS, value=unit)
+        self.window_unit = widgets.Dropdown(options=WINDOW_UNITS, value=unit, layout=widgets.Layout(width=UNIT_WIDTH))
         self.viz = widgets.Dropdown(options=VIZ_TYPES, value=request.viz_type, description="Show")
         self.viz.observe(self._toggle_interval, names="value")
         self._toggle_interval()
