@@ -7,11 +7,11 @@ A step (``actions.steps``) may name an ``event``, a ``url`` with ``url_matching`
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.actions import get_action
 from .elements import element_condition
 from .properties import PropertyCompiler, Sql
 from .property_model import Property
@@ -29,12 +29,10 @@ def load_action(conn: sqlite3.Connection, project_id: int, action_id: Any) -> di
         ident = int(action_id)
     except (TypeError, ValueError):
         return None
-    row = conn.execute(
-        "SELECT id, name, steps FROM actions WHERE id = ? AND project_id = ? AND deleted = 0", (ident, project_id)
-    ).fetchone()
-    if row is None:
+    action = get_action(conn, project_id, ident)
+    if action is None or action["deleted"]:
         return None
-    return {"id": row["id"], "name": row["name"], "steps": json.loads(row["steps"] or "[]")}
+    return {"id": action["id"], "name": action["name"], "steps": action["steps"] or []}
 
 
 def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:

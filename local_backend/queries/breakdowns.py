@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationError
+from ..store.cohorts import get_cohort
+from ..store.event_store import TopValues, event_store
 from ..store.hot_properties import hot_column
 from .dialect import DIALECT
 from .filters import BaseFilter
@@ -42,11 +44,6 @@ OTHER_LABEL = "Other (i.e. all remaining values)"
 NULL_LABEL = "None (i.e. no value)"
 SKIP = "$$_insightlab_earlier_page_$$"
 MAX_OFFSET = 10_000
-_SESSION_DURATION = (
-    "(SELECT CAST(round((max(s.timestamp) - min(s.timestamp)) / 1000000.0) AS INTEGER) FROM events s"
-    " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
-)
-
 Where = tuple[str, list[Any]]
 
 
@@ -64,7 +61,7 @@ def breakdown_expression(filter: BaseFilter) -> Where:
     if kind == "session":
         if key != "$session_duration":
             raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
-        return f"CAST({_SESSION_DURATION} AS TEXT)", []
+        return f"CAST({DIALECT.session_seconds()} AS TEXT)", []
     sql, params = compile_expression(key, attr="breakdown")
     return f"nullif(CAST(({sql}) AS TEXT), '')", params
 
@@ -90,14 +87,10 @@ def rank_values(
     count: int,
 ) -> list[str]:
     """The first ``count`` values over [lower, upper] by event count, then value, both descending."""
-    value_sql, value_params = expression
-    where_sql, where_params = where
-    rows = conn.execute(
-        f"SELECT coalesce({value_sql}, ?) AS v, count(*) AS r FROM events e WHERE e.project_id = ?"
-        f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} GROUP BY 1 ORDER BY 2 DESC, 1 DESC LIMIT ?",
-        [*value_params, NULL, project_id, lower, upper, *where_params, count],
-    ).fetchall()
-    return [row[0] for row in rows]
+    request = TopValues(
+        project_id=project_id, lower=lower, upper=upper, where=where, value=expression, null_label=NULL, count=count
+    )
+    return event_store(conn).top_values(request)
 
 
 def rank_counted(counts: dict[str, int]) -> list[str]:
@@ -143,12 +136,9 @@ def cohort_splits(conn: sqlite3.Connection, compiler: PropertyCompiler, filter: 
             cohort_id = int(item)
         except (TypeError, ValueError):
             raise ValidationError("A cohort breakdown lists cohort ids or 'all'.", attr=f"breakdown__{index}") from None
-        row = conn.execute(
-            "SELECT name FROM cohorts WHERE id = ? AND project_id = ? AND deleted = 0",
-            (cohort_id, compiler.project_id),
-        ).fetchone()
-        if row is None:
+        cohort = get_cohort(conn, compiler.project_id, cohort_id)
+        if cohort is None or cohort["deleted"]:
             raise ValidationError(f"Cohort {cohort_id} does not exist.", attr="breakdown", code="does_not_exist")
         condition = compiler.compile_condition(Property(key="id", value=cohort_id, operator="in", type="cohort"))
-        splits.append(CohortSplit(value=cohort_id, label=str(row["name"]), condition=condition))
+        splits.append(CohortSplit(value=cohort_id, label=str(cohort["name"]), condition=condition))
     return splits

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..filter_params import parse_filter
 from ..models.funnels import FunnelFilter
+from ..store.actions import action_names as stored_action_names
 from .filters import Entity
 from .funnel_breakdown import OTHER
 from .funnel_engine import UNORDERED, Attempts
@@ -129,12 +130,7 @@ def people_url(
 
 def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
     """The stored name of each action among ``steps``."""
-    ids = [step.id for step in steps if step.type == "actions"]
-    if not ids:
-        return {}
-    marks = ",".join("?" for _ in ids)
-    rows = conn.execute(f"SELECT id, name FROM actions WHERE project_id = ? AND id IN ({marks})", [project_id, *ids])
-    return {row[0]: row[1] for row in rows}
+    return stored_action_names(conn, project_id, [step.id for step in steps if step.type == "actions"])
 
 
 def _steps(conn: sqlite3.Connection, project_id: int, run: FunnelRun, bucket: int | None, outcomes: Outcomes) -> list:

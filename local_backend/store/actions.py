@@ -15,6 +15,7 @@ __all__ = [
     "list_actions",
     "update_action",
     "action_named",
+    "action_names",
 ]
 
 _JSON_FIELDS = ("steps", "tags")
@@ -55,6 +56,17 @@ def get_action(conn: sqlite3.Connection, project_id: int, action_id: int) -> dic
     """The project's action with this id, deleted or not."""
     row = conn.execute("SELECT * FROM actions WHERE project_id = ? AND id = ?", (project_id, action_id)).fetchone()
     return _decode(row)
+
+
+def action_names(conn: sqlite3.Connection, project_id: int, action_ids: list[Any]) -> dict[int, str]:
+    """``{id: name}`` of the project's actions among ``action_ids``, deleted or not."""
+    if not action_ids:
+        return {}
+    marks = ",".join("?" for _ in action_ids)
+    rows = conn.execute(
+        f"SELECT id, name FROM actions WHERE project_id = ? AND id IN ({marks})", [project_id, *action_ids]
+    )
+    return {row[0]: row[1] for row in rows}
 
 
 def action_named(conn: sqlite3.Connection, project_id: int, name: str, *, other_than: int | None) -> int | None:
