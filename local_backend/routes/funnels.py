@@ -6,7 +6,6 @@ Every step object carries ``converted_people_url`` and ``dropped_people_url`` (s
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..queries.funnels import run_funnel
 from ..query_params import enum_text, integer_text
 from ..request_bodies import body_openapi
 from ..storage import get_conn, get_settings, now_iso
+from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
 
 __all__ = ["router"]
@@ -95,15 +95,7 @@ def _groups_page(
 ) -> dict[str, Any]:
     """Groups in the people list's place: key, type index, properties (empty for a group never described)."""
     window = keys[page.offset : page.offset + page.limit]
-    marks = ",".join("?" for _ in window) or "NULL"
-    stored = {
-        row[0]: json.loads(row[1] or "{}")
-        for row in conn.execute(
-            f"SELECT group_key, properties FROM groups WHERE project_id = ? AND group_type_index = ?"
-            f" AND group_key IN ({marks})",
-            [project_id, index, *window],
-        )
-    }
+    stored = dict(event_store(conn).group_properties(project_id, index, window))
     people = [{"group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})} for key in window]
     envelope = paginated(request, page, len(keys), [{"people": people, "count": len(people)}])
     return {**envelope, "count": len(keys)}

@@ -241,6 +241,12 @@ class EventStore(Protocol):
         """``(person id, current properties)`` of those ids that exist in the project (any order)."""
         ...
 
+    def group_properties(
+        self, project_id: int, group_type_index: int, group_keys: Sequence[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(group key, properties)`` of those groups of the type that exist in the project (any order)."""
+        ...
+
 
 def event_store(conn: sqlite3.Connection) -> EventStore:
     """The event store of the database ``conn`` is open on (SQLite: the events live in the same file)."""

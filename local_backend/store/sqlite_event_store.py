@@ -262,6 +262,20 @@ class SQLiteEventStore:
             for person_id, text in rows.fetchall():
                 yield int(person_id), json.loads(text or "{}")
 
+    def group_properties(
+        self, project_id: int, group_type_index: int, group_keys: Sequence[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        for start in range(0, len(group_keys), _PERSON_CHUNK):
+            keys = list(group_keys[start : start + _PERSON_CHUNK])
+            marks = ",".join("?" for _ in keys)
+            rows = self._cursor().execute(
+                "SELECT group_key, properties FROM groups WHERE project_id = ? AND group_type_index = ?"
+                f" AND group_key IN ({marks})",
+                [project_id, group_type_index, *keys],
+            )
+            for key, text in rows.fetchall():
+                yield str(key), json.loads(text or "{}")
+
     def _max_person_id(self) -> int:
         row = self._cursor().execute("SELECT max(id) FROM persons").fetchone()
         return int(row[0] or 0)

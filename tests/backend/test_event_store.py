@@ -274,3 +274,16 @@ def test_persons_matching_a_person_condition_ascending(store, project_id, people
 def test_person_properties_of_existing_ids_only(store, project_id, people):
     found = dict(store.person_properties(project_id, [people["bob"], people["alice"], 99_999]))
     assert found == {people["alice"]: {"plan": "pro"}, people["bob"]: {}}
+
+
+def test_group_properties_of_existing_groups_of_the_type_only(conn, store, project_id):
+    conn.executemany(
+        "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at) VALUES (?, ?, ?, ?, 0)",
+        [
+            (project_id, 0, "acme", '{"plan": "big"}'),
+            (project_id, 1, "acme", '{"plan": "other type"}'),
+            (project_id, 0, "zeta", "{}"),
+        ],
+    )
+    found = dict(store.group_properties(project_id, 0, ["zeta", "acme", "missing"]))
+    assert found == {"acme": {"plan": "big"}, "zeta": {}}
