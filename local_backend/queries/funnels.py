@@ -199,18 +199,19 @@ def _scan(
         value=breakdown_expression(filter) if with_values else None,
     )
     found = event_store(conn).flagged_rows(scan)
-    values, flags = found.values, found.flags
+    actors, ts, flags, values, keys = found.actors, found.timestamps, found.flags, found.values, found.keys
+    del found  # so that ``del flags`` below frees that column
     count = len(steps)
     # step and exclusion bits fit 32 bits (at most 30 of each); no exclusions need no more than a byte of zeros
     mask = (flags & ((1 << count) - 1)).astype(np.int32)
     excluded = (flags >> count).astype(np.int32) if filter.exclusions else np.zeros(len(flags), dtype=np.int8)
     del flags
-    rows = FunnelRows(found.actors, found.timestamps, mask, excluded)
+    rows = FunnelRows(actors, ts, mask, excluded)
     order = _step_order(rows, count)
     if order is not None:
         rows = _take(rows, order)
         values = [values[i] for i in order] if values is not None else None
-    return rows, values, found.keys
+    return rows, values, keys
 
 
 def _take(rows: FunnelRows, order: np.ndarray) -> FunnelRows:
