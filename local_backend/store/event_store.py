@@ -27,7 +27,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -191,6 +191,7 @@ class PersonEventScan:
     properties: Sequence[str] = ()
 
 
+@runtime_checkable
 class EventStore(Protocol):
     """Reads of events, persons and groups for calculations. Contracts: ``docs/storage.md``."""
 

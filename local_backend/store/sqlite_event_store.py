@@ -138,16 +138,18 @@ class SQLiteEventStore:
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         actor = request.actor
+        # grouping by a constant NULL as well would keep SQLite from grouping in the person index's order
+        keys = "1, 2" if request.group is not None else "2"
         if request.ever:
             sql = (
                 f"SELECT {group_sql}, {actor}, min(e.timestamp) FROM events e WHERE e.project_id = ? AND {where_sql}"
-                f" AND {actor} IS NOT NULL GROUP BY 1, 2 HAVING min(e.timestamp) >= ? AND min(e.timestamp) <= ?"
+                f" AND {actor} IS NOT NULL GROUP BY {keys} HAVING min(e.timestamp) >= ? AND min(e.timestamp) <= ?"
             )
             params = [*group_params, request.project_id, *where_params, request.lower, request.upper]
         else:
             sql = (
                 f"SELECT {group_sql}, {actor}, min(e.timestamp) FROM events e WHERE e.project_id = ?"
-                f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} AND {actor} IS NOT NULL GROUP BY 1, 2"
+                f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} AND {actor} IS NOT NULL GROUP BY {keys}"
             )
             params = [*group_params, request.project_id, request.lower, request.upper, *where_params]
         return [(row[0], row[1], row[2]) for row in self._cursor().execute(sql, params)]

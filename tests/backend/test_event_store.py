@@ -81,6 +81,7 @@ def non_empty(cells: dict) -> dict:
 def test_the_factory_gives_the_sqlite_store_and_its_dialect(conn):
     store = event_store(conn)
     assert isinstance(store, SQLiteEventStore)
+    assert isinstance(store, EventStore)  # every method of the interface is there
     assert store.dialect is DIALECT
 
 
