@@ -14,10 +14,12 @@ months) is applied by the caller when it makes the spans, so an engine only comp
 
 Metadata (projects, actions, cohorts, insights) is not read through this interface: it stays in SQLite
 whatever the event engine, and calculations read it through the other :mod:`local_backend.store` modules with
-the connection they are given. :func:`event_store` is how a calculation gets the store for that connection::
+the connection they are given. :func:`event_store` is how a calculation gets the store for that connection
+(the filter compilers still use :data:`local_backend.queries.dialect.DIALECT`, which is the SQLite store's
+``dialect``; a second engine hands its own to them)::
 
     store = event_store(conn)
-    where = compiler.compile(filter.properties)          # compiled with store.dialect
+    where = compiler.compile(filter.properties)          # in store.dialect's SQL
     counts = store.aggregate_spans(SpanAggregate(project_id=1, spans=[(lo, hi)], where=where, measure=COUNT))
 """
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -52,8 +54,6 @@ Fragment = tuple[str, list[Any]]
 
 Span = tuple[int, int]
 """A half-open range ``[low, high)`` of UTC microseconds."""
-
-TRUE: Fragment = ("1", [])
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class FlaggedRows:
     timestamps: np.ndarray
     flags: np.ndarray
     values: list[Any] | None = None
-    keys: list[Any] | None = field(default=None)
+    keys: list[Any] | None = None
 
     def __len__(self) -> int:
         return len(self.timestamps)
