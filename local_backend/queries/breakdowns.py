@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..store.cohorts import get_cohort
+from ..store.event_store import TopValues, event_store
 from ..store.hot_properties import hot_column
 from .dialect import DIALECT
 from .filters import BaseFilter
@@ -43,11 +44,6 @@ OTHER_LABEL = "Other (i.e. all remaining values)"
 NULL_LABEL = "None (i.e. no value)"
 SKIP = "$$_insightlab_earlier_page_$$"
 MAX_OFFSET = 10_000
-_SESSION_DURATION = (
-    "(SELECT CAST(round((max(s.timestamp) - min(s.timestamp)) / 1000000.0) AS INTEGER) FROM events s"
-    " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
-)
-
 Where = tuple[str, list[Any]]
 
 
@@ -65,7 +61,7 @@ def breakdown_expression(filter: BaseFilter) -> Where:
     if kind == "session":
         if key != "$session_duration":
             raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
-        return f"CAST({_SESSION_DURATION} AS TEXT)", []
+        return f"CAST({DIALECT.session_seconds()} AS TEXT)", []
     sql, params = compile_expression(key, attr="breakdown")
     return f"nullif(CAST(({sql}) AS TEXT), '')", params
 
@@ -91,14 +87,10 @@ def rank_values(
     count: int,
 ) -> list[str]:
     """The first ``count`` values over [lower, upper] by event count, then value, both descending."""
-    value_sql, value_params = expression
-    where_sql, where_params = where
-    rows = conn.execute(
-        f"SELECT coalesce({value_sql}, ?) AS v, count(*) AS r FROM events e WHERE e.project_id = ?"
-        f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} GROUP BY 1 ORDER BY 2 DESC, 1 DESC LIMIT ?",
-        [*value_params, NULL, project_id, lower, upper, *where_params, count],
-    ).fetchall()
-    return [row[0] for row in rows]
+    request = TopValues(
+        project_id=project_id, lower=lower, upper=upper, where=where, value=expression, null_label=NULL, count=count
+    )
+    return event_store(conn).top_values(request)
 
 
 def rank_counted(counts: dict[str, int]) -> list[str]:

@@ -3,6 +3,10 @@
 Everything engine-specific that the compilers emit goes through :class:`SQLiteDialect`: reading a property out
 of a JSON column, the text PostHog compares property values as, numbers, dates, regexes and quantiles.
 Property keys are always bound as parameters (JSON paths are built here, escaped), never pasted into SQL.
+It also names how an event row ``e`` reaches its person's and groups' properties, its session and its
+cohorts: with the event store's statements (:mod:`local_backend.store.sqlite_event_store`) these fragments are
+the whole of SQLite's SQL that a calculation uses, and :attr:`EventStore.dialect
+<local_backend.store.event_store.EventStore.dialect>` hands them out.
 
 Registered functions (:func:`register_functions`, per connection):
 
@@ -145,6 +149,46 @@ class SQLiteDialect:
 
     def quantile(self, value_sql: str, level: float) -> str:
         return f"il_quantile({value_sql}, {float(level)!r})"
+
+    # Where an event row ``e`` reaches its person, groups, session and cohorts: these are this engine's tables.
+
+    def person_properties(self) -> str:
+        """The current properties (JSON) of ``e.person_id``."""
+        return "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
+
+    def group_properties(self, index: int) -> str:
+        """The properties (JSON) of the event's group of type ``index`` (0..4, checked by the caller)."""
+        return (
+            "(SELECT g.properties FROM groups g WHERE g.project_id = e.project_id"
+            f" AND g.group_type_index = {int(index)} AND g.group_key = e.group_{int(index)})"
+        )
+
+    def session_seconds(self) -> str:
+        """The whole duration of the event's session, rounded to whole seconds (first to last event)."""
+        return (
+            "(SELECT CAST(round((max(s.timestamp) - min(s.timestamp)) / 1000000.0) AS INTEGER) FROM events s"
+            " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
+        )
+
+    def session_having(self, test: str) -> str:
+        """True when the event's session passes ``test``, a condition on the session's duration in seconds
+        written over ``max(s.timestamp)`` and ``min(s.timestamp)``; NULL for an event without a session."""
+        return (
+            "e.session_id IN (SELECT s.session_id FROM events s WHERE s.project_id = e.project_id"
+            f" AND s.session_id = e.session_id GROUP BY s.session_id HAVING {test})"
+        )
+
+    def static_cohort_member(self) -> str:
+        """True when ``e.person_id`` is a member of the static cohort whose id is the one bound parameter."""
+        return "e.person_id IN (SELECT cp.person_id FROM cohort_people cp WHERE cp.cohort_id = ?)"
+
+    def persons_as_events(self) -> str:
+        """The project's persons (bound parameter: the project id) shaped as event rows: ``e.properties`` holds
+        the person's properties and ``e.person_id`` is the person itself."""
+        return (
+            "(SELECT id, id AS person_id, uuid, properties, is_identified, created_at FROM persons"
+            " WHERE project_id = ?)"
+        )
 
 
 DIALECT = SQLiteDialect()

@@ -48,7 +48,7 @@ _FUNCTIONS: dict[str, tuple[str, int, int]] = {
 }
 _COMPARE = {"=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _FIELDS = {"event": "e.event", "distinct_id": "e.distinct_id", "timestamp": "e.timestamp"}
-_PERSON = "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
+_PERSON = DIALECT.person_properties()
 
 
 @dataclass

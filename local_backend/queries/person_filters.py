@@ -12,7 +12,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
-from .dialect import register_functions
+from .dialect import DIALECT, register_functions
 from .properties import PropertyCompiler
 from .property_model import parse_properties
 
@@ -26,9 +26,7 @@ __all__ = [
 
 # Persons shaped like the ``events e`` rows the filter compiler expects: ``e.properties`` holds the person's
 # properties and ``e.person_id`` is the person itself.
-PERSONS_AS_E = (
-    "(SELECT id, id AS person_id, uuid, properties, is_identified, created_at FROM persons WHERE project_id = ?)"
-)
+PERSONS_AS_E = DIALECT.persons_as_events()
 MAX_FILTER_DEPTH = 5
 _GROUP_TYPES = ("AND", "OR")
 

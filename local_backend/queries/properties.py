@@ -40,7 +40,7 @@ __all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "PERSON_PROPERTIES", "
 
 Sql = tuple[str, list[Any]]
 EVENT_PROPERTIES = "e.properties"
-PERSON_PROPERTIES = "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
+PERSON_PROPERTIES = DIALECT.person_properties()
 MAX_COHORT_DEPTH = 5
 _NUMBER_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
@@ -48,10 +48,7 @@ _NUMBER_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 def group_properties_column(index: int) -> str:
     if not 0 <= index <= 4:
         raise ValidationError("group_type_index must be 0 to 4.", attr="group_type_index")
-    return (
-        "(SELECT g.properties FROM groups g WHERE g.project_id = e.project_id"
-        f" AND g.group_type_index = {int(index)} AND g.group_key = e.group_{int(index)})"
-    )
+    return DIALECT.group_properties(index)
 
 
 def _as_texts(value: Any) -> list[str]:
@@ -138,10 +135,7 @@ class PropertyCompiler:
             params: list[Any] = []
         else:
             test, params = compare_value(duration, inner)
-        sql = (
-            "e.session_id IN (SELECT s.session_id FROM events s WHERE s.project_id = e.project_id"
-            f" AND s.session_id = e.session_id GROUP BY s.session_id HAVING {test})"
-        )
+        sql = DIALECT.session_having(test)
         if prop.operator == "is_not_set":
             return "coalesce(e.session_id, '') = ''", []
         if prop.operator == "is_set":
@@ -153,7 +147,7 @@ class PropertyCompiler:
         if cohort is None or cohort["deleted"]:
             raise ValidationError(f"Cohort {prop.value} does not exist.", attr="properties", code="does_not_exist")
         if cohort["is_static"]:
-            sql: str = "e.person_id IN (SELECT cp.person_id FROM cohort_people cp WHERE cp.cohort_id = ?)"
+            sql: str = DIALECT.static_cohort_member()
             params: list[Any] = [cohort["id"]]
         else:
             if depth >= MAX_COHORT_DEPTH:

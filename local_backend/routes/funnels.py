@@ -23,7 +23,7 @@ from ..queries.funnels import (
     compute_funnel,
     compute_funnel_people,
 )
-from ..store.groups import group_properties
+from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
 from ..web.deps import get_conn, get_settings, now_iso
@@ -102,7 +102,7 @@ def _groups_page(
 ) -> dict[str, Any]:
     """Groups in the people list's place: key, type index, properties (empty for a group never described)."""
     window = keys[page.offset : page.offset + page.limit]
-    stored = group_properties(conn, project_id, index, window)
+    stored = dict(event_store(conn).group_properties(project_id, index, window))
     people = [{"group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})} for key in window]
     envelope = paginated(request, page, len(keys), [{"people": people, "count": len(people)}])
     return {**envelope, "count": len(keys)}

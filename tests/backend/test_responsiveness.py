@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 import requests
 
-from local_backend import off_loop
 from local_backend.__main__ import build_parser, build_settings
 from local_backend.app import create_app
 from local_backend.clock import FixedClock
@@ -30,6 +29,7 @@ from local_backend.queries.guard import CalculationGuard
 from local_backend.results import kinds
 from local_backend.routes import query as query_routes
 from local_backend.routes import trends as trend_routes
+from local_backend.web import off_loop
 
 from ..conftest import NOW
 from ..factories import add_events

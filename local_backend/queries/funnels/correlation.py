@@ -32,6 +32,7 @@ import numpy as np
 
 from ...errors import ValidationError
 from ...store.actions import action_id_of, live_actions
+from ...store.event_store import PersonEventScan, event_store
 from .filter import FunnelFilter
 from .results import PeopleLink, action_names, linked_params
 from .scan import FunnelRun, funnel_spec, run_funnel
@@ -108,14 +109,13 @@ def _event_pairs(
     persons, _, lower, upper = _persons(run)
     skipped = [*_step_event_names(conn, project_id, run), *exclude]
     marks = ",".join("?" for _ in skipped) or "NULL"
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    cursor.execute(
-        "SELECT e.person_id, e.timestamp, e.event FROM events e WHERE e.project_id = ? AND e.timestamp >= ?"
-        f" AND e.timestamp <= ? AND e.event NOT IN ({marks}) ORDER BY e.person_id, e.timestamp",
-        [project_id, run.range.start_micros, run.range.end_micros, *skipped],
+    scan = PersonEventScan(
+        project_id=project_id,
+        lower=run.range.start_micros,
+        upper=run.range.end_micros,
+        where=(f"e.event NOT IN ({marks})", skipped),
     )
-    rows = cursor.fetchall()
+    rows = list(event_store(conn).person_events(scan))
     if not rows or not len(persons):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
     ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
@@ -136,24 +136,17 @@ def _property_pairs(
     slots: list[int] = []
     codes: list[int] = []
     position = {int(person): index for index, person in enumerate(persons.tolist())}
-    chunk = 500
-    for start in range(0, len(persons), chunk):
-        ids = persons[start : start + chunk].tolist()
-        marks = ",".join("?" for _ in ids)
-        for person_id, text in conn.execute(
-            f"SELECT id, properties FROM persons WHERE project_id = ? AND id IN ({marks})", [project_id, *ids]
-        ):
-            properties = json.loads(text or "{}")
-            keys = sorted(properties) if "$all" in names else names
-            for key in keys:
-                if key in exclude or key not in properties:
-                    continue
-                value = properties[key]
-                shown = json.dumps(value) if isinstance(value, dict | list) else str(value).lower() if isinstance(
-                    value, bool
-                ) else str(value)  # fmt: skip
-                slots.append(position[int(person_id)])
-                codes.append(labels.setdefault(f"{key}::{shown}", len(labels)))
+    for person_id, properties in event_store(conn).person_properties(project_id, persons.tolist()):
+        keys = sorted(properties) if "$all" in names else names
+        for key in keys:
+            if key in exclude or key not in properties:
+                continue
+            value = properties[key]
+            shown = json.dumps(value) if isinstance(value, dict | list) else str(value).lower() if isinstance(
+                value, bool
+            ) else str(value)  # fmt: skip
+            slots.append(position[int(person_id)])
+            codes.append(labels.setdefault(f"{key}::{shown}", len(labels)))
     return np.array(slots, dtype=np.int64), np.array(codes, dtype=np.int64), list(labels)
 
 

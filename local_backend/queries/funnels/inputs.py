@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from ...store.events import earliest_event_time, to_micros
+from ...store.event_store import event_store
+from ...store.events import to_micros
 from ..breakdowns import CohortSplit, cohort_splits
 from ..breakdowns import breakdown_expression as shared_breakdown_expression
 from ..buckets import Buckets, make_buckets
@@ -88,7 +89,7 @@ def resolve_funnel_range(
         tz=ZoneInfo(project.get("timezone") or "UTC"),
         now=now,
         week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=lambda: earliest_event_time(conn, int(project["id"])),
+        earliest_event=lambda: event_store(conn).earliest_event(int(project["id"])),
     )
     return FunnelRange(dates=dates, buckets=make_buckets(dates) if filter.viz_type == "trends" else None)
 
@@ -166,12 +167,8 @@ def cohort_members(
 ) -> tuple[list[tuple[int, int]], list[CohortSplit]]:
     """The cohorts of a cohort breakdown (``all`` is everyone) and ``(person_id, index of the cohort)`` pairs."""
     splits = cohort_splits(conn, compiler, filter)
+    store = event_store(conn)
     pairs: list[tuple[int, int]] = []
     for index, split in enumerate(splits):
-        sql, params = split.condition
-        rows = conn.execute(
-            f"SELECT e.person_id FROM (SELECT id AS person_id FROM persons WHERE project_id = ?) e WHERE {sql}",
-            [project["id"], *params],
-        )
-        pairs.extend((person_id, index) for (person_id,) in rows)
+        pairs.extend((person_id, index) for person_id in store.persons_matching(int(project["id"]), split.condition))
     return pairs, splits

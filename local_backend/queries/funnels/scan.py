@@ -1,11 +1,11 @@
 """Funnels from stored events: one ordered scan of the range's step events, then the per-person pass.
 
 The scan reads only events that match a step or an exclusion (every event of the range for strict funnels,
-whose steps must follow each other directly), in ``(person, timestamp)`` order straight from the
-``(project_id, person_id, timestamp, event)`` index, as few integer columns as possible: the timestamp and
-the person with the bits of the steps and exclusions the event matches packed beside it (plus the breakdown
-value when broken down). Events on the same microsecond are put in step order here, not by SQLite (the
-index would order them by event name).
+whose steps must follow each other directly), in ``(person, timestamp)`` order, from the event store
+(:meth:`~local_backend.store.event_store.EventStore.flagged_rows`) as integer columns: the person, the
+timestamp and the bits of the steps and exclusions the event matches (plus the breakdown value when broken
+down). Events on the same microsecond are put in step order here, not by the store (SQLite's index would
+order them by event name).
 :mod:`.engine` then finds every attempt and :mod:`.outcomes` reduces them.
 """
 
@@ -15,13 +15,13 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from ...errors import ValidationError
 from ...store.actions import action_id_of, live_actions
+from ...store.event_store import FlaggedScan, event_store
 from ..filters import Entity
 from ..guard import check_deadline
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
@@ -134,23 +134,11 @@ def funnel_spec(filter: FunnelFilter, steps: list[Entity]) -> FunnelSpec:
     )
 
 
-def _flags(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
-    """One integer per event: bit ``i`` set when it matches ``parts[i]``."""
-    if not parts:
-        return "0", []
-    sql = " + ".join(f"(CASE WHEN {cond} THEN {1 << bit} ELSE 0 END)" for bit, (cond, _) in enumerate(parts))
-    return sql, [param for _, params in parts for param in params]
-
-
-def _plain_flags(entities: list[Entity]) -> tuple[str, list[Any]] | None:
-    """The same integer from the event name alone, when every entity is a bare event name (one lookup per row)."""
+def _bare_names(entities: list[Entity]) -> list[str] | None:
+    """Each entity's event name when every entity is a bare event name (the store may then flag by name alone)."""
     if not all(e.type == "events" and e.id is not None and e.properties.is_empty() for e in entities):
         return None
-    bits: dict[str, int] = {}
-    for bit, entity in enumerate(entities):
-        bits[str(entity.id)] = bits.get(str(entity.id), 0) | (1 << bit)
-    cases = " ".join("WHEN ? THEN ?" for _ in bits)
-    return f"(CASE e.event {cases} ELSE 0 END)", [value for item in bits.items() for value in item]
+    return [str(entity.id) for entity in entities]
 
 
 def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[Entity]) -> list[str] | None:
@@ -171,11 +159,6 @@ def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: li
     return sorted(set(names))
 
 
-def _target(filter: FunnelFilter) -> str:
-    index = filter.aggregation_group_type_index
-    return "e.person_id" if index is None else f"e.group_{int(index)}"
-
-
 def _scan(
     conn: sqlite3.Connection,
     project: dict[str, Any],
@@ -186,82 +169,41 @@ def _scan(
     """The range's rows in (target, timestamp) order, each row's breakdown value when broken down, and for
     group funnels the group key behind each group number.
 
-    Each row's step bits and exclusion bits travel as one integer (exclusions above the steps), and for
-    persons without a breakdown even packed with the person id: every column less is a Python object less
-    per row, which is most of the cost of reading rows.
+    Each row's step bits and exclusion bits come from the event store as one integer (exclusions above the
+    steps).
     """
     compiler = compiler_for(conn, project)
     entities: list[Entity] = [*steps, *filter.exclusions]
     attrs = [f"events__{i}" for i in range(len(steps))] + [f"exclusions__{i}" for i in range(len(filter.exclusions))]
     parts = [step_condition(compiler, entity, attr) for entity, attr in zip(entities, attrs, strict=True)]
-    flags_sql, flags_params = _plain_flags(entities) or _flags(parts)
-    bits = len(entities)
-    where_sql, where_params = filter_condition(compiler, project, filter)
-    target = _target(filter)
     with_values = filter.breakdown not in (None, "", []) and filter.breakdown_type != "cohort"
-    by_person = target == "e.person_id"
-    packed = by_person and not with_values and _max_person_id(conn) < 1 << (62 - bits)
-    if packed:
-        columns, params = f"e.person_id * {1 << bits} + {flags_sql}, e.timestamp", [*flags_params]
-    else:
-        columns, params = f"{target}, e.timestamp, {flags_sql}", [*flags_params]
-    if with_values:
-        value_sql, value_params = breakdown_expression(filter)
-        columns += f", {value_sql}"
-        params += value_params
-    # For persons, read the (project, person, timestamp, event) index in order: no sort. The unary + keeps
-    # SQLite from choosing another index for the timestamp or event terms and sorting afterwards.
-    prefix = "+" if by_person else ""
-    conditions = ["e.project_id = ?", f"{prefix}e.timestamp >= ?", f"{prefix}e.timestamp <= ?", where_sql]
-    params += [project["id"], span.start_micros, span.end_micros, *where_params]
-    if not by_person:
-        conditions.append(f"{target} IS NOT NULL")
-    if filter.funnel_order_type != STRICT:
-        names = _event_names(conn, project, entities)
-        if names is not None:
-            conditions.append(f"{prefix}e.event IN ({','.join('?' for _ in names) or 'NULL'})")
-            params += names
-        if names is None or _plain_flags(entities) is None:
-            conditions.append("(" + " OR ".join(f"({sql})" for sql, _ in parts) + ")")
-            params += [param for _, part_params in parts for param in part_params]
-    source = "events e INDEXED BY idx_events_person_ts" if by_person else "events e"
-    sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(conditions)} ORDER BY {target}, e.timestamp"
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    cursor.execute(sql, params)
-    values: list[Any] | None = None
-    keys: list[Any] | None = None
-    if packed:
-        table = np.fromiter(chain.from_iterable(cursor), dtype=np.int64).reshape(-1, 2)
-        group, ts, flags = table[:, 0] >> bits, table[:, 1].copy(), table[:, 0] & ((1 << bits) - 1)
-        del table
-    else:
-        fetched = cursor.fetchall()
-        targets = [row[0] for row in fetched]
-        if not by_person:
-            codes: dict[Any, int] = {}
-            targets = [codes.setdefault(key, len(codes)) for key in targets]
-            keys = list(codes)
-        group = np.array(targets, dtype=np.int64)
-        ts = np.fromiter((row[1] for row in fetched), dtype=np.int64, count=len(fetched))
-        flags = np.fromiter((row[2] for row in fetched), dtype=np.int64, count=len(fetched))
-        values = [row[3] for row in fetched] if with_values else None
+    strict = filter.funnel_order_type == STRICT
+    scan = FlaggedScan(
+        project_id=int(project["id"]),
+        lower=span.start_micros,
+        upper=span.end_micros,
+        where=filter_condition(compiler, project, filter),
+        flags=parts,
+        only_flagged=not strict,
+        flag_events=_bare_names(entities),
+        events=None if strict else _event_names(conn, project, entities),
+        group_type_index=filter.aggregation_group_type_index,
+        value=breakdown_expression(filter) if with_values else None,
+    )
+    found = event_store(conn).flagged_rows(scan)
+    actors, ts, flags, values, keys = found.actors, found.timestamps, found.flags, found.values, found.keys
+    del found  # so that ``del flags`` below frees that column
     count = len(steps)
     # step and exclusion bits fit 32 bits (at most 30 of each); no exclusions need no more than a byte of zeros
     mask = (flags & ((1 << count) - 1)).astype(np.int32)
     excluded = (flags >> count).astype(np.int32) if filter.exclusions else np.zeros(len(flags), dtype=np.int8)
     del flags
-    rows = FunnelRows(group, ts, mask, excluded)
+    rows = FunnelRows(actors, ts, mask, excluded)
     order = _step_order(rows, count)
     if order is not None:
         rows = _take(rows, order)
         values = [values[i] for i in order] if values is not None else None
     return rows, values, keys
-
-
-def _max_person_id(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT max(id) FROM persons").fetchone()
-    return int(row[0] or 0)
 
 
 def _take(rows: FunnelRows, order: np.ndarray) -> FunnelRows:

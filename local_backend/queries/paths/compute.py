@@ -12,7 +12,7 @@ event type         path item
 
 Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
 dropped, before sessions are cut; :mod:`.engine` does the per-person pass. Events are read person by
-person in time order through the (project, person, timestamp) index.
+person in time order from the event store (:meth:`~local_backend.store.event_store.EventStore.person_events`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...errors import ValidationError
-from ...store.events import earliest_event_time
+from ...store.event_store import PersonEventScan, event_store
 from ..analysis_inputs import global_condition, micros, parse_point, truncate_period
 from ..filter_parsing import parse_filter
 from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
@@ -112,14 +112,15 @@ def _person_paths(
     groupings = compile_groupings(filter.path_groupings)
     excluded = set(filter.exclude_events)
     where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
-    rows = conn.execute(
-        "SELECT e.person_id, e.timestamp, e.event,"
-        " json_extract(e.properties, '$.\"$current_url\"'), json_extract(e.properties, '$.\"$screen_name\"')"
-        " FROM events e INDEXED BY idx_events_person_ts"
-        f" WHERE e.project_id = ? AND {_event_types_sql(types)} AND e.timestamp >= ? AND e.timestamp <= ?"
-        f" AND {where_sql} ORDER BY e.person_id, e.timestamp",
-        [project["id"], bounds.start, bounds.end, *where_params],
+    where = (f"{_event_types_sql(types)} AND {where_sql}", where_params)
+    scan = PersonEventScan(
+        project_id=int(project["id"]),
+        lower=bounds.start,
+        upper=bounds.end,
+        where=where,
+        properties=("$current_url", "$screen_name"),
     )
+    rows = event_store(conn).person_events(scan)
     for _, person_rows in groupby(rows, key=lambda row: row[0]):
         path: list[tuple[int, str]] = []
         for _, at, event, url, screen in person_rows:
@@ -144,7 +145,7 @@ def compute_paths(
             attr="funnel_filter",
             code="unsupported",
         )
-    bounds = resolve_path_range(filter, project, now, lambda: earliest_event_time(conn, int(project["id"])))
+    bounds = resolve_path_range(filter, project, now, lambda: event_store(conn).earliest_event(int(project["id"])))
     edge_limit = filter.edge_limit
     if edge_limit is None and not (filter.start_point and filter.end_point):
         edge_limit = DEFAULT_EDGE_LIMIT

@@ -4,8 +4,9 @@ The range: ``date_to`` (default now) falls in the last cohort's period; there ar
 ending with it, so the range runs from the start of the first cohort to the end of ``date_to``'s period.
 Periods are calendar periods in the project timezone, weeks starting on the project's ``week_start_day``.
 
-One pass over the range's events, ordered by person, collects for each person the periods in which they
-did the target event and the returning event; :mod:`.engine` turns those into the triangle.
+One scan of the range's events in person order (the event store's flagged rows) collects for each person
+the periods in which they did the target event and the returning event; :mod:`.engine` turns those into
+the triangle.
 For first-time retention a person's cohort is the period of their first target event ever, which must lie
 in the range.
 
@@ -22,10 +23,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import groupby
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
+from ...store.event_store import FirstSeen, FlaggedScan, event_store
 from ..analysis_inputs import (
     event_condition,
     format_local,
@@ -104,39 +107,43 @@ def _activities(
         attr="returning_entity",
     )  # fmt: skip
     where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
+    store = event_store(conn)
+    project_id = int(project["id"])
+    where = (where_sql, where_params)
     first: dict[int, int] = {}
     if filter.retention_type == FIRST_TIME:
         # the first target event ever, so that someone who started before the range joins no cohort
-        rows = conn.execute(
-            f"SELECT e.person_id, min(e.timestamp) FROM events e WHERE e.project_id = ? AND {target_sql}"
-            f" AND {where_sql} GROUP BY e.person_id HAVING min(e.timestamp) >= ? AND min(e.timestamp) < ?",
-            [project["id"], *target_params, *where_params, bounds[0], bounds[-1]],
+        ever = FirstSeen(
+            project_id=project_id,
+            lower=bounds[0],
+            upper=bounds[-1] - 1,
+            where=_and((target_sql, target_params), where),
+            actor="e.person_id",
+            ever=True,
         )
-        first = {person_id: bisect_right(bounds, at) - 1 for person_id, at in rows}
-    rows = conn.execute(
-        f"SELECT e.person_id, e.timestamp, {target_sql} AS is_target, {returning_sql} AS is_returning"
-        f" FROM events e WHERE e.project_id = ? AND e.timestamp >= ? AND e.timestamp < ?"
-        f" AND ({target_sql} OR {returning_sql}) AND {where_sql} ORDER BY e.person_id, e.timestamp",
-        [
-            *target_params,
-            *returning_params,
-            project["id"],
-            bounds[0],
-            bounds[-1],
-            *target_params,
-            *returning_params,
-            *where_params,
-        ],
+        first = {person_id: bisect_right(bounds, at) - 1 for _, person_id, at in store.first_seen(ever)}
+    scan = FlaggedScan(
+        project_id=project_id,
+        lower=bounds[0],
+        upper=bounds[-1] - 1,
+        where=where,
+        flags=[(target_sql, target_params), (returning_sql, returning_params)],
     )
-    for person_id, person_rows in groupby(rows, key=lambda row: row[0]):
+    rows = store.flagged_rows(scan)
+    periods = np.searchsorted(np.array(bounds, dtype=np.int64), rows.timestamps, side="right") - 1
+    firsts = np.flatnonzero(np.diff(rows.actors, prepend=-1) != 0).tolist()  # each person's first row
+    edges = [*firsts, len(rows)] if firsts else []
+    for start, end in zip(edges, edges[1:], strict=False):
+        person_id = int(rows.actors[start])
         activity = PersonActivity(person_id, first=first.get(person_id))
-        for _, at, is_target, is_returning in person_rows:
-            period = bisect_right(bounds, at) - 1
-            if is_target:
-                activity.target.add(period)
-            if is_returning:
-                activity.returning.add(period)
+        flags, person_periods = rows.flags[start:end], periods[start:end]
+        activity.target.update(person_periods[(flags & 1) == 1].tolist())
+        activity.returning.update(person_periods[(flags & 2) == 2].tolist())
         yield activity
+
+
+def _and(first: tuple[str, list[Any]], second: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    return f"({first[0]} AND {second[0]})", [*first[1], *second[1]]
 
 
 def count_retention(

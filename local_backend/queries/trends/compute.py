@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ...store.events import earliest_event_time, to_micros
+from ...store.event_store import event_store
+from ...store.events import to_micros
 from ..actions import load_action
 from ..breakdowns import (
     MAX_OFFSET,
@@ -74,7 +75,7 @@ def resolve_trends_range(
         tz=ZoneInfo(project.get("timezone") or "UTC"),
         now=now,
         week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=lambda: earliest_event_time(conn, int(project["id"])),
+        earliest_event=lambda: event_store(conn).earliest_event(int(project["id"])),
     )
 
 

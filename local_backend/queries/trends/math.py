@@ -86,13 +86,12 @@ def plan_math(entity: Entity, filter: BaseFilter) -> MathPlan:
     if entity.math_property == SESSION_DURATION:
         return MathPlan(
             outer=_outer_for(math),
-            per="e.session_id",
-            inner_sql="max(sd.duration)",
+            per="e.session_id",  # each session's whole duration is worked out by the event store
             numeric=True,
             needs_sessions=True,
         )
     value_sql, params = DIALECT.text("e.properties", entity.math_property)
     outer = _outer_for(math)
     if math in _SIMPLE:
-        outer = outer.replace("{v}", "il_float({v})")
+        outer = outer.replace("{v}", DIALECT.number("{v}"))
     return MathPlan(outer=outer, value_sql=value_sql, value_params=tuple(params), numeric=True)

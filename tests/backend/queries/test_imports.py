@@ -80,7 +80,9 @@ def test_a_chain_to_fastapi_is_found():
 
 def test_a_lazy_relative_import_counts(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    from fastapi import Request\n    from ..web.filter_params import read_filter_params\n")
+    probe.write_text(
+        "def f():\n    from fastapi import Request\n    from ..web.filter_params import read_filter_params\n"
+    )
     assert {"fastapi", "local_backend.web.filter_params"} <= _imports(probe, "local_backend.queries.probe")
 
 

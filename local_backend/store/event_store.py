@@ -1,0 +1,256 @@
+"""The event store: the one interface through which a calculation reads events, persons and groups.
+
+Calculations (:mod:`local_backend.queries`) decide what a filter means and compile it, through the store's
+:attr:`EventStore.dialect`, to a WHERE fragment over the event rows ``e`` with bound parameters (a
+:data:`Fragment`). They hand the store small request objects naming what they need: an aggregate per time span
+and breakdown value, each actor's first event, who was active per day, the top breakdown values, events in
+``(actor, timestamp)`` order with the steps they match, persons' properties. The store owns every statement's
+shape (SELECT, GROUP BY, ORDER BY, indexes, how rows travel back); an engine other than SQLite implements the
+same methods with the same answers. ``docs/storage.md`` ("The event store interface") states each method's
+contract: what it returns, in what order, which ranges are open or closed.
+
+Times are UTC microseconds since the epoch throughout; every calendar rule (time zones, DST, week starts,
+months) is applied by the caller when it makes the spans, so an engine only compares integers.
+
+Metadata (projects, actions, cohorts, insights) is not read through this interface: it stays in SQLite
+whatever the event engine, and calculations read it through the other :mod:`local_backend.store` modules with
+the connection they are given. :func:`event_store` is how a calculation gets the store for that connection
+(the filter compilers still use :data:`local_backend.queries.dialect.DIALECT`, which is the SQLite store's
+``dialect``; a second engine hands its own to them)::
+
+    store = event_store(conn)
+    where = compiler.compile(filter.properties)          # in store.dialect's SQL
+    counts = store.aggregate_spans(SpanAggregate(project_id=1, spans=[(lo, hi)], where=where, measure=COUNT))
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "EventStore",
+    "Fragment",
+    "Span",
+    "Measure",
+    "COUNT",
+    "SpanAggregate",
+    "FirstSeen",
+    "ActiveActors",
+    "TopValues",
+    "FlaggedScan",
+    "FlaggedRows",
+    "PersonEventScan",
+    "event_store",
+]
+
+Fragment = tuple[str, list[Any]]
+"""SQL text in the store's dialect over the event row ``e``, and its bound parameters in order."""
+
+Span = tuple[int, int]
+"""A half-open range ``[low, high)`` of UTC microseconds."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What one (span, group) cell aggregates.
+
+    ``aggregate`` is an aggregate expression in the dialect where ``{v}`` stands for the value: ``count(*)``,
+    ``count(DISTINCT e.person_id)``, ``sum(il_float({v}))``, a quantile. Without ``per`` it reads ``value``
+    (a per-event expression) directly. With ``per``, the cell's events are first grouped by the ``per``
+    expression (an actor or a session; rows where it is NULL are left out), each such group gives
+    ``per_value`` (an aggregate over its events, e.g. ``count(*)``), and ``aggregate`` runs over those.
+    ``session_durations``: ``per`` is the session id and each session's value is its whole duration in
+    seconds (last event minus first event of the session, over all time, not only the span).
+    """
+
+    aggregate: str
+    value: Fragment = ("", [])
+    per: str | None = None
+    per_value: str = ""
+    session_durations: bool = False
+
+
+COUNT = Measure(aggregate="count(*)")
+
+
+@dataclass(frozen=True)
+class SpanAggregate:
+    """An aggregate of the events matching ``where`` in each span, per value of ``group`` (when given)."""
+
+    project_id: int
+    spans: Sequence[Span]
+    where: Fragment
+    measure: Measure
+    group: Fragment | None = None
+
+
+@dataclass(frozen=True)
+class FirstSeen:
+    """Each (group value, actor)'s first matching event.
+
+    ``actor`` is an expression naming who is counted (``e.person_id``, a group key); rows where it is NULL
+    are left out. With ``ever`` False only events in ``[lower, upper]`` (inclusive) are considered; with
+    ``ever`` True every matching event counts (the first time ever) and pairs whose first time is outside
+    ``[lower, upper]`` are left out.
+    """
+
+    project_id: int
+    lower: int
+    upper: int
+    where: Fragment
+    actor: str
+    group: Fragment | None = None
+    ever: bool = False
+
+
+@dataclass(frozen=True)
+class ActiveActors:
+    """Who did a matching event in each span (spans are usually days), per value of ``group``."""
+
+    project_id: int
+    spans: Sequence[Span]
+    where: Fragment
+    actor: str
+    group: Fragment | None = None
+
+
+@dataclass(frozen=True)
+class TopValues:
+    """The most frequent values of ``value`` among the events matching ``where`` in ``[lower, upper]``.
+
+    Events whose value is NULL count under ``null_label``.
+    """
+
+    project_id: int
+    lower: int
+    upper: int
+    where: Fragment
+    value: Fragment
+    null_label: str
+    count: int
+
+
+@dataclass(frozen=True)
+class FlaggedScan:
+    """Events of ``[lower, upper]`` (inclusive) matching ``where``, in (actor, timestamp) order, each with
+    bit ``i`` set when it matches ``flags[i]``.
+
+    The actor is the person, or the group key of ``group_type_index`` (events without one are left out).
+    ``only_flagged``: keep only events matching at least one flag (else every event matching ``where``).
+    ``flag_events``: when every flag means exactly "the event is named X", those names (one per flag), so an
+    engine may compute the bits from the name alone. ``events``: when known, every event name that can match
+    any flag (an engine may skip other events; only used with ``only_flagged``). ``value``: an expression
+    read for each row (a breakdown value).
+    """
+
+    project_id: int
+    lower: int
+    upper: int
+    where: Fragment
+    flags: Sequence[Fragment]
+    only_flagged: bool = True
+    flag_events: Sequence[str] | None = None
+    events: Sequence[str] | None = None
+    group_type_index: int | None = None
+    value: Fragment | None = None
+
+
+@dataclass
+class FlaggedRows:
+    """The rows of a :class:`FlaggedScan` as columns.
+
+    ``actors``: the person id, or for groups a code into ``keys`` (codes in order of first appearance);
+    ``timestamps`` and ``flags`` as int64; ``values`` the ``value`` of each row (None when not asked for).
+    """
+
+    actors: np.ndarray
+    timestamps: np.ndarray
+    flags: np.ndarray
+    values: list[Any] | None = None
+    keys: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.timestamps)
+
+
+@dataclass(frozen=True)
+class PersonEventScan:
+    """Events of ``[lower, upper]`` (inclusive) matching ``where``, in (person, timestamp) order, each as
+    ``(person_id, timestamp, event, *values of properties)``; a missing property is None."""
+
+    project_id: int
+    lower: int
+    upper: int
+    where: Fragment
+    properties: Sequence[str] = ()
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """Reads of events, persons and groups for calculations. Contracts: ``docs/storage.md``."""
+
+    @property
+    def dialect(self) -> Any:
+        """The SQL dialect filters must be compiled with to run on this store."""
+        ...
+
+    def earliest_event(self, project_id: int) -> datetime | None:
+        """The first event's time on or after 2015-01-01 UTC (earlier stamps are broken clocks), or None."""
+        ...
+
+    def aggregate_spans(self, request: SpanAggregate) -> dict[tuple[int, Any], float]:
+        """``{(span index, group value): aggregate}`` for every cell that has matching events."""
+        ...
+
+    def aggregate_counted(
+        self, request: SpanAggregate, *, max_groups: int
+    ) -> dict[tuple[int, Any], tuple[float, int]] | None:
+        """``{(span index, group value): (aggregate, events)}``, or None past ``max_groups`` cells."""
+        ...
+
+    def first_seen(self, request: FirstSeen) -> list[tuple[Any, Any, int]]:
+        """``(group value, actor, first timestamp)`` of each pair (any order)."""
+        ...
+
+    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+        """Distinct ``(span index, group value, actor)`` triples (any order)."""
+        ...
+
+    def top_values(self, request: TopValues) -> list[Any]:
+        """Up to ``count`` values by event count, then by value, both descending."""
+        ...
+
+    def flagged_rows(self, request: FlaggedScan) -> FlaggedRows:
+        """The scan's rows as columns, ordered by actor then timestamp (ties in any order)."""
+        ...
+
+    def person_events(self, request: PersonEventScan) -> Iterator[tuple[Any, ...]]:
+        """The scan's rows, ordered by person, timestamp, then event name."""
+        ...
+
+    def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
+        """Ids of the project's persons for which ``where`` holds over ``e.person_id``, ascending."""
+        ...
+
+    def person_properties(self, project_id: int, person_ids: Sequence[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(person id, current properties)`` of those ids that exist in the project (any order)."""
+        ...
+
+    def group_properties(
+        self, project_id: int, group_type_index: int, group_keys: Sequence[str]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(group key, properties)`` of those groups of the type that exist in the project (any order)."""
+        ...
+
+
+def event_store(conn: sqlite3.Connection) -> EventStore:
+    """The event store of the database ``conn`` is open on (SQLite: the events live in the same file)."""
+    from .sqlite_event_store import SQLiteEventStore
+
+    return SQLiteEventStore(conn)
