@@ -1,6 +1,6 @@
 """Running calculations, in the request or in the background, so that any of them can be cancelled.
 
-Each run is watched by a :class:`..calculation_guard.CalculationGuard`: a progress handler on its SQLite
+Each run is watched by a :class:`..queries.guard.CalculationGuard`: a progress handler on its SQLite
 connection aborts the statement in progress as soon as the run is cancelled or out of time
 (``Settings.query_timeout_seconds``), so a cancelled calculation stops within a few thousand SQLite steps rather
 than running to the end, and one that runs too long answers :class:`..errors.QueryTimeout`. Background runs go

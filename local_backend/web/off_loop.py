@@ -5,7 +5,7 @@ its filter asks, so it never runs on the event loop: :func:`compute_off_loop` ru
 the loop keeps serving ``/_health``, capture and every other request, and cancels it when the client
 disconnects. The request's connection goes with it: connections are opened with ``check_same_thread=False``
 and the route waits for the thread, so only one thread uses a connection at a time. The time limit and the
-cancel flag are :class:`.calculation_guard.CalculationGuard`'s.
+cancel flag are :class:`..queries.guard.CalculationGuard`'s.
 """
 
 from __future__ import annotations
