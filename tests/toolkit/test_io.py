@@ -8,7 +8,7 @@ import pandas as pd
 
 import toolkit
 from toolkit.frames import insights_frame
-from toolkit.result_frames import time_to_convert_frame
+from toolkit.frames.results import time_to_convert_frame
 
 from .conftest import load
 

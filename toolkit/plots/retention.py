@@ -10,8 +10,8 @@ from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path
 
-from .labels import breakdown_label
-from .plot_style import format_count, format_percent, literal_text, new_axes, no_data, series_colors
+from ..labels import breakdown_label
+from .style import format_count, format_percent, literal_text, new_axes, no_data, series_colors
 
 __all__ = ["plot_paths", "plot_retention"]
 

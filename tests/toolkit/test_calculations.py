@@ -121,7 +121,7 @@ def test_other_errors_do_not_fall_back(client, fake, reply, error):
 
 
 def test_async_query_answer_is_polled_until_complete(client, fake, monkeypatch):
-    monkeypatch.setattr("toolkit.analysis.QUERY_POLL_INTERVAL", 0)
+    monkeypatch.setattr("toolkit.calculations.QUERY_POLL_INTERVAL", 0)
     results = load("query_funnels_response.json")["results"]
     fake.routes[("POST", LEGACY_FUNNEL)] = GONE
     fake.routes[("POST", QUERY)] = (200, {"query_status": {"id": "q1", "complete": False, "query_async": True}})
