@@ -46,6 +46,7 @@ MODULES = [
     "toolkit.plots",
     "toolkit.plots.funnels",
     "toolkit.plots.hover",
+    "toolkit.plots.paths",
     "toolkit.plots.retention",
     "toolkit.plots.style",
     "toolkit.plots.trends",

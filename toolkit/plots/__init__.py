@@ -6,6 +6,9 @@ Every plot draws its text as written (``$pageview`` is not maths), names PostHog
 ``None`` and ``Other`` (the frame keeps the raw values), keeps labels and date ticks from overlapping, and
 starts count axes at 0 with whole-number ticks; see `toolkit.plots.style`.
 
+One module per calculation (`trends`, `funnels`, `retention`, `paths`), all re-exported here; `style` holds
+what they share and `hover` labels the point under the mouse on an interactive canvas.
+
 ==========================  ======================================================
 `plot_trend`                `Client.trend` (line, cumulative, bar, bar_value, pie, number)
 `plot_funnel`               `Client.funnel` steps (bars with counts and conversion)
@@ -24,7 +27,8 @@ Examples
 from __future__ import annotations
 
 from .funnels import plot_funnel, plot_funnel_trends, plot_time_to_convert
-from .retention import plot_paths, plot_retention
+from .paths import plot_paths
+from .retention import plot_retention
 from .trends import DISPLAY_KINDS, TREND_KINDS, plot_trend
 
 __all__ = [
