@@ -11,7 +11,7 @@ from pandas.testing import assert_frame_equal
 
 from toolkit import FunnelRequest, NotFoundError, PermissionDeniedError, TrendRequest, ValidationError
 
-from .conftest import load
+from .fakes import load
 
 LEGACY_TREND = "/api/projects/1/insights/trend/"
 LEGACY_FUNNEL = "/api/projects/1/insights/funnel/"
@@ -50,7 +50,7 @@ def test_trend_falls_back_to_the_query_api_and_gives_the_same_frame(client, fake
     fake.routes[("POST", LEGACY_TREND)] = (200, as_legacy(response))
     from toolkit import Client
 
-    from .conftest import BASE, KEY
+    from .fakes import BASE, KEY
 
     via_legacy = Client(base_url=BASE, api_key=KEY, project_id=1, session=fake).trend(request)
     assert_frame_equal(via_query, via_legacy)

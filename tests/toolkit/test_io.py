@@ -10,7 +10,7 @@ import toolkit
 from toolkit.frames import insights_frame
 from toolkit.frames.results import time_to_convert_frame
 
-from .conftest import load
+from .fakes import load
 
 
 def test_parquet_keeps_json_cells_and_attrs(tmp_path):
