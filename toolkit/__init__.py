@@ -31,9 +31,9 @@ from .errors import (
     TransportError,
     ValidationError,
 )
+from .frames.readable_tables import readable_table
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
 from .io import to_csv, to_parquet
-from .readable_tables import readable_table
 
 __all__ = [
     "APIError",

@@ -1,6 +1,6 @@
 """`Client`: every endpoint as a method that returns a typed DataFrame.
 
-The methods come from one module per resource (``insights``, ``plugins``, ``analysis``, ``data``,
+The methods come from one module per resource (``insights``, ``plugins``, ``calculations``, ``data``,
 ``capture``), each a mixin over `toolkit.transport.Transport`, which holds the settings, the session,
 error mapping and pagination.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import requests
 
-from .analysis import AnalysisMixin
+from .calculations import CalculationsMixin
 from .capture import CaptureMixin
 from .data import DataMixin
 from .insights import InsightsMixin
@@ -19,7 +19,7 @@ from .transport import DEFAULT_BACKOFF_FACTOR, DEFAULT_MAX_RETRIES, DEFAULT_TIME
 __all__ = ["Client"]
 
 
-class Client(InsightsMixin, PluginsMixin, AnalysisMixin, DataMixin, CaptureMixin):
+class Client(InsightsMixin, PluginsMixin, CalculationsMixin, DataMixin, CaptureMixin):
     """A connection to a PostHog-compatible API (the local backend or PostHog itself).
 
     Parameters

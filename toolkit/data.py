@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ._columns import typed_frame
 from .frames import events_frame, persons_frame, projects_frame
+from .frames._columns import typed_frame
 from .transport import Transport
 
 __all__ = ["ACTION_COLUMNS", "DEFINITION_COLUMNS", "PROPERTY_DEFINITION_COLUMNS", "PROPERTY_TYPES", "DataMixin"]

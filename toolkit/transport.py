@@ -1,6 +1,6 @@
 """HTTP for the toolkit: a retrying `requests.Session`, error mapping, and pagination.
 
-`Transport` is the base of `Client`; the resource modules (``insights``, ``plugins``, ``analysis``, ...)
+`Transport` is the base of `Client`; the resource modules (``insights``, ``plugins``, ``calculations``, ...)
 add their functions on top of its three primitives: `Transport.request`, `Transport.paginate` and
 `Transport.project_path`.
 """

@@ -47,7 +47,7 @@ TABLE_SCRIPT = """(table) => table ? [...table.querySelectorAll('tr')].map(
 # what the kernel prints about a builder after the direct call (``request``, ``frame`` and ``shown`` defined)
 COMPARE_CODE = """
 import base64 as _base64, json as _json
-from toolkit.readable_tables import readable_table as _readable_table, table_html as _table_html
+from toolkit.frames.readable_tables import readable_table as _readable_table, table_html as _table_html
 from toolkit.widgets.results import figure_png as _figure_png
 
 print(_json.dumps({

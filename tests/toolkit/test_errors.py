@@ -19,7 +19,7 @@ from toolkit import (
     ValidationError,
 )
 
-from .conftest import BASE, KEY, FakeSession
+from .fakes import BASE, KEY, FakeSession
 
 
 def envelope(type_: str, code: str, detail: str, attr: str | None = None) -> dict:

@@ -8,9 +8,9 @@ import pandas as pd
 
 import toolkit
 from toolkit.frames import insights_frame
-from toolkit.result_frames import time_to_convert_frame
+from toolkit.frames.results import time_to_convert_frame
 
-from .conftest import load
+from .fakes import load
 
 
 def test_parquet_keeps_json_cells_and_attrs(tmp_path):

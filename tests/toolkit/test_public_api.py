@@ -20,36 +20,38 @@ from toolkit import Client
 
 MODULES = [
     "toolkit",
-    "toolkit._columns",
-    "toolkit._responses",
-    "toolkit.analysis",
+    "toolkit.calculations",
     "toolkit.capture",
-    "toolkit.cohort_plots",
     "toolkit.client",
     "toolkit.config",
     "toolkit.data",
     "toolkit.entities",
     "toolkit.errors",
     "toolkit.frames",
-    "toolkit.funnel_frames",
-    "toolkit.funnel_plots",
+    "toolkit.frames._columns",
+    "toolkit.frames._responses",
+    "toolkit.frames.funnels",
+    "toolkit.frames.paths",
+    "toolkit.frames.readable_tables",
+    "toolkit.frames.readable_values",
+    "toolkit.frames.resources",
+    "toolkit.frames.results",
+    "toolkit.frames.retention",
+    "toolkit.frames.trends",
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
     "toolkit.labels",
     "toolkit.local",
-    "toolkit.paths_frames",
-    "toolkit.plot_hover",
-    "toolkit.plot_style",
     "toolkit.plots",
+    "toolkit.plots.funnels",
+    "toolkit.plots.hover",
+    "toolkit.plots.paths",
+    "toolkit.plots.retention",
+    "toolkit.plots.style",
+    "toolkit.plots.trends",
     "toolkit.plugins",
-    "toolkit.readable_tables",
-    "toolkit.readable_values",
-    "toolkit.result_frames",
-    "toolkit.retention_frames",
     "toolkit.transport",
-    "toolkit.trend_frames",
-    "toolkit.trend_plots",
     "toolkit.widgets",
     "toolkit.widgets.base",
     "toolkit.widgets.catalog",
@@ -129,7 +131,8 @@ def test_every_client_method_is_documented(name):
 
 
 def test_the_calculation_frames_keep_their_public_names_after_the_split():
-    from toolkit import frames, result_frames
+    from toolkit import frames
+    from toolkit.frames import results as result_frames
 
     names = ["trend_frame", "wide_trend_frame", "complete_trend_frame", "funnel_frame", "funnel_trends_frame"]
     names += ["time_to_convert_frame", "retention_frame", "paths_frame", "response_results", "TREND_COLUMNS"]

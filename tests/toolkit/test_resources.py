@@ -6,7 +6,7 @@ import pytest
 
 from toolkit import MethodNotAllowedError, NotFoundError, TrendRequest
 
-from .conftest import load
+from .fakes import load
 
 INSIGHTS = "/api/projects/1/insights/"
 CONFIGS = "/api/projects/1/plugin_configs/"

@@ -10,7 +10,7 @@ import pytest
 
 from toolkit import Client, QueryTimeoutError, RateLimitError, ServerError
 
-from .conftest import BASE, KEY, FakeSession
+from .fakes import BASE, KEY, FakeSession
 
 
 def page(items, next_url=None, count=None):

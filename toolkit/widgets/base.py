@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from ..entities import entity_dict
 from ..errors import APIError, ToolkitError, TransportError
 from ..labels import NO_MATHJAX_CLASSES
-from ..plot_style import request_title
+from ..plots.style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 from .results import STALE_NOTE, ResultArea, watch_values

@@ -9,9 +9,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..entities import Entity, entity_dict
-from ..funnel_plots import plot_funnel, plot_funnel_trends, plot_time_to_convert
 from ..insight_requests import FunnelRequest
-from ..plot_style import untracked_axes
+from ..plots.funnels import plot_funnel, plot_funnel_trends, plot_time_to_convert
+from ..plots.style import untracked_axes
 from .base import Builder
 from .catalog import Catalog, EntityKey, entity_key
 

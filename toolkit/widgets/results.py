@@ -7,7 +7,7 @@ output, so runs sent back to back (Run All) leave one result, even while the bro
 kernel. Changing any control after a run greys the result out (`ResultArea.mark_stale`) until the next run.
 
 Under ipympl (``%matplotlib widget``) the plot is the figure's interactive canvas instead of a PNG: its
-toolbar pans and zooms, and `toolkit.plot_hover` labels the point under the mouse with its date and value.
+toolbar pans and zooms, and `toolkit.plots.hover` labels the point under the mouse with its date and value.
 Under any other backend (inline, Agg) the PNG is shown as before.
 
 The table sits in a box of its own that scrolls both ways (`scrolling_table`): inside an Output widget
@@ -26,8 +26,8 @@ import ipywidgets as widgets
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..frames.readable_tables import readable_table, table_html
 from ..labels import NO_MATHJAX_CLASSES
-from ..readable_tables import readable_table, table_html
 
 __all__ = [
     "SCREEN_DPI",
@@ -80,7 +80,7 @@ def interactive_canvas(figure: Figure) -> widgets.DOMWidget:
     """
     from ipympl.backend_nbagg import Canvas, FigureManager
 
-    from ..plot_hover import add_hover
+    from ..plots.hover import add_hover
 
     canvas = Canvas(figure)
     with warnings.catch_warnings():  # ipympl's toolbar passes traitlets an argument it does not know

@@ -10,8 +10,8 @@ from matplotlib.figure import Figure
 
 from ..entities import Entity, entity_dict
 from ..insight_requests import TrendRequest
-from ..plot_style import untracked_axes
-from ..trend_plots import plot_trend
+from ..plots.style import untracked_axes
+from ..plots.trends import plot_trend
 from .base import Builder
 from .catalog import Catalog, entity_key
 

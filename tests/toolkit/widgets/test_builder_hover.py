@@ -10,7 +10,7 @@ from matplotlib.backend_bases import MouseEvent
 from toolkit.widgets import TrendBuilder
 from toolkit.widgets.results import ipympl_active
 
-from .conftest import TREND
+from .fake_project import TREND
 
 ipympl = pytest.importorskip("ipympl.backend_nbagg")
 matplotlib.use("Agg")  # importing ipympl makes it pyplot's backend: the other tests draw with Agg

@@ -13,7 +13,7 @@ import requests
 from toolkit.widgets import FunnelBuilder, TrendBuilder
 from toolkit.widgets.results import STALE_CLASS
 
-from .conftest import FUNNEL, TREND
+from .fake_project import FUNNEL, TREND
 
 NULL = "$$_posthog_breakdown_null_$$"
 

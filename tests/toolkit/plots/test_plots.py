@@ -205,7 +205,7 @@ def test_number_shows_the_total_and_the_change_from_the_previous_period():
 
 def test_wide_frames_are_accepted():
     wide = trend(series("a", [1, 2, 3]), series("b", [4, 5, 6], order=1), wide=False)
-    from toolkit.result_frames import wide_trend_frame
+    from toolkit.frames.results import wide_trend_frame
 
     lines = plot_trend(wide_trend_frame(wide)).get_lines()
     assert [line.get_ydata().tolist() for line in lines] == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]

@@ -1,8 +1,8 @@
-"""Pure functions from API payloads (decoded JSON) to typed DataFrames: no HTTP here.
+"""The frames of the resource endpoints (insights, plugins, activity, projects, sharing, persons, events):
+pure functions from API payloads (decoded JSON) to typed DataFrames, no HTTP here.
 
 Each ``*_frame`` function documents its columns and dtypes; an empty payload gives an empty frame with the
-same columns and dtypes. The calculation frames (trend, funnel, retention, paths) live in
-`toolkit.result_frames` and are re-exported here.
+same columns and dtypes.
 
 Examples
 --------
@@ -19,15 +19,6 @@ from typing import Any
 import pandas as pd
 
 from ._columns import typed_frame
-from .result_frames import (
-    complete_trend_frame,
-    funnel_frame,
-    funnel_trends_frame,
-    paths_frame,
-    retention_frame,
-    time_to_convert_frame,
-    trend_frame,
-)
 
 __all__ = [
     "ACTIVITY_COLUMNS",
@@ -39,20 +30,13 @@ __all__ = [
     "PROJECT_COLUMNS",
     "SHARING_COLUMNS",
     "activity_frame",
-    "complete_trend_frame",
     "events_frame",
-    "funnel_frame",
-    "funnel_trends_frame",
     "insights_frame",
-    "paths_frame",
     "persons_frame",
     "plugin_configs_frame",
     "plugins_frame",
     "projects_frame",
-    "retention_frame",
     "sharing_frame",
-    "time_to_convert_frame",
-    "trend_frame",
 ]
 
 Records = Iterable[Mapping[str, Any]]

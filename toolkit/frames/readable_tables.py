@@ -6,8 +6,8 @@ project's timezone without a time of day (hourly buckets keep it), conversion as
 durations in two units (``3 h 15 min``), breakdown buckets as ``None`` and ``Other`` (always last). The
 name of the rows (``date``, ``step``) sits in the header's corner, so the header is one row.
 `readable_table` builds that from any calculation frame (trend, funnel steps, funnel trends, time to
-convert; other frames get the same formatting column by column); `toolkit.readable_values` formats the
-cells. Its cells are text: keep the tidy frame for numbers.
+convert; other frames get the same formatting column by column); `toolkit.frames.readable_values` formats
+the cells. Its cells are text: keep the tidy frame for numbers.
 
 `table_html` renders a frame as HTML that Jupyter's MathJax leaves alone, so ``$pageview`` is not read as
 the start of a formula.
@@ -20,9 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-from .labels import NO_MATHJAX_CLASSES, breakdown_label, bucket_rank
+from ..labels import NO_MATHJAX_CLASSES, breakdown_label, bucket_rank
 from .readable_values import date_texts, format_duration, format_number, format_percent, is_whole
-from .trend_frames import complete_trend_frame
+from .trends import complete_trend_frame
 
 __all__ = ["format_duration", "format_number", "format_percent", "readable_table", "table_html"]
 
@@ -175,7 +175,7 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from toolkit.result_frames import trend_frame
+    >>> from toolkit.frames.results import trend_frame
     >>> tidy = trend_frame({"timezone": "Europe/Paris", "result": [
     ...     {"action": {"name": "$pageview"}, "days": ["2026-01-01", "2026-01-02"], "data": [1200, 5],
     ...      "breakdown_value": "$$_posthog_breakdown_null_$$"}]})

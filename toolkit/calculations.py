@@ -23,11 +23,11 @@ from .frames import (
     time_to_convert_frame,
     trend_frame,
 )
+from .frames.results import response_results
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest
-from .result_frames import response_results
 from .transport import Transport
 
-__all__ = ["AnalysisMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT"]
+__all__ = ["CalculationsMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT"]
 
 QUERY_POLL_INTERVAL = 0.5
 QUERY_POLL_TIMEOUT = 300.0
@@ -40,7 +40,7 @@ def _legacy_gone(error: APIError) -> bool:
     return isinstance(error, PermissionDeniedError) and "legacy" in (error.detail or "").lower()
 
 
-class AnalysisMixin(Transport):
+class CalculationsMixin(Transport):
     """The calculation functions of `toolkit.Client`."""
 
     _legacy_missing: set[str]

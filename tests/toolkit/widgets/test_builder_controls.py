@@ -7,7 +7,7 @@ import pytest
 
 from toolkit.widgets import FunnelBuilder, TrendBuilder
 
-from .conftest import FUNNEL, TREND, sent
+from .fake_project import FUNNEL, TREND, sent
 
 
 def test_breakdown_top_values_are_sent_as_the_limit_and_hidden_without_a_breakdown(client, fake):

@@ -4,7 +4,10 @@ of a cell's last expression, and a script decides itself when to show or save.
 
 Every plot draws its text as written (``$pageview`` is not maths), names PostHog's breakdown buckets
 ``None`` and ``Other`` (the frame keeps the raw values), keeps labels and date ticks from overlapping, and
-starts count axes at 0 with whole-number ticks; see `toolkit.plot_style`.
+starts count axes at 0 with whole-number ticks; see `toolkit.plots.style`.
+
+One module per calculation (`trends`, `funnels`, `retention`, `paths`), all re-exported here; `style` holds
+what they share and `hover` labels the point under the mouse on an interactive canvas.
 
 ==========================  ======================================================
 `plot_trend`                `Client.trend` (line, cumulative, bar, bar_value, pie, number)
@@ -23,9 +26,10 @@ Examples
 
 from __future__ import annotations
 
-from .cohort_plots import plot_paths, plot_retention
-from .funnel_plots import plot_funnel, plot_funnel_trends, plot_time_to_convert
-from .trend_plots import DISPLAY_KINDS, TREND_KINDS, plot_trend
+from .funnels import plot_funnel, plot_funnel_trends, plot_time_to_convert
+from .paths import plot_paths
+from .retention import plot_retention
+from .trends import DISPLAY_KINDS, TREND_KINDS, plot_trend
 
 __all__ = [
     "DISPLAY_KINDS",

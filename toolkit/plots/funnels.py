@@ -14,8 +14,9 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 from matplotlib.transforms import Bbox
 
-from .labels import breakdown_label, bucket_rank
-from .plot_style import (
+from ..frames.readable_values import format_duration as readable_duration
+from ..labels import breakdown_label, bucket_rank
+from .style import (
     format_count,
     format_percent,
     integer_ticks,
@@ -30,7 +31,6 @@ from .plot_style import (
     series_colors,
     start_at_zero,
 )
-from .readable_values import format_duration as readable_duration
 
 __all__ = ["format_duration", "plot_funnel", "plot_funnel_trends", "plot_time_to_convert"]
 

@@ -2,22 +2,22 @@
 
 One module per calculation, all re-exported here (and from `toolkit.frames`):
 
-- `toolkit.trend_frames`: `trend_frame`, `wide_trend_frame`, `complete_trend_frame`
-- `toolkit.funnel_frames`: `funnel_frame`, `funnel_trends_frame`, `time_to_convert_frame`
-- `toolkit.retention_frames`: `retention_frame`
-- `toolkit.paths_frames`: `paths_frame`
+- `toolkit.frames.trends`: `trend_frame`, `wide_trend_frame`, `complete_trend_frame`
+- `toolkit.frames.funnels`: `funnel_frame`, `funnel_trends_frame`, `time_to_convert_frame`
+- `toolkit.frames.retention`: `retention_frame`
+- `toolkit.frames.paths`: `paths_frame`
 
 Each takes the whole decoded response, either the legacy envelope (``{"result": ..., "timezone": ...}``)
 or the query API's (``{"results": ...}``), and keeps everything except the results in ``DataFrame.attrs``
-(`toolkit._responses`). Dates are bucket starts in the project's timezone (``attrs["timezone"]``); rates are
-fractions (0..1); durations are Timedeltas. A ``breakdown_value`` (or ``compare_label``) column is there
+(`toolkit.frames._responses`). Dates are bucket starts in the project's timezone (``attrs["timezone"]``);
+rates are fractions (0..1); durations are Timedeltas. A ``breakdown_value`` (or ``compare_label``) column is there
 only when the result has one: without a breakdown it would read ``<NA>`` on every row.
 """
 
 from __future__ import annotations
 
 from ._responses import response_results
-from .funnel_frames import (
+from .funnels import (
     FUNNEL_COLUMNS,
     FUNNEL_TRENDS_COLUMNS,
     TIME_TO_CONVERT_COLUMNS,
@@ -25,9 +25,9 @@ from .funnel_frames import (
     funnel_trends_frame,
     time_to_convert_frame,
 )
-from .paths_frames import PATHS_COLUMNS, paths_frame
-from .retention_frames import RETENTION_COLUMNS, retention_frame
-from .trend_frames import TREND_COLUMNS, complete_trend_frame, trend_frame, wide_trend_frame
+from .paths import PATHS_COLUMNS, paths_frame
+from .retention import RETENTION_COLUMNS, retention_frame
+from .trends import TREND_COLUMNS, complete_trend_frame, trend_frame, wide_trend_frame
 
 __all__ = [
     "FUNNEL_COLUMNS",

@@ -9,8 +9,8 @@ from pandas.testing import assert_frame_equal
 from toolkit import Client, FunnelRequest
 from toolkit.widgets import FunnelBuilder
 
-from ..toolkit.conftest import FakeSession
-from .conftest import FUNNEL, INSIGHTS, sent
+from ..fakes import FakeSession
+from .fake_project import FUNNEL, INSIGHTS, sent
 
 
 def steps_answer(*counts, names=("signup", "purchase", "activate")):

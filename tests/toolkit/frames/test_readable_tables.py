@@ -7,9 +7,15 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import toolkit
+from toolkit.frames.readable_tables import format_duration, readable_table, table_html
+from toolkit.frames.results import (
+    funnel_frame,
+    funnel_trends_frame,
+    retention_frame,
+    time_to_convert_frame,
+    trend_frame,
+)
 from toolkit.labels import breakdown_label, tex_safe_label
-from toolkit.readable_tables import format_duration, readable_table, table_html
-from toolkit.result_frames import funnel_frame, funnel_trends_frame, retention_frame, time_to_convert_frame, trend_frame
 
 NULL = "$$_posthog_breakdown_null_$$"
 OTHER = "$$_posthog_breakdown_other_$$"

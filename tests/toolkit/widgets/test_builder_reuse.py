@@ -7,8 +7,8 @@ import pytest
 from toolkit import FunnelRequest, TrendRequest, event
 from toolkit.widgets import FunnelBuilder, TrendBuilder
 
-from ..toolkit.conftest import load
-from .conftest import FUNNEL, INSIGHTS, TREND, sent
+from ..fakes import load
+from .fake_project import FUNNEL, INSIGHTS, TREND, sent
 
 
 class Recorder:

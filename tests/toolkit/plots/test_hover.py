@@ -8,8 +8,8 @@ import pytest
 from matplotlib.backend_bases import MouseEvent
 from matplotlib.figure import Figure
 
-from toolkit.plot_hover import add_hover, nearest_point, point_text
-from toolkit.trend_plots import plot_trend
+from toolkit.plots.hover import add_hover, nearest_point, point_text
+from toolkit.plots.trends import plot_trend
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pandas.testing import assert_frame_equal
 
 from toolkit import FunnelRequest, NotFoundError, PermissionDeniedError, TrendRequest, ValidationError
 
-from .conftest import load
+from .fakes import load
 
 LEGACY_TREND = "/api/projects/1/insights/trend/"
 LEGACY_FUNNEL = "/api/projects/1/insights/funnel/"
@@ -50,7 +50,7 @@ def test_trend_falls_back_to_the_query_api_and_gives_the_same_frame(client, fake
     fake.routes[("POST", LEGACY_TREND)] = (200, as_legacy(response))
     from toolkit import Client
 
-    from .conftest import BASE, KEY
+    from .fakes import BASE, KEY
 
     via_legacy = Client(base_url=BASE, api_key=KEY, project_id=1, session=fake).trend(request)
     assert_frame_equal(via_query, via_legacy)
@@ -121,7 +121,7 @@ def test_other_errors_do_not_fall_back(client, fake, reply, error):
 
 
 def test_async_query_answer_is_polled_until_complete(client, fake, monkeypatch):
-    monkeypatch.setattr("toolkit.analysis.QUERY_POLL_INTERVAL", 0)
+    monkeypatch.setattr("toolkit.calculations.QUERY_POLL_INTERVAL", 0)
     results = load("query_funnels_response.json")["results"]
     fake.routes[("POST", LEGACY_FUNNEL)] = GONE
     fake.routes[("POST", QUERY)] = (200, {"query_status": {"id": "q1", "complete": False, "query_async": True}})

@@ -11,8 +11,8 @@ from pandas.testing import assert_frame_equal
 from toolkit import Client, TrendRequest, event
 from toolkit.widgets import TrendBuilder
 
-from ..toolkit.conftest import FakeSession
-from .conftest import INSIGHTS, TREND, sent
+from ..fakes import FakeSession
+from .fake_project import INSIGHTS, TREND, sent
 
 DAYS = ["2026-01-01", "2026-01-02"]
 

@@ -18,7 +18,7 @@ from toolkit.frames import (
     trend_frame,
 )
 
-from .conftest import load
+from ..fakes import load
 
 
 def s(*values):

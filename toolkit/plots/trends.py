@@ -11,8 +11,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
-from .labels import breakdown_label, bucket_rank
-from .plot_style import (
+from ..frames.results import complete_trend_frame
+from ..labels import breakdown_label, bucket_rank
+from .style import (
     format_count,
     format_percent,
     integer_ticks,
@@ -27,7 +28,6 @@ from .plot_style import (
     series_colors,
     start_at_zero,
 )
-from .result_frames import complete_trend_frame
 
 __all__ = ["DISPLAY_KINDS", "IN_PROGRESS", "TREND_KINDS", "plot_trend"]
 

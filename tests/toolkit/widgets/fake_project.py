@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import matplotlib
-import pytest
-
-from toolkit import Client
-
-from ..toolkit.conftest import BASE, KEY, FakeSession, load
-
-matplotlib.use("Agg")
+from ..fakes import FakeSession, load
 
 PROJECT = "/api/projects/1/"
 TREND = f"{PROJECT}insights/trend/"
@@ -32,8 +25,8 @@ def property_page(call):
     return page([{"id": f"p{i}", "name": name, "is_numerical": numeric} for i, (name, numeric) in enumerate(rows)])
 
 
-@pytest.fixture
-def fake() -> FakeSession:
+def project_session() -> FakeSession:
+    """A fake session answering the project's definitions, actions, properties and insight creation."""
     return FakeSession(
         {
             ("GET", f"{PROJECT}event_definitions/"): page(
@@ -49,11 +42,6 @@ def fake() -> FakeSession:
             ("POST", INSIGHTS): (201, load("insight.json")),
         }
     )
-
-
-@pytest.fixture
-def client(fake: FakeSession) -> Client:
-    return Client(base_url=BASE, api_key=KEY, project_id=1, session=fake)
 
 
 def sent(fake: FakeSession, path: str) -> list:

@@ -9,7 +9,7 @@ from pandas.testing import assert_frame_equal
 
 from toolkit import frames
 
-from .conftest import load
+from ..fakes import load
 
 UTC = pd.DatetimeTZDtype("ns", "UTC")
 

@@ -1,0 +1,104 @@
+"""The retention heat-map table: one row per cohort, one column per period, each cell the share retained."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+from ..labels import breakdown_label
+from .style import format_count, format_percent, literal_text, new_axes, no_data
+
+__all__ = ["plot_retention"]
+
+
+def _period_from_labels(labels: pd.Series) -> str:
+    """The period's name from the API's cohort labels (``Week 0`` -> ``Week``), else ``Period``."""
+    first = next((str(label) for label in labels.dropna()), "")
+    match = re.fullmatch(r"([A-Za-z]+) \d+", first)
+    return match.group(1) if match else "Period"
+
+
+def _cohort_text(row: pd.Series, multiple: bool) -> str:
+    stamp = row["cohort_date"]
+    text = row["cohort"] if pd.isna(stamp) else stamp.strftime("%b %d %H:%M" if stamp.hour else "%b %d, %Y")
+    size = format_count(row["count"])
+    prefix = f"{breakdown_label(row['breakdown_value'])} · " if multiple else ""
+    return f"{prefix}{text} ({size})"
+
+
+def plot_retention(
+    df: pd.DataFrame, ax: Axes | None = None, *, breakdown_value: str | None = None, title: str | None = None
+) -> Axes:
+    """Plot a retention frame from `Client.retention` as a heat-map table.
+
+    One row per cohort (labelled with its date and size), one column per period; each cell is coloured by
+    its retention rate and shows it in percent. Periods a cohort has not reached yet stay blank.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A retention frame (``cohort_date, cohort, period, count, retention_rate``, and ``breakdown_value``
+        with a breakdown).
+    ax : matplotlib.axes.Axes, optional
+    breakdown_value : str, optional
+        With a breakdown, the value whose cohorts to show; by default every value's cohorts, labelled.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.images[0]`` holds the rates (rows are cohorts, columns periods).
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"cohort_date": pd.to_datetime(["2026-01-01"] * 2, utc=True), "cohort": "Day 0",
+    ...     "breakdown_value": pd.NA, "period": [0, 1], "count": [4, 1], "retention_rate": [1.0, 0.25]})
+    >>> plot_retention(table).images[0].get_array().tolist()
+    [[1.0, 0.25]]
+    """
+    ax = new_axes(ax, figsize=(9.0, 5.0))
+    if "breakdown_value" not in df.columns:  # a retention without breakdown has no such column
+        df = df.assign(breakdown_value=pd.array([pd.NA] * len(df), dtype="string"))
+    if breakdown_value is not None:
+        df = df[df["breakdown_value"].eq(breakdown_value).fillna(False).astype(bool)]
+    request = df.attrs.get("request") or {}
+    period_name = str(request.get("period") or _period_from_labels(df["cohort"]))
+    ax.set_title(title if title is not None else f"Retention by {period_name.lower()}")
+    if df.empty:
+        return literal_text(no_data(ax))
+    keys = ["breakdown_value", "cohort_date", "cohort"]
+    frame = df.assign(breakdown_value=df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), ""))
+    cohorts = frame[frame["period"] == 0].drop_duplicates(keys)
+    periods = int(frame["period"].max()) + 1 if len(frame) else 0
+    rates = np.full((len(cohorts), periods), np.nan)
+    index = {tuple(row): number for number, row in enumerate(cohorts[keys].itertuples(index=False, name=None))}
+    for row in frame.itertuples(index=False):
+        number = index.get((row.breakdown_value, row.cohort_date, row.cohort))
+        if number is not None:
+            rates[number, int(row.period)] = row.retention_rate
+    masked = np.ma.masked_invalid(rates)
+    image = ax.imshow(masked, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    for (number, period), rate in np.ndenumerate(rates):
+        if not np.isnan(rate):
+            ax.text(
+                period,
+                number,
+                format_percent(rate),
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="white" if rate > 0.6 else "black",
+            )
+    multiple = cohorts["breakdown_value"].nunique() > 1
+    ax.set_yticks(range(len(cohorts)), [_cohort_text(row, multiple) for _, row in cohorts.iterrows()])
+    ax.set_xticks(range(periods), [f"{period_name} {period}" for period in range(periods)])
+    ax.xaxis.set_ticks_position("top")
+    ax.tick_params(axis="x", labelrotation=45 if periods > 8 else 0, length=0)
+    ax.tick_params(axis="y", length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    image.set_gid("retention")
+    return literal_text(ax)
