@@ -49,6 +49,8 @@ PageQuery = Annotated[Page, Depends(page_params)]
 # the ``search`` parameter of lists searched with store.text_search
 Search = Annotated[str | None, Query(description="Every term must occur in the name or description")]
 ActivityReader = Annotated[ProjectAccess, Depends(project_access("activity_log:read"))]
+# the calculation endpoints answer a project the key cannot see with 403, as PostHog's insight endpoints do
+InsightReader = Annotated[ProjectAccess, Depends(project_access("insight:read", missing_status=403))]
 ACTIVITY_PAGE_SIZE = 10
 MAX_ACTIVITY_PAGE_SIZE = 1000
 # The DELETE of a soft-deleted resource (insights, actions, cohorts): always 405, PATCH {"deleted": true} instead.

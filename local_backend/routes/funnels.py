@@ -25,13 +25,14 @@ from ..queries.funnels import (
 )
 from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
-from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings, now_iso
 from ..web.filter_params import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..web.pagination import Page, page_params, paginated
 from ..web.query_params import enum_text, integer_text
 from ..web.request_bodies import body_openapi
+from .common import Conn, InsightReader
 
 __all__ = ["router"]
 
@@ -49,19 +50,13 @@ router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
     summary="Funnel: how many reached each step, how long it took, and who dropped off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
 )
-async def funnel_route(
-    request: Request,
-    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    timer = PhaseTimer()
-    filter = parse_filter(FunnelFilter, await read_filter_params(request))
-    timer.mark("./filter")
-    now = get_settings(request).clock.now()
+async def funnel_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
+    calc = await read_calculation(request, FunnelFilter)
     link = link_to(router, "funnel_people_route", access.project_id)
-    result = await compute_off_loop(request, conn, lambda: compute_funnel(conn, access.project, filter, now, link))
-    timer.mark("./query")
-    return calculation_envelope(request, access, result, timer)
+    result = await calculate(
+        request, conn, calc, lambda: compute_funnel(conn, access.project, calc.filter, calc.now, link)
+    )
+    return calculation_envelope(request, access, result, calc.timer)
 
 
 @router.get(
@@ -129,23 +124,13 @@ def _people_page(
     summary="Events or person properties most associated with converting or dropping off",
     openapi_extra=body_openapi(FunnelFilter, form=False),
 )
-async def funnel_correlation_route(
-    request: Request,
-    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    params = await read_filter_params(request)
-    filter = parse_filter(FunnelFilter, params)
-    now = get_settings(request).clock.now()
+async def funnel_correlation_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
+    calc = await read_calculation(request, FunnelFilter)
     link = link_to(router, "funnel_correlation_people_route", access.project_id)
-    result = await compute_off_loop(
-        request, conn, lambda: compute_correlation(conn, access.project, filter, now, params, link)
+    result = await calculate(
+        request, conn, calc, lambda: compute_correlation(conn, access.project, calc.filter, calc.now, calc.params, link)
     )
-    return {
-        "result": result,
-        "last_refresh": now_iso(request),
-        "is_cached": False,
-    }
+    return {"result": result, "last_refresh": now_iso(request), "is_cached": False}
 
 
 @router.get(

@@ -18,13 +18,14 @@ from ..models.retention import RetentionPeoplePage, RetentionResponse
 from ..queries.filter_parsing import parse_filter
 from ..queries.retention import RetentionFilter, compute_retention, compute_retention_people
 from ..store.person_lookup import persons_by_id
-from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
+from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings
 from ..web.filter_params import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..web.pagination import Page, page_params, paginated, parse_int_param
 from ..web.query_params import integer_text
 from ..web.request_bodies import body_openapi
+from .common import Conn, InsightReader
 
 __all__ = ["router"]
 
@@ -42,19 +43,13 @@ router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
     summary="Retention: cohorts by period and how many of each came back later",
     openapi_extra=body_openapi(RetentionFilter, form=False, required=False),
 )
-async def retention_route(
-    request: Request,
-    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> dict[str, Any]:
-    timer = PhaseTimer()
-    filter = parse_filter(RetentionFilter, await read_filter_params(request))
-    timer.mark("./filter")
-    now = get_settings(request).clock.now()
+async def retention_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
+    calc = await read_calculation(request, RetentionFilter)
     link = link_to(router, "retention_people_route", access.project_id)
-    rows = await compute_off_loop(request, conn, lambda: compute_retention(conn, access.project, filter, now, link))
-    timer.mark("./query")
-    return calculation_envelope(request, access, rows, timer)
+    rows = await calculate(
+        request, conn, calc, lambda: compute_retention(conn, access.project, calc.filter, calc.now, link)
+    )
+    return calculation_envelope(request, access, rows, calc.timer)
 
 
 @router.get(

@@ -10,24 +10,20 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
 from ..models.trends import TrendsResponse
 from ..queries.breakdowns import MAX_OFFSET
-from ..queries.filter_parsing import parse_filter
 from ..queries.trends import TrendsFilter, compute_trends
-from ..web.calculation_envelope import PhaseTimer, calculation_envelope, link_to
-from ..web.deps import get_conn, get_settings
-from ..web.filter_params import read_filter_params
-from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
+from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
+from ..web.off_loop import CALCULATION_RESPONSES
 from ..web.pagination import parse_int_param
 from ..web.request_bodies import body_openapi
+from .common import Conn, InsightReader
 
 __all__ = ["router", "trend_csv"]
 
@@ -70,28 +66,20 @@ def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:
     summary="Trend: events, users or a property aggregated per hour, day, week or month",
     openapi_extra=body_openapi(TrendsFilter, form=False),
 )
-async def trend_route(
-    request: Request,
-    access: ProjectAccess = Depends(project_access("insight:read", missing_status=403)),
-    conn: sqlite3.Connection = Depends(get_conn),
-) -> Any:
-    timer = PhaseTimer()
+async def trend_route(request: Request, access: InsightReader, conn: Conn) -> Any:
     output = request.query_params.get("format")
     if output not in (None, "json", "csv"):
         raise ValidationError("format must be 'json' or 'csv'.", attr="format")
     offset = parse_int_param(
         request.query_params.get("offset"), name="offset", default=0, minimum=0, maximum=MAX_OFFSET
     )
-    params = await read_filter_params(request)
-    filter = parse_filter(TrendsFilter, params)
-    timer.mark("./filter")
-    now = get_settings(request).clock.now()
-    result = await compute_off_loop(
-        request, conn, lambda: compute_trends(conn, access.project, filter, now, offset=offset)
+    calc = await read_calculation(request, TrendsFilter)
+    result = await calculate(
+        request, conn, calc, lambda: compute_trends(conn, access.project, calc.filter, calc.now, offset=offset)
     )
-    timer.mark("./query")
     if output == "csv":
         span = f"{result.date_range.date_from.date()} {result.date_range.date_to.date()}"
         return trend_csv(result.series, f"trends ({span}).csv")
-    next_url = _next_url(access.project_id, params, offset + filter.breakdown_limit) if result.has_more else None
-    return calculation_envelope(request, access, result.series, timer, next=next_url)
+    more = offset + calc.filter.breakdown_limit
+    next_url = _next_url(access.project_id, calc.params, more) if result.has_more else None
+    return calculation_envelope(request, access, result.series, calc.timer, next=next_url)

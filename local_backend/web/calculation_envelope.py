@@ -4,28 +4,33 @@
 is_cached, ..., timings}`` as PostHog does; ``timings`` lists how long parsing the filter, querying and
 formatting took, so a slow answer says where its time went::
 
-    timer = PhaseTimer()
-    filter = parse_filter(...)
-    timer.mark("./filter")
-    counts = compute(...)
-    timer.mark("./query")
-    return calculation_envelope(request, access, shape(counts), timer)   # "./format" ends here
+    calc = await read_calculation(request, FunnelFilter)            # "./filter" ends here
+    counts = await calculate(request, conn, calc, lambda: compute(conn, project, calc.filter, calc.now))
+    return calculation_envelope(request, access, shape(counts), calc.timer)   # "./query", then "./format"
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 
 from ..auth import ProjectAccess
-from .deps import now_iso
+from ..queries.filter_parsing import parse_filter
+from .deps import get_settings, now_iso
+from .filter_params import read_filter_params
+from .off_loop import compute_off_loop
 
-__all__ = ["PhaseTimer", "calculation_envelope", "link_to"]
+__all__ = ["PhaseTimer", "Calculation", "read_calculation", "calculate", "calculation_envelope", "link_to"]
+
+F = TypeVar("F")
+T = TypeVar("T")
 
 
 @dataclass
@@ -43,6 +48,32 @@ class PhaseTimer:
 
     def timings(self) -> list[dict[str, Any]]:
         return [{"k": name, "t": seconds} for name, seconds in self.phases]
+
+
+@dataclass
+class Calculation(Generic[F]):
+    """One calculation request as read: its typed filter, the raw parameters, the server's now, its timer."""
+
+    filter: F
+    params: dict[str, Any]
+    now: datetime
+    timer: PhaseTimer
+
+
+async def read_calculation(request: Request, model: type[F]) -> Calculation[F]:
+    """The request's filter (query string and body) parsed as ``model``: a 400 naming the field otherwise."""
+    timer = PhaseTimer()
+    params = await read_filter_params(request)
+    filter = parse_filter(model, params)
+    timer.mark("./filter")
+    return Calculation(filter, params, get_settings(request).clock.now(), timer)
+
+
+async def calculate(request: Request, conn: sqlite3.Connection, calc: Calculation[Any], compute: Callable[[], T]) -> T:
+    """``compute()`` run off the event loop under the calculation's time limit, timed as the query phase."""
+    result = await compute_off_loop(request, conn, compute)
+    calc.timer.mark("./query")
+    return result
 
 
 def calculation_envelope(
