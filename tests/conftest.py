@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import matplotlib
@@ -18,10 +17,9 @@ from local_backend.store.accounts import create_personal_api_key, get_or_create_
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
+from tests.factories import NOW
 
 matplotlib.use("Agg")
-
-NOW = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
 
 
 @pytest.fixture

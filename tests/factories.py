@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from local_backend.clock import parse_instant
 from local_backend.store.db import transaction
 from local_backend.store.events import EventRow, ensure_person, insert_events, to_micros
+
+# the instant every test's clock stands at
+NOW = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
 
 __all__ = ["add_events"]
 

@@ -11,22 +11,12 @@ import configparser
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK_DIR = ROOT / "notebooks"
-# the six notebooks of the documentation, one topic each
-NOTEBOOKS = [
-    "01_quickstart.ipynb",
-    "02_trends.ipynb",
-    "03_funnels.ipynb",
-    "04_builders.ipynb",
-    "05_saved_insights_and_plugins.ipynb",
-    "06_connecting_to_posthog.ipynb",
-]
+from .notebook_files import NOTEBOOK_DIR, NOTEBOOKS, ROOT
+
 SCREENSHOT_TAG = "screenshot:"
 # notebooks whose builders a reader uses after running them
 BUILDER_NOTEBOOKS = ["04_builders.ipynb"]

@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from .lab import CHROMIUM_ARGS, JupyterLab, chromium_path, copy_notebooks
+from .lab import CHROMIUM_ARGS, VIEWPORT, JupyterLab, chromium_path, copy_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
-VIEWPORT = {"width": 1400, "height": 1000}
 _SCREENSHOTS = pytest.StashKey[Path]()
 
 

@@ -41,6 +41,8 @@ __all__ = [
     "run_in_kernel",
 ]
 
+# the browser window every test opens: wide enough for the builders' controls on one row
+VIEWPORT = {"width": 1400, "height": 1000}
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium; set INSIGHTLAB_CHROMIUM to use another Chromium or Chrome binary."""
 

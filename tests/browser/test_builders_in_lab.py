@@ -19,8 +19,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import VIEWPORT
-from .lab import JupyterLab, run_in_kernel
+from .lab import VIEWPORT, JupyterLab, run_in_kernel
 from .pages import (
     open_notebook,
     run_all_cells,

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from .conftest import VIEWPORT
+from .lab import VIEWPORT
 from .pages import (
     PageTimeout,
     open_notebook,

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from ..test_notebooks import NOTEBOOKS
-from .conftest import VIEWPORT
-from .lab import JupyterLab
+from ..notebook_files import NOTEBOOKS
+from .lab import VIEWPORT, JupyterLab
 from .pages import (
     Problem,
     open_notebook,

@@ -16,8 +16,8 @@ from local_backend.app import create_app
 from local_backend.clock import FixedClock
 from local_backend.config import Settings
 
-from ..conftest import NOW
-from ..live_server import serve_app
+from ...factories import NOW
+from ...live_server import serve_app
 
 
 @pytest.mark.parametrize("resource", ["insights", "actions", "cohorts"])

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from tests.backend.test_funnels_api import EVENTS
+from tests.backend.funnel_events import EVENTS
 from tests.factories import add_events
 from toolkit import Client
 

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from local_backend.app import create_app
 from local_backend.config import Settings
 
-from .plugin_helpers import add_config
+from ..plugin_helpers import add_config
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 UUID_1 = "01890000-0000-7000-8000-000000000001"

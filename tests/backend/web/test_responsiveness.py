@@ -31,9 +31,8 @@ from local_backend.routes import query as query_routes
 from local_backend.routes import trends as trend_routes
 from local_backend.web import off_loop
 
-from ..conftest import NOW
-from ..factories import add_events
-from ..live_server import serve_app
+from ...factories import NOW, add_events
+from ...live_server import serve_app
 
 LONG_VALUE = "a" * 2_000
 SLOW_EVENTS = 160

@@ -14,19 +14,10 @@ from local_backend.queries.actions import UnknownAction, action_condition
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.filters import BaseFilter, compiler_for, global_condition
 from local_backend.store.projects import get_project
+from tests.backend.compiled_filters import matches
 from tests.factories import add_events
 
 T = "2026-01-10T10:00:00Z"
-
-
-def matches(conn, project_id, properties) -> list[str]:
-    compiler = compiler_for(conn, {"id": project_id})
-    sql, params = compiler.compile(properties)
-    rows = conn.execute(
-        f"SELECT DISTINCT e.distinct_id FROM events e WHERE e.project_id = ? AND {sql} ORDER BY 1",
-        [project_id, *params],
-    )
-    return [row[0] for row in rows]
 
 
 @pytest.fixture

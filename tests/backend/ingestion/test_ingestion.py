@@ -14,7 +14,7 @@ from local_backend.plugins.base import Plugin
 from local_backend.plugins.pipeline import ConfiguredPlugin
 from local_backend.store.projects import get_project
 
-from .plugin_helpers import add_config
+from ..plugin_helpers import add_config
 
 RECEIVED = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
 RECEIVED_US = 1_768_478_400_000_000  # 2026-01-15T12:00:00Z in microseconds

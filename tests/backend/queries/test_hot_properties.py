@@ -14,7 +14,7 @@ from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.filters import compiler_for
 from local_backend.queries.trends import TrendsFilter
 from local_backend.store.hot_properties import HOT_PROPERTIES
-from tests.backend.test_properties import matches
+from tests.backend.compiled_filters import matches
 from tests.factories import add_events
 
 T = "2026-01-10T10:00:00Z"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from local_backend import limits
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "trends.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "trends.md"
 
 # limit -> the first cell of its row in the table
 ROWS = {
