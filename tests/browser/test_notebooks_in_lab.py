@@ -67,6 +67,25 @@ def run_notebook(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[C
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_cell_runs_without_an_error(run_notebook, name):
+    run = run_notebook(name)
+    assert run.of_kind("error output") == [], f"see {run.screenshot}"
+    assert run.unexecuted == [], f"cells not run (a cell above failed): see {run.screenshot}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_nothing_is_written_to_stderr(run_notebook, name):
+    run = run_notebook(name)
+    assert run.of_kind("stderr output") == [], f"warnings or progress bars: see {run.screenshot}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_widget_renders(run_notebook, name):
+    run = run_notebook(name)
+    assert run.of_kind("widget error", "widget not rendered") == [], f"see {run.screenshot}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
 def test_no_output_is_typeset_as_math(run_notebook, name):
     run = run_notebook(name)
     assert run.of_kind("output typeset as math", "math error") == [], f"see {run.screenshot}"
