@@ -224,10 +224,10 @@ def _list_conditions(request: Request, access: ProjectAccess) -> list[tuple[str,
 @router.get(
     "/api/projects/{project_id}/insights",
     response_model=Paginated[Insight],
-    responses=CSV_RESPONSES,
+    responses={**CSV_RESPONSES, **CALCULATION_RESPONSES},
     summary="List insights",
 )
-def list_insights_route(
+async def list_insights_route(
     request: Request,
     access: ProjectAccess = Depends(READ),
     page: Page = Depends(page_params),
@@ -239,18 +239,22 @@ def list_insights_route(
     as_csv = _wants_csv(format)
     if order.lstrip("-") not in ORDERABLE:
         raise ValidationError(f"Cannot order by '{order}'.", attr="order")
-    rows, total = list_insights(
-        conn,
-        access.project_id,
-        where=_list_conditions(request, access),
-        order=order,
-        limit=page.limit,
-        offset=page.offset,
-    )
-    results = [
-        insight_body(conn, row, _result_package(request, conn, access, row, refresh, strict=False)) for row in rows
-    ]
-    body = paginated(request, page, total, results)
+    where = _list_conditions(request, access)
+    guard = guard_for(request)  # the results computed now stop when this client disconnects
+
+    def answer() -> dict[str, Any]:
+        rows, total = list_insights(
+            conn, access.project_id, where=where, order=order, limit=page.limit, offset=page.offset
+        )
+        results = []
+        for row in rows:
+            guard.start_clock()  # each insight calculated has the whole time limit, as when retrieved alone
+            results.append(
+                insight_body(conn, row, _result_package(request, conn, access, row, refresh, strict=False, guard=guard))
+            )
+        return paginated(request, page, total, results)
+
+    body = await run_off_loop(request, guard, answer)
     return csv_response(body) if as_csv else body
 
 
