@@ -17,11 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
 from .common import UserBasic
-from .fields import Flag, JSONObject
+from .fields import Flag, JSONObject, not_null
 
 __all__ = [
     "IdType",
     "CohortWrite",
+    "CohortCreate",
+    "CohortUpdate",
     "Cohort",
     "parse_cohort_csv",
     "validate_cohort_filters",
@@ -52,6 +54,39 @@ class CohortWrite(BaseModel):
     distinct_ids: list[str] | None = Field(
         None, max_length=MAX_MEMBERS_PER_REQUEST, description="Static cohorts: distinct ids of persons to add"
     )
+
+
+# A name holds a character that is not white space (the routes refuse a blank one).
+NAME_PATTERN = r"\S"
+
+
+def _named(schema: dict[str, Any]) -> None:
+    schema["pattern"] = NAME_PATTERN
+
+
+def _named_not_null(schema: dict[str, Any]) -> None:
+    not_null(schema)
+    _named(schema)
+
+
+class CohortCreate(CohortWrite):
+    """The create body as the schema states it (read as :class:`CohortWrite`): a name is required."""
+
+    name: str = Field(max_length=400, json_schema_extra=_named)  # type: ignore[assignment]
+
+
+class CohortUpdate(CohortWrite):
+    """The update body as the schema states it (read as :class:`CohortWrite`): fields may be left out, not
+    set to null."""
+
+    name: str | None = Field(None, max_length=400, json_schema_extra=_named_not_null)
+    is_static: Flag | None = Field(None, json_schema_extra=not_null)
+    filters: JSONObject | None = Field(
+        None,
+        description='Person property rules: {"properties": {"type": "AND"|"OR", "values": [...]}}',
+        json_schema_extra=not_null,
+    )
+    deleted: Flag | None = Field(None, json_schema_extra=not_null)
 
 
 class Cohort(BaseModel):
