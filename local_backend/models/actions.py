@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..queries.property_model import parse_properties
+from ..queries.property_model import StepPropertyFilter, parse_properties
 from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
 from .common import UserBasic
@@ -29,6 +29,12 @@ MAX_PATTERN_LENGTH = 1000
 MAX_STEPS = 100
 
 
+def _as_sent(value: Any) -> Any:
+    """Step properties are read by the filter parser (:func:`validate_steps`, whose 400s name the condition);
+    the schema states the conditions they must be."""
+    return value
+
+
 class ActionStep(BaseModel):
     """One way to match an event; every field given must hold. Unknown keys are ignored."""
 
@@ -37,7 +43,9 @@ class ActionStep(BaseModel):
     event: str | None = Field(None, max_length=400, description="Event name; null matches any event")
     url: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Matched against $current_url")
     url_matching: Matching | None = Field("contains", description="How `url` matches (default contains)")
-    properties: list[JSONObject] | None = Field(None, description="Property filters, all of which must hold")
+    properties: Annotated[
+        list[JSONObject] | None, BeforeValidator(_as_sent, json_schema_input_type=StepPropertyFilter)
+    ] = Field(None, description="Property filters, all of which must hold")
     text: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture element text")
     text_matching: Matching | None = None
     href: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture link target")
@@ -46,12 +54,24 @@ class ActionStep(BaseModel):
     tag_name: str | None = Field(None, max_length=400)
 
 
+def _named(schema: dict[str, Any]) -> None:
+    """A name holds a character that is not white space (the routes refuse a blank one with code blank)."""
+    for alternative in schema.get("anyOf", [schema]):
+        if alternative.get("type") == "string":
+            alternative["pattern"] = r"\S"
+
+
+def _named_not_null(schema: dict[str, Any]) -> None:
+    not_null(schema)
+    _named(schema)
+
+
 class ActionWrite(BaseModel):
     """Create and update body. ``name`` is required on create; read-only fields are ignored."""
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str | None = Field(None, max_length=400)
+    name: str | None = Field(None, max_length=400, json_schema_extra=_named)
     description: str | None = Field(None, max_length=4000)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS)
     tags: list[str] | None = None
@@ -61,7 +81,7 @@ class ActionWrite(BaseModel):
 class ActionUpdate(ActionWrite):
     """As :class:`ActionWrite`; these fields may be left out but not set to null (refused with code ``null``)."""
 
-    name: str | None = Field(None, max_length=400, json_schema_extra=not_null)
+    name: str | None = Field(None, max_length=400, json_schema_extra=_named_not_null)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS, json_schema_extra=not_null)
     tags: list[str] | None = Field(None, json_schema_extra=not_null)
     deleted: Flag | None = Field(None, json_schema_extra=not_null)

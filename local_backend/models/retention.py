@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..filter_params import decode_json_text
+from ..queries.property_model import UnparsedPropertyFilter
 from .analysis import CalculationEnvelope
 from .fields import Flag, NameOrId
 
@@ -34,7 +35,7 @@ class RetentionEntity(BaseModel):
     id: NameOrId | None = "$pageview"
     type: Literal["events", "actions"] = "events"
     name: str | None = None
-    properties: Any = None
+    properties: UnparsedPropertyFilter = None
 
     @model_validator(mode="after")
     def _action_needs_an_id(self) -> RetentionEntity:
@@ -59,7 +60,7 @@ class RetentionFilter(BaseModel):
     total_intervals: int = Field(11, ge=1, le=MAX_TOTAL_INTERVALS)
     retention_type: Literal["retention_recurring", "retention_first_time"] = "retention_recurring"
     date_to: str | None = None
-    properties: Any = None
+    properties: UnparsedPropertyFilter = None
     filter_test_accounts: Flag = False
     breakdowns: list[Any] | None = None
 
