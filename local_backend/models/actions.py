@@ -10,7 +10,7 @@ from ..queries.property_model import StepPropertyFilter, parse_properties
 from ..queries.regex import compile_pattern
 from ..query_params import check_nesting
 from .common import UserBasic
-from .fields import Flag, JSONObject, not_null
+from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
 
 __all__ = [
     "Matching",
@@ -54,24 +54,12 @@ class ActionStep(BaseModel):
     tag_name: str | None = Field(None, max_length=400)
 
 
-def _named(schema: dict[str, Any]) -> None:
-    """A name holds a character that is not white space (the routes refuse a blank one with code blank)."""
-    for alternative in schema.get("anyOf", [schema]):
-        if alternative.get("type") == "string":
-            alternative["pattern"] = r"\S"
-
-
-def _named_not_null(schema: dict[str, Any]) -> None:
-    not_null(schema)
-    _named(schema)
-
-
 class ActionWrite(BaseModel):
     """Create and update body. ``name`` is required on create; read-only fields are ignored."""
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str | None = Field(None, max_length=400, json_schema_extra=_named)
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank)
     description: str | None = Field(None, max_length=4000)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS)
     tags: list[str] | None = None
@@ -81,7 +69,7 @@ class ActionWrite(BaseModel):
 class ActionUpdate(ActionWrite):
     """As :class:`ActionWrite`; these fields may be left out but not set to null (refused with code ``null``)."""
 
-    name: str | None = Field(None, max_length=400, json_schema_extra=_named_not_null)
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank_not_null)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS, json_schema_extra=not_null)
     tags: list[str] | None = Field(None, json_schema_extra=not_null)
     deleted: Flag | None = Field(None, json_schema_extra=not_null)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
 from .common import UserBasic
-from .fields import Flag, JSONObject, not_null
+from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
 
 __all__ = [
     "IdType",
@@ -56,30 +56,17 @@ class CohortWrite(BaseModel):
     )
 
 
-# A name holds a character that is not white space (the routes refuse a blank one).
-NAME_PATTERN = r"\S"
-
-
-def _named(schema: dict[str, Any]) -> None:
-    schema["pattern"] = NAME_PATTERN
-
-
-def _named_not_null(schema: dict[str, Any]) -> None:
-    not_null(schema)
-    _named(schema)
-
-
 class CohortCreate(CohortWrite):
     """The create body as the schema states it (read as :class:`CohortWrite`): a name is required."""
 
-    name: str = Field(max_length=400, json_schema_extra=_named)  # type: ignore[assignment]
+    name: str = Field(max_length=400, json_schema_extra=non_blank)
 
 
 class CohortUpdate(CohortWrite):
     """The update body as the schema states it (read as :class:`CohortWrite`): fields may be left out, not
     set to null."""
 
-    name: str | None = Field(None, max_length=400, json_schema_extra=_named_not_null)
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank_not_null)
     is_static: Flag | None = Field(None, json_schema_extra=not_null)
     filters: JSONObject | None = Field(
         None,

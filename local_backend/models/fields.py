@@ -27,6 +27,9 @@ __all__ = [
     "Int64",
     "Integer",
     "not_null",
+    "NON_BLANK",
+    "non_blank",
+    "non_blank_not_null",
     "or_absent",
     "ObjectId",
     "NameOrId",
@@ -73,6 +76,23 @@ def not_null(schema: dict[str, Any]) -> None:
         schema["anyOf"] = alternatives
     if schema.get("default", ...) is None:
         del schema["default"]
+
+
+# A name holds a character that is not white space (routes refuse a blank one with code blank).
+NON_BLANK = r"\S"
+
+
+def non_blank(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a name: its text holds a character that is not white space."""
+    for alternative in schema.get("anyOf", [schema]):
+        if alternative.get("type") == "string":
+            alternative["pattern"] = NON_BLANK
+
+
+def non_blank_not_null(schema: dict[str, Any]) -> None:
+    """:func:`non_blank` for an optional name that may be left out but not set to null."""
+    not_null(schema)
+    non_blank(schema)
 
 
 def or_absent(schema: dict[str, Any]) -> None:

@@ -16,7 +16,6 @@ from starlette.datastructures import FormData, UploadFile
 from ..auth import ProjectAccess, project_access
 from ..errors import MethodNotAllowed, NotFound, ParseError, ValidationError
 from ..models.cohorts import (
-    NAME_PATTERN,
     Cohort,
     CohortCreate,
     CohortUpdate,
@@ -26,6 +25,7 @@ from ..models.cohorts import (
     validate_cohort_filters,
 )
 from ..models.common import ActivityPage, ErrorResponse, Paginated, user_basic
+from ..models.fields import NON_BLANK
 from ..models.persons import Person, person_body
 from ..pagination import Page, page_params, paginated
 from ..request_bodies import body_openapi, parse_model, read_body
@@ -60,7 +60,7 @@ def _cohort_openapi(model: type[CohortWrite], *, required: bool) -> dict[str, An
     """The body documented both ways: JSON, or multipart with the ids as a CSV file."""
     extra = body_openapi(model, form=False, required=required)
     form_fields = {
-        "name": {"type": "string", "maxLength": 400, "pattern": NAME_PATTERN},
+        "name": {"type": "string", "maxLength": 400, "pattern": NON_BLANK},
         "description": {"type": "string", "maxLength": 4000},
         "is_static": {"type": "boolean"},
         "filters": {"type": "string", "description": "A JSON object, as text; empty: not given"},
