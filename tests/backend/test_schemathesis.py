@@ -68,10 +68,13 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     "GET /api/projects/{project_id}/persons/funnel": {"required", "invalid_input"},
     "GET /api/projects/{project_id}/persons/funnel/correlation": {"required"},
     "GET /api/projects/{project_id}/persons/retention": {"invalid_input"},  # selected_* beyond the intervals
-    # correlation of group funnels is not supported
-    "POST /api/projects/{project_id}/insights/funnel/correlation": {"unsupported", "required"} | CONDITION_GRAMMARS,
-    "POST /api/projects/{project_id}/insights/trend": CONDITION_GRAMMARS,
-    "POST /api/projects/{project_id}/insights/funnel": CONDITION_GRAMMARS,
+    # a series of type actions names an action of the project; a funnel's funnel_from_step, funnel_to_step and
+    # exclusions lie within the steps it was given; correlation of group funnels is not supported
+    "POST /api/projects/{project_id}/insights/funnel/correlation": MISSING
+    | {"unsupported", "required"}
+    | CONDITION_GRAMMARS,
+    "POST /api/projects/{project_id}/insights/trend": MISSING | CONDITION_GRAMMARS,
+    "POST /api/projects/{project_id}/insights/funnel": MISSING | CONDITION_GRAMMARS,
     # group_type_index only with type=group; filter_by_event_names needs event_names
     "GET /api/projects/{project_id}/property_definitions": {"invalid_input"},
     # before_id only with before
