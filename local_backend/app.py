@@ -20,7 +20,7 @@ from .results.runner import QueryRunner
 from .routes import ROUTERS
 from .store.migrations import migrate
 from .web.middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
-from .web.request_bodies import hoist_body_definitions
+from .web.request_bodies import hoist_body_definitions, standard_bounds
 
 __all__ = ["create_app"]
 
@@ -70,13 +70,14 @@ def create_app(settings: Settings) -> FastAPI:
 
 
 def _hoist_body_definitions_in_schema(app: FastAPI) -> None:
-    """The OpenAPI schema with the models of hand-documented bodies under ``components/schemas``, and bad input
-    declared as it is answered: a 400 envelope, never FastAPI's default 422 ``HTTPValidationError``."""
+    """The OpenAPI schema with the models of hand-documented bodies under ``components/schemas``, bad input
+    declared as it is answered (a 400 envelope, never FastAPI's default 422 ``HTTPValidationError``), and every
+    numeric bound under its JSON Schema name."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = _without_default_422(hoist_body_definitions(build()))
+            app.openapi_schema = standard_bounds(_without_default_422(hoist_body_definitions(build())))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..queries.filter_parsing import check_nesting
-from ..queries.property_model import parse_properties
+from ..queries.property_model import StepPropertyFilter, parse_properties
 from ..queries.regex import compile_pattern
 from .common import UserBasic, user_basic
-from .fields import Flag, JSONObject, not_null
+from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
 
 __all__ = [
     "Matching",
@@ -30,6 +30,12 @@ MAX_PATTERN_LENGTH = 1000
 MAX_STEPS = 100
 
 
+def _as_sent(value: Any) -> Any:
+    """Step properties are read by the filter parser (:func:`validate_steps`, whose 400s name the condition);
+    the schema states the conditions they must be."""
+    return value
+
+
 class ActionStep(BaseModel):
     """One way to match an event; every field given must hold. Unknown keys are ignored."""
 
@@ -38,7 +44,9 @@ class ActionStep(BaseModel):
     event: str | None = Field(None, max_length=400, description="Event name; null matches any event")
     url: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Matched against $current_url")
     url_matching: Matching | None = Field("contains", description="How `url` matches (default contains)")
-    properties: list[JSONObject] | None = Field(None, description="Property filters, all of which must hold")
+    properties: Annotated[
+        list[JSONObject] | None, BeforeValidator(_as_sent, json_schema_input_type=StepPropertyFilter)
+    ] = Field(None, description="Property filters, all of which must hold")
     text: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture element text")
     text_matching: Matching | None = None
     href: str | None = Field(None, max_length=MAX_PATTERN_LENGTH, description="Autocapture link target")
@@ -52,7 +60,7 @@ class ActionWrite(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str | None = Field(None, max_length=400)
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank)
     description: str | None = Field(None, max_length=4000)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS)
     tags: list[str] | None = None
@@ -62,7 +70,7 @@ class ActionWrite(BaseModel):
 class ActionUpdate(ActionWrite):
     """As :class:`ActionWrite`; these fields may be left out but not set to null (refused with code ``null``)."""
 
-    name: str | None = Field(None, max_length=400, json_schema_extra=not_null)
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank_not_null)
     steps: list[ActionStep] | None = Field(None, max_length=MAX_STEPS, json_schema_extra=not_null)
     tags: list[str] | None = Field(None, json_schema_extra=not_null)
     deleted: Flag | None = Field(None, json_schema_extra=not_null)

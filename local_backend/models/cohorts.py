@@ -17,12 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ValidationError
 from ..queries.person_filters import validate_person_filters
 from .common import UserBasic, user_basic
-from .fields import Flag, JSONObject
+from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
 
 __all__ = [
     "cohort_body",
     "IdType",
     "CohortWrite",
+    "CohortCreate",
+    "CohortUpdate",
     "Cohort",
     "parse_cohort_csv",
     "validate_cohort_filters",
@@ -53,6 +55,26 @@ class CohortWrite(BaseModel):
     distinct_ids: list[str] | None = Field(
         None, max_length=MAX_MEMBERS_PER_REQUEST, description="Static cohorts: distinct ids of persons to add"
     )
+
+
+class CohortCreate(CohortWrite):
+    """The create body as the schema states it (read as :class:`CohortWrite`): a name is required."""
+
+    name: str = Field(max_length=400, json_schema_extra=non_blank)
+
+
+class CohortUpdate(CohortWrite):
+    """The update body as the schema states it (read as :class:`CohortWrite`): fields may be left out, not
+    set to null."""
+
+    name: str | None = Field(None, max_length=400, json_schema_extra=non_blank_not_null)
+    is_static: Flag | None = Field(None, json_schema_extra=not_null)
+    filters: JSONObject | None = Field(
+        None,
+        description='Person property rules: {"properties": {"type": "AND"|"OR", "values": [...]}}',
+        json_schema_extra=not_null,
+    )
+    deleted: Flag | None = Field(None, json_schema_extra=not_null)
 
 
 class Cohort(BaseModel):

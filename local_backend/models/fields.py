@@ -22,10 +22,15 @@ from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 from ..limits import MAX_INT64, MAX_JSON_DEPTH, MAX_PROPERTY_KEY_LENGTH, MIN_INT64
 
 __all__ = [
+    "any_case",
     "Flag",
     "Int64",
     "Integer",
     "not_null",
+    "NON_BLANK",
+    "non_blank",
+    "non_blank_not_null",
+    "or_absent",
     "ObjectId",
     "NameOrId",
     "check_int64",
@@ -38,11 +43,14 @@ __all__ = [
     "check_json_text",
 ]
 
+
+def any_case(*words: str) -> str:
+    """A regex alternation matching each of ``words`` in any letter case (JSON Schema patterns have no flags)."""
+    return "|".join("".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word) for word in words)
+
+
 # pydantic's lax bool, letter for letter: its words in any case, 0/1 as numbers or text
-_FLAG_WORDS = "|".join(
-    "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word)
-    for word in ("true", "false", "yes", "no", "on", "off", "t", "f", "y", "n", "1", "0")
-)
+_FLAG_WORDS = any_case("true", "false", "yes", "no", "on", "off", "t", "f", "y", "n", "1", "0")
 Flag = Annotated[
     bool,
     WithJsonSchema(
@@ -68,6 +76,30 @@ def not_null(schema: dict[str, Any]) -> None:
         schema["anyOf"] = alternatives
     if schema.get("default", ...) is None:
         del schema["default"]
+
+
+# A name holds a character that is not white space (routes refuse a blank one with code blank).
+NON_BLANK = r"\S"
+
+
+def non_blank(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a name: its text holds a character that is not white space."""
+    for alternative in schema.get("anyOf", [schema]):
+        if alternative.get("type") == "string":
+            alternative["pattern"] = NON_BLANK
+
+
+def non_blank_not_null(schema: dict[str, Any]) -> None:
+    """:func:`non_blank` for an optional name that may be left out but not set to null."""
+    not_null(schema)
+    non_blank(schema)
+
+
+def or_absent(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a field whose null or empty text reads as absent (its default): the schema
+    admits both beside the declared type."""
+    declared = {key: schema.pop(key) for key in list(schema) if key not in ("default", "title", "description")}
+    schema["anyOf"] = [declared, {"type": "null"}, {"type": "string", "maxLength": 0}]
 
 
 Integer = Annotated[int, BeforeValidator(_not_a_bool)]

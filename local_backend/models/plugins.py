@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from ..plugins.base import Plugin
 from ..plugins.catalog import get_plugin, plugin_info
+from ..plugins.configs import CONFIG_ID_PATTERN
 from ..plugins.schema import mask_config
 
 __all__ = [
@@ -121,7 +122,15 @@ class JobRun(BaseModel):
 
 
 class RearrangeRequest(BaseModel):
-    orders: dict[str, int] = Field(examples=[{"12": 1, "15": 2}], description="plugin config id -> new order")
+    """The body of ``plugin_configs/rearrange``, as the schema states it (the route reads it itself)."""
+
+    orders: dict[
+        Annotated[str, Field(pattern=CONFIG_ID_PATTERN)], Annotated[int, Field(ge=ORDER_RANGE[0], le=ORDER_RANGE[1])]
+    ] = Field(
+        examples=[{"12": 1, "15": 2}],
+        description="plugin config id -> new order",
+        json_schema_extra={"additionalProperties": False},
+    )
 
 
 def plugin_config_body(row: dict[str, Any], *, delivery_rate: float | None, with_info: bool) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Every change is validated first and then written in one transaction together wit
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Mapping
 from typing import Any
@@ -28,12 +29,15 @@ __all__ = [
     "update_config",
     "soft_delete_config",
     "rearrange_configs",
+    "CONFIG_ID_PATTERN",
     "migrate_config",
     "run_job",
 ]
 
 ACTIVITY_SCOPE = "PluginConfig"
 ORDER_RANGE = (-(2**31), 2**31 - 1)
+# A plugin config id as a key of rearrange's orders: ASCII digits (int() would also read " 7", "1_0" or "٧").
+CONFIG_ID_PATTERN = r"^[0-9]{1,19}$"
 
 
 def resolve_plugin(plugin_id: int) -> Plugin:
@@ -159,10 +163,11 @@ def _parse_orders(orders: Any, enabled_ids: set[int]) -> dict[int, int]:
         raise ValidationError('Expected an object of {"<plugin config id>": <order>}.', attr="orders")
     parsed: dict[int, int] = {}
     for key, value in orders.items():
-        try:
-            config_id = int(key)
-        except (TypeError, ValueError):
-            raise ValidationError(f'"{key}" is not a plugin config id.', attr="orders") from None
+        if not isinstance(key, str) or re.fullmatch(CONFIG_ID_PATTERN, key) is None:
+            raise ValidationError(f'"{key}" is not a plugin config id.', attr="orders")
+        config_id = int(key)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 2.0 is the integer 2 in JSON, as DRF's IntegerField reads it
         if isinstance(value, bool) or not isinstance(value, int) or not ORDER_RANGE[0] <= value <= ORDER_RANGE[1]:
             raise ValidationError("A valid integer is required.", attr=f"orders__{key}")
         if config_id not in enabled_ids:

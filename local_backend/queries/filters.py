@@ -21,12 +21,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from ..errors import ValidationError
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
-from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem
+from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem, or_absent
 from .actions import action_condition
 from .dates import INTERVALS
 from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
-from .property_model import EMPTY_GROUP, PropertyGroup, count_conditions, parse_properties, property_shapes
+from .property_model import EMPTY_GROUP, PropertyFilter, PropertyGroup, count_conditions, parse_properties
 
 __all__ = [
     "Entity",
@@ -35,6 +35,7 @@ __all__ = [
     "PROPERTY_MATHS",
     "BREAKDOWN_TYPES",
     "DEFAULT_BREAKDOWN_LIMIT",
+    "NEEDS_A_SERIES",
     "entity_condition",
     "global_condition",
     "compiler_for",
@@ -56,6 +57,10 @@ MATHS = (
 )
 BREAKDOWN_TYPES = ("event", "person", "cohort", "group", "session", "hogql")
 DEFAULT_BREAKDOWN_LIMIT = 25
+# The schema of a filter that needs a series (trends and funnels): events or actions holds one.
+NEEDS_A_SERIES: dict[str, Any] = {
+    "anyOf": [{"required": [kind], "properties": {kind: {"minItems": 1}}} for kind in ("events", "actions")]
+}
 MAX_BREAKDOWN_LIMIT = 1_000
 
 
@@ -73,7 +78,7 @@ class Entity(BaseModel):
     math_property: PropertyKey | None = None
     math_hogql: str | None = None
     math_group_type_index: Integer | None = Field(None, ge=0, le=4)
-    properties: PropertyGroup = Field(EMPTY_GROUP, json_schema_extra=property_shapes)
+    properties: PropertyFilter = EMPTY_GROUP
     index: Integer = 0
 
     @field_validator("math")
@@ -141,8 +146,6 @@ def _prepare_entities(data: dict[str, Any]) -> None:
                         "Math 'unique_group' needs a math_group_type_index.",
                         attr=f"{kind}__{index}__math_group_type_index",
                     )
-                if not isinstance(item.get("name"), str | None):
-                    item["name"] = str(item["name"])
             prepared.append(item)
         data[kind] = prepared
 
@@ -158,13 +161,13 @@ class BaseFilter(BaseModel):
     actions: list[Entity] = Field(default_factory=list, max_length=MAX_ENTITIES)
     date_from: str | None = None
     date_to: str | None = None
-    explicit_date: bool = False
+    explicit_date: Flag = False
     interval: Literal["hour", "day", "week", "month"] = "day"
-    properties: PropertyGroup = Field(EMPTY_GROUP, json_schema_extra=property_shapes)
+    properties: PropertyFilter = EMPTY_GROUP
     filter_test_accounts: Flag = False
     breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
     breakdown_type: Literal["event", "person", "cohort", "group", "session", "hogql"] | None = None
-    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
+    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT, json_schema_extra=or_absent)
     breakdown_group_type_index: Integer | None = Field(None, ge=0, le=4)
     aggregation_group_type_index: Integer | None = Field(None, ge=0, le=4)
 

@@ -6,8 +6,12 @@ Shapes: a flat list ``[{key, value, operator, type}, ...]`` (AND), a group ``{"t
 
 A condition's ``type`` is ``event`` (default), ``person``, ``cohort`` (``key: "id"``, ``value``: the cohort id),
 ``group`` (with ``group_type_index``), ``session`` (``$session_duration``), ``element`` (``tag_name``, ``text``,
-``href``, ``selector``) or ``hogql`` (``key`` is an expression, see :mod:`.hogql`). ``negation: true`` flips
-the operator. Bad values are 400s whose ``attr`` is the path to the condition (``properties__0__operator``).
+``href``, ``selector``) or ``hogql`` (``key`` is an expression, see :mod:`.hogql`); ``static-cohort`` and
+``precalculated-cohort`` are PostHog's other names for ``cohort``. ``operator`` and ``type`` take their default
+only when absent or null; ``group_type_index`` is null or 0 to 4 whatever the type, as PostHog checks it.
+``negation: true`` flips the operator. Bad values are 400s whose ``attr`` is the path to the condition
+(``properties__0__operator``). The schema of :class:`Property` states all of this but the rules a grammar or
+another field decides (a regex, a HogQL key, a date; element and session keys, numbers for gt/lt, cohort ids).
 
 Sizes are bounded (:mod:`local_backend.limits`): the key's length, each value's length (``icontains`` texts
 tighter), the values of an ``exact`` list, and the conditions of one filter, nested groups included.
@@ -16,9 +20,9 @@ tighter), the values of an ``exact`` list, and the conditions of one filter, nes
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from ..clock import has_iso_date_form
 from ..errors import ValidationError
@@ -34,22 +38,26 @@ from ..limits import (
     MAX_PROPERTY_VALUE_LENGTH,
     MIN_INT64,
 )
-from ..models.fields import encodable, key_problem, text_problem
+from ..models.fields import Integer, encodable, key_problem, text_problem
 from .regex import compile_pattern
 
 __all__ = [
+    "Operator",
     "OPERATORS",
+    "PropertyType",
     "PROPERTY_TYPES",
     "Property",
     "PropertyGroup",
-    "property_shapes",
+    "PropertyFilter",
+    "UnparsedPropertyFilter",
+    "StepPropertyFilter",
     "parse_properties",
     "parse_property_date",
     "EMPTY_GROUP",
     "count_conditions",
 ]
 
-OPERATORS = (
+Operator = Literal[
     "exact",
     "is_not",
     "icontains",
@@ -67,8 +75,10 @@ OPERATORS = (
     "is_date_after",
     "in",
     "not_in",
-)
-PROPERTY_TYPES = (
+]
+OPERATORS: tuple[str, ...] = get_args(Operator)
+# static-cohort and precalculated-cohort are PostHog's other names for a cohort condition, read as cohort
+PropertyType = Literal[
     "event",
     "person",
     "cohort",
@@ -78,7 +88,9 @@ PROPERTY_TYPES = (
     "session",
     "element",
     "hogql",
-)
+]
+PROPERTY_TYPES: tuple[str, ...] = get_args(PropertyType)
+MAX_GROUP_TYPE_INDEX = 4
 ELEMENT_KEYS = ("tag_name", "text", "href", "selector")
 _NEGATED = {
     "exact": "is_not",
@@ -103,25 +115,57 @@ _DATES = ("is_date_exact", "is_date_before", "is_date_after")
 _COHORT_TYPES = ("cohort", "static-cohort", "precalculated-cohort")
 
 
+_SCALAR_SCHEMAS: list[dict[str, Any]] = [
+    {"type": "string", "maxLength": MAX_PROPERTY_VALUE_LENGTH},
+    {"type": "number"},
+    {"type": "boolean"},
+    {"type": "null"},
+]
+# What a condition's value may be, as read (a cohort id, a number for gt/gte/lt/lte once validated).
+_VALUE_SCHEMA: dict[str, Any] = {
+    "anyOf": [*_SCALAR_SCHEMAS, {"type": "array", "items": {"anyOf": _SCALAR_SCHEMAS}, "maxItems": MAX_EXACT_VALUES}],
+    "description": f"A value or a list of at most {MAX_EXACT_VALUES}; texts of at most {MAX_PROPERTY_VALUE_LENGTH}"
+    f" characters ({MAX_ICONTAINS_LENGTH} for icontains, {MAX_PATTERN_LENGTH} for a regex)",
+}
+
+
+def _or_null(default: str, description: str) -> dict[str, Any]:
+    """``json_schema_extra`` of a field read with a default when absent or null: the schema admits null too."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        declared = {key: schema.pop(key) for key in ("enum", "type") if key in schema}
+        schema["anyOf"] = [declared, {"type": "null"}]
+        schema["default"] = default
+        schema["description"] = description
+
+    return extra  # type: ignore[return-value]
+
+
 class Property(BaseModel):
-    """One condition, validated: ``value`` is a cohort id (int) for cohorts, a float for gt/gte/lt/lte."""
+    """One condition, validated: ``value`` is a cohort id (int) for cohorts, a float for gt/gte/lt/lte.
+
+    The schema states the condition as a client writes it (the parser, :func:`parse_properties`, reads that
+    into this model): ``operator`` and ``type`` may be null for their defaults, ``group_type_index`` is null or
+    0 to 4 whatever the type, and is required by type ``group``."""
 
     model_config = ConfigDict(frozen=True)
 
     key: str = Field(
         min_length=1,
         max_length=MAX_EXPRESSION_LENGTH,
+        pattern=r"^[^\x00]*$",
         description=f"A property name of at most {MAX_PROPERTY_KEY_LENGTH} characters, without NUL (for type"
-        f" hogql: an expression of at most {MAX_EXPRESSION_LENGTH})",
+        f" hogql: an expression of at most {MAX_EXPRESSION_LENGTH}; for cohorts: id)",
     )
-    value: Any = Field(
-        None,
-        description=f"A value or a list of at most {MAX_EXACT_VALUES}; texts of at most {MAX_PROPERTY_VALUE_LENGTH}"
-        f" characters ({MAX_ICONTAINS_LENGTH} for icontains, {MAX_PATTERN_LENGTH} for a regex)",
+    value: Annotated[Any, WithJsonSchema(_VALUE_SCHEMA)] = None
+    operator: Operator = Field(
+        "exact",
+        json_schema_extra=_or_null("exact", "exact when absent or null (in for cohorts); in and not_in for cohorts"),
     )
-    operator: str = "exact"
-    type: str = "event"
-    group_type_index: int | None = None
+    type: PropertyType = Field("event", json_schema_extra=_or_null("event", "event when absent or null"))
+    group_type_index: Integer | None = Field(
+        None, ge=0, le=MAX_GROUP_TYPE_INDEX, description="The group type, required with type group"
+    )
 
 
 class PropertyGroup(BaseModel):
@@ -129,7 +173,7 @@ class PropertyGroup(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    type: Literal["AND", "OR"] = "AND"
+    type: Literal["AND", "OR"] = Field("AND", json_schema_extra=_or_null("AND", "AND when absent or null"))
     values: tuple[Property | PropertyGroup, ...] = Field(
         (), max_length=MAX_CONDITIONS_PER_GROUP, description=f"At most {MAX_CONDITIONS_PER_GROUP} conditions in all"
     )
@@ -141,12 +185,24 @@ class PropertyGroup(BaseModel):
 EMPTY_GROUP = PropertyGroup()
 
 
-def property_shapes(schema: dict[str, Any]) -> None:
-    """``json_schema_extra`` of a ``properties`` field: besides a group, the flat list of conditions and null
-    (no filter) are accepted. The old dict form is left undeclared: as a schema it would admit every object."""
-    group = dict(schema)
-    schema.clear()
-    schema["anyOf"] = [group, {"type": "array", "items": {"type": "object"}}, {"type": "null"}]
+def _read_already(value: Any) -> Any:
+    """The models holding a ``PropertyFilter`` read the raw filter first (:func:`parse_properties`, whose 400s
+    name the field); this validator only carries the schema of what a client may send."""
+    return value
+
+
+# What a ``properties`` field admits in the schema: a group, the flat list of conditions and groups (a group's
+# ``values`` on their own) or null (no filter). The old dict form is left undeclared: as a schema it would admit
+# every object.
+_PROPERTY_SHAPES = (
+    PropertyGroup | Annotated[list[Property | PropertyGroup], Field(max_length=MAX_CONDITIONS_PER_GROUP)] | None
+)
+# A ``properties`` field read into a group before the model validates it (trends, funnels).
+PropertyFilter = Annotated[PropertyGroup, BeforeValidator(_read_already, json_schema_input_type=_PROPERTY_SHAPES)]
+# A ``properties`` field kept as sent and read by :func:`parse_properties` when the calculation compiles it.
+UnparsedPropertyFilter = Annotated[Any, BeforeValidator(_read_already, json_schema_input_type=_PROPERTY_SHAPES)]
+# An action step's ``properties``: a flat list only.
+StepPropertyFilter = Annotated[list[Property | PropertyGroup], Field(max_length=MAX_CONDITIONS_PER_GROUP)] | None
 
 
 def count_conditions(group: PropertyGroup, operators: tuple[str, ...] | None = None) -> int:
@@ -175,7 +231,7 @@ def parse_property_date(value: Any) -> tuple[datetime, bool] | None:
 
 
 def _condition(raw: dict[str, Any], attr: str) -> Property:
-    kind = raw.get("type") or "event"
+    kind = "event" if raw.get("type") is None else raw["type"]
     if kind not in PROPERTY_TYPES:
         known = ", ".join(PROPERTY_TYPES)
         raise ValidationError(f"Unknown property type '{kind}': use one of {known}.", attr=f"{attr}__type")
@@ -183,21 +239,22 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
     value = raw.get("value")
     if kind in _COHORT_TYPES:
         kind = "cohort"
-        key = "id" if key in (None, "id") else key
     if not isinstance(key, str) or not key:
         raise ValidationError("A property filter's key must be a non-empty string.", attr=f"{attr}__key")
     problem = text_problem(key) if kind == "hogql" else key_problem(key)
     if problem is not None:
         raise ValidationError(f"A property filter's key {problem}.", attr=f"{attr}__key")
-    _check_value(value, operator=str(raw.get("operator") or ""), attr=f"{attr}__value")
-    operator = raw.get("operator") or ("in" if kind == "cohort" else "exact")
+    operator = raw.get("operator")
+    _check_value(value, operator=operator if isinstance(operator, str) else "", attr=f"{attr}__value")
+    if operator is None:
+        operator = "in" if kind == "cohort" else "exact"
     if operator not in OPERATORS:
         raise ValidationError(
             f"Unknown operator '{operator}': use one of {', '.join(OPERATORS)}.", attr=f"{attr}__operator"
         )
     if raw.get("negation") in (True, "true"):
         operator = _NEGATED.get(operator, operator)
-    group_type_index = raw.get("group_type_index")
+    group_type_index = _group_type_index(raw.get("group_type_index"), required=kind == "group", attr=attr)
     if kind == "cohort":
         if operator == "exact":
             operator = "in"
@@ -213,11 +270,8 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
             raise ValidationError("A cohort filter's value is the cohort id.", attr=f"{attr}__value")
     elif operator in ("in", "not_in"):
         raise ValidationError(f"Operator '{operator}' applies to cohort filters only.", attr=f"{attr}__operator")
-    if kind == "group":
-        if not isinstance(group_type_index, int) or not 0 <= group_type_index <= 4:
-            raise ValidationError("A group filter needs group_type_index 0 to 4.", attr=f"{attr}__group_type_index")
-    else:
-        group_type_index = None
+    if kind != "group":
+        group_type_index = None  # read (and bounded) for any type, as PostHog does, but only groups use it
     if kind == "element" and key not in ELEMENT_KEYS:
         raise ValidationError(f"Element filters use the keys {', '.join(ELEMENT_KEYS)}.", attr=f"{attr}__key")
     if kind == "session" and key != "$session_duration":
@@ -236,6 +290,16 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
 
         check_expression(key, attr=f"{attr}__key")
     return Property(key=key, value=value, operator=operator, type=kind, group_type_index=group_type_index)
+
+
+def _group_type_index(value: Any, *, required: bool, attr: str) -> int | None:
+    """A condition's group_type_index: null or 0 to 4 whatever the type; a group condition needs one."""
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GROUP_TYPE_INDEX:
+        need = "A group filter needs" if required else "A property filter's"
+        raise ValidationError(f"{need} group_type_index 0 to {MAX_GROUP_TYPE_INDEX}.", attr=f"{attr}__group_type_index")
+    return value
 
 
 def _check_value(value: Any, *, operator: str, attr: str) -> None:
@@ -300,7 +364,7 @@ def _group(raw: Any, attr: str, depth: int, budget: _Budget) -> PropertyGroup:
             values=tuple(_item(value, f"{attr}__{index}", depth, budget) for index, value in enumerate(raw)),
         )
     if isinstance(raw, dict) and "values" in raw:
-        joiner = str(raw.get("type") or "AND").upper()
+        joiner = "AND" if raw.get("type") is None else raw["type"]
         if joiner not in ("AND", "OR"):
             raise ValidationError("A property group's type is AND or OR.", attr=f"{attr}__type")
         values = raw["values"]
@@ -322,6 +386,4 @@ def _item(raw: Any, attr: str, depth: int, budget: _Budget) -> Property | Proper
     if isinstance(raw, dict):
         budget.take()
         return _condition(raw, attr)
-    if isinstance(raw, list):
-        return _group(raw, attr, depth + 1, budget)
     raise ValidationError("Each property filter must be an object.", attr=attr)

@@ -15,8 +15,18 @@ from starlette.datastructures import FormData, UploadFile
 
 from ..auth import ProjectAccess, project_access
 from ..errors import ParseError, ValidationError
-from ..models.cohorts import Cohort, CohortWrite, IdType, cohort_body, parse_cohort_csv, validate_cohort_filters
+from ..models.cohorts import (
+    Cohort,
+    CohortCreate,
+    CohortUpdate,
+    CohortWrite,
+    IdType,
+    cohort_body,
+    parse_cohort_csv,
+    validate_cohort_filters,
+)
 from ..models.common import ActivityPage, Paginated
+from ..models.fields import NON_BLANK
 from ..models.persons import Person, person_body
 from ..store import cohorts as store
 from ..store.accounts import get_user
@@ -38,22 +48,25 @@ COHORTS = LoggedResource(
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
-def _cohort_openapi(*, required: bool) -> dict[str, Any]:
+def _cohort_openapi(model: type[CohortWrite], *, required: bool) -> dict[str, Any]:
     """The body documented both ways: JSON, or multipart with the ids as a CSV file."""
-    extra = body_openapi(CohortWrite, form=False, required=required)
+    extra = body_openapi(model, form=False, required=required)
     form_fields = {
-        "name": {"type": "string"},
-        "description": {"type": "string"},
+        "name": {"type": "string", "maxLength": 400, "pattern": NON_BLANK},
+        "description": {"type": "string", "maxLength": 4000},
         "is_static": {"type": "boolean"},
-        "filters": {"type": "string", "description": "A JSON object, as text"},
+        "filters": {"type": "string", "description": "A JSON object, as text; empty: not given"},
         "csv": {"type": "string", "format": "binary", "description": "Ids of persons to add (static cohorts)"},
     }
-    extra["requestBody"]["content"]["multipart/form-data"] = {"schema": {"type": "object", "properties": form_fields}}
+    form: dict[str, Any] = {"type": "object", "properties": form_fields}
+    if model is CohortCreate:
+        form["required"] = ["name"]
+    extra["requestBody"]["content"]["multipart/form-data"] = {"schema": form}
     return extra
 
 
-COHORT_BODY_OPENAPI = _cohort_openapi(required=True)
-COHORT_UPDATE_OPENAPI = _cohort_openapi(required=False)  # an empty update changes nothing
+COHORT_BODY_OPENAPI = _cohort_openapi(CohortCreate, required=True)
+COHORT_UPDATE_OPENAPI = _cohort_openapi(CohortUpdate, required=False)  # an empty update changes nothing
 
 
 def _body(conn: sqlite3.Connection, cohort: dict[str, Any], unknown: list[str] | None = None) -> dict[str, Any]:
@@ -86,8 +99,10 @@ async def _form_fields(form: FormData) -> tuple[dict[str, Any], bytes | None]:
                 raise ValidationError("Only a file named csv can be uploaded here.", attr=key)
             upload = await value.read()
         elif key == "filters":
+            if not value.strip():
+                continue  # a form sends every field: an empty one leaves the rules as they are
             try:
-                data[key] = json.loads(value) if value.strip() else None
+                data[key] = json.loads(value)
             except (ValueError, RecursionError):
                 raise ValidationError("Enter valid JSON.", attr=key) from None
         elif key == "distinct_ids":

@@ -26,6 +26,7 @@ __all__ = [
     "FORM_JSON_FIELDS",
     "body_openapi",
     "hoist_body_definitions",
+    "standard_bounds",
 ]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -100,10 +101,13 @@ def body_openapi(model: type[pydantic.BaseModel], *, form: bool, required: bool 
     content: dict[str, Any] = {"application/json": {"schema": schema}}
     if form:
         form_schema = json.loads(json.dumps(schema))
-        for key in FORM_JSON_FIELDS:
-            if key in form_schema.get("properties", {}):
-                form_schema["properties"][key] = {"type": "string", "description": "A JSON object, as text"}
-        content["multipart/form-data"] = {"schema": form_schema}
+        # a JSON field keeps its schema: the form part holds it as JSON text (an empty part: not given)
+        encoding = {
+            key: {"contentType": "application/json"}
+            for key in FORM_JSON_FIELDS
+            if key in form_schema.get("properties", {})
+        }
+        content["multipart/form-data"] = {"schema": form_schema, "encoding": encoding}
     return {"requestBody": {"required": required, "content": content}, DEFINITIONS_KEY: definitions}
 
 
@@ -115,4 +119,25 @@ def hoist_body_definitions(schema: dict[str, Any]) -> dict[str, Any]:
             if isinstance(operation, dict):
                 for name, definition in operation.pop(DEFINITIONS_KEY, {}).items():
                     components.setdefault(name, definition)
+    return schema
+
+
+# pydantic writes a bound it applies after a validator (``Integer | None = Field(None, ge=0)``, ``Int64``) under
+# its own keyword; JSON Schema, and every client reading the schema, know these names.
+_BOUND_KEYWORDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def standard_bounds(schema: dict[str, Any]) -> dict[str, Any]:
+    """Rename the numeric bounds pydantic left as ``ge``/``le``/``gt``/``lt`` to their JSON Schema keywords."""
+    stack: list[Any] = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") in ("integer", "number"):
+                for keyword, standard in _BOUND_KEYWORDS.items():
+                    if isinstance(item.get(keyword), int | float) and not isinstance(item[keyword], bool):
+                        item[standard] = item.pop(keyword)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return schema

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ValidationError
 from ...limits import MAX_ENTITIES
-from ...models.fields import Int64, Integer, check_int64
+from ...models.fields import Int64, Integer, any_case, check_int64, or_absent
 from ..filter_parsing import decode_json_text
-from ..filters import BaseFilter, Entity
+from ..filters import NEEDS_A_SERIES, BaseFilter, Entity
 from ..property_model import PropertyGroup, parse_properties
 
 __all__ = [
@@ -39,6 +39,17 @@ def _lower_choice(value: Any, choices: tuple[str, ...], what: str) -> Any:
     return value.lower()
 
 
+def _choice_schema(choices: tuple[str, ...]) -> Any:
+    """``json_schema_extra`` of a field read by :func:`_lower_choice`: one of ``choices`` in any case, empty or
+    null (the default)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema.pop("type", None)
+        schema["anyOf"] = [{"type": "string", "pattern": f"^(?:{any_case(*choices)}|)$"}, {"type": "null"}]
+
+    return extra
+
+
 class FunnelExclusion(Entity):
     """An event that, between steps ``funnel_from_step`` and ``funnel_to_step``, removes the attempt."""
 
@@ -57,7 +68,7 @@ def _prepare_exclusions(data: dict[str, Any]) -> None:
     prepared = []
     for index, item in enumerate(items):
         if isinstance(item, dict):
-            item = {**item, "type": item.get("type") or "events"}
+            item = {**item, "type": "events" if item.get("type") is None else item["type"]}
             item["properties"] = parse_properties(item.get("properties"), f"exclusions__{index}__properties")
         prepared.append(item)
     data["exclusions"] = prepared
@@ -69,20 +80,21 @@ class FunnelFilter(BaseFilter):
     Unknown keys are ignored; a bad value of a known key is a 400 naming it.
     """
 
+    model_config = ConfigDict(json_schema_extra=NEEDS_A_SERIES)  # a funnel has a step
     breakdown_lists: ClassVar[bool] = True
 
     exclusions: list[FunnelExclusion] = Field(default_factory=list, max_length=MAX_ENTITIES)
     insight: str | None = None
     display: str | None = None
     breakdown: Annotated[str | Int64 | list[str | Int64] | None, BeforeValidator(check_int64)] = None
-    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
-    breakdown_attribution_type: str = "first_touch"
+    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT, json_schema_extra=or_absent)
+    breakdown_attribution_type: str = Field("first_touch", json_schema_extra=_choice_schema(ATTRIBUTION_TYPES))
     breakdown_attribution_value: Integer | None = Field(None, ge=0)
-    funnel_order_type: str = "ordered"
-    funnel_viz_type: str | None = None
+    funnel_order_type: str = Field("ordered", json_schema_extra=_choice_schema(ORDER_TYPES))
+    funnel_viz_type: str | None = Field(None, json_schema_extra=_choice_schema(VIZ_TYPES))
     funnel_window_interval: Integer | None = Field(None, ge=1)
-    funnel_window_interval_type: str | None = None
-    funnel_window_interval_unit: str | None = None
+    funnel_window_interval_type: str | None = Field(None, json_schema_extra=_choice_schema(WINDOW_UNITS))
+    funnel_window_interval_unit: str | None = Field(None, json_schema_extra=_choice_schema(WINDOW_UNITS))
     funnel_window_days: Integer | None = Field(None, ge=1)
     funnel_from_step: Integer | None = Field(None, ge=0)
     funnel_to_step: Integer | None = Field(None, ge=0)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from ...models.fields import Flag, Integer
 from ..filter_parsing import decode_json_text
+from ..property_model import UnparsedPropertyFilter
 
 __all__ = ["PathFilter", "EVENT_TYPES", "LEGACY_PATH_TYPES", "MAX_STEP_LIMIT", "PAGEVIEW", "SCREEN", "CUSTOM_EVENT"]
 
@@ -22,6 +23,11 @@ MAX_STEP_LIMIT = 50
 MAX_GROUPINGS = 50
 
 
+def _path_type_schema(schema: dict[str, Any]) -> None:
+    """path_type names one of the event types (its own validator words the refusal)."""
+    schema["anyOf"] = [{"enum": list(LEGACY_PATH_TYPES)}, {"type": "null"}]
+
+
 class PathFilter(BaseModel):
     """The legacy paths filter. Unknown keys are ignored; ``path_type`` is read when no event types are given."""
 
@@ -30,7 +36,7 @@ class PathFilter(BaseModel):
     include_event_types: list[Literal["$pageview", "$screen", "custom_event"]] = Field(
         default_factory=lambda: [PAGEVIEW], min_length=1
     )
-    path_type: str | None = None
+    path_type: str | None = Field(None, json_schema_extra=_path_type_schema)
     start_point: str | None = None
     end_point: str | None = None
     step_limit: Integer = Field(5, ge=2, le=MAX_STEP_LIMIT)
@@ -41,7 +47,7 @@ class PathFilter(BaseModel):
     max_edge_weight: Integer | None = Field(None, ge=0)
     date_from: str | None = "-7d"
     date_to: str | None = None
-    properties: Any = None
+    properties: UnparsedPropertyFilter = None
     filter_test_accounts: Flag = False
     funnel_filter: Any = None
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ...models.fields import Flag, NameOrId
 from ..filter_parsing import decode_json_text
+from ..property_model import UnparsedPropertyFilter
 
 __all__ = [
     "RetentionEntity",
@@ -29,7 +30,7 @@ class RetentionEntity(BaseModel):
     id: NameOrId | None = "$pageview"
     type: Literal["events", "actions"] = "events"
     name: str | None = None
-    properties: Any = None
+    properties: UnparsedPropertyFilter = None
 
     @model_validator(mode="after")
     def _action_needs_an_id(self) -> RetentionEntity:
@@ -54,7 +55,7 @@ class RetentionFilter(BaseModel):
     total_intervals: int = Field(11, ge=1, le=MAX_TOTAL_INTERVALS)
     retention_type: Literal["retention_recurring", "retention_first_time"] = "retention_recurring"
     date_to: str | None = None
-    properties: Any = None
+    properties: UnparsedPropertyFilter = None
     filter_test_accounts: Flag = False
     breakdowns: list[Any] | None = None
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ValidationError
-from ..filters import BaseFilter
+from ...models.fields import Flag
+from ..filters import NEEDS_A_SERIES, BaseFilter
 
 __all__ = [
     "DISPLAYS",
@@ -38,13 +39,19 @@ NON_BREAKDOWN_DISPLAYS = frozenset({"BoldNumber"})
 CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
 
 
+def _display_schema(schema: dict[str, Any]) -> None:
+    """One of the displays; null or empty for the default (its own validator words the refusal)."""
+    schema.pop("type", None)
+    schema["anyOf"] = [{"enum": list(DISPLAYS)}, {"type": "null"}, {"type": "string", "maxLength": 0}]
+
+
 class TrendsFilter(BaseFilter):
     """The legacy trends filter (see :class:`..queries.filters.BaseFilter` for the shared fields)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=NEEDS_A_SERIES)
 
-    display: str = "ActionsLineGraph"
-    compare: bool = False
+    display: str = Field("ActionsLineGraph", json_schema_extra=_display_schema)
+    compare: Flag = False
     compare_to: str | None = None
     formula: str | None = None
 

@@ -213,10 +213,10 @@ def _list_filter(request: Request, access: ProjectAccess) -> InsightListFilter:
 @router.get(
     "/api/projects/{project_id}/insights",
     response_model=Paginated[Insight],
-    responses=CSV_RESPONSES,
+    responses={**CSV_RESPONSES, **CALCULATION_RESPONSES},
     summary="List insights",
 )
-def list_insights_route(
+async def list_insights_route(
     request: Request,
     access: Reader,
     page: PageQuery,
@@ -228,19 +228,21 @@ def list_insights_route(
     as_csv = _wants_csv(format)
     if order.lstrip("-") not in ORDERABLE:
         raise ValidationError(f"Cannot order by '{order}'.", attr="order")
-    rows, total = list_insights(
-        conn,
-        access.project_id,
-        _list_filter(request, access),
-        order=order,
-        limit=page.limit,
-        offset=page.offset,
-    )
-    results = [
-        insight_body(with_related(conn, row), _result_package(request, conn, access, row, refresh, strict=False))
-        for row in rows
-    ]
-    return _answer(paginated(request, page, total, results), as_csv)
+    list_filter = _list_filter(request, access)
+    guard = guard_for(request)  # the results computed now stop when this client disconnects
+
+    def answer() -> dict[str, Any]:
+        rows, total = list_insights(
+            conn, access.project_id, list_filter, order=order, limit=page.limit, offset=page.offset
+        )
+        results = []
+        for row in rows:
+            guard.start_clock()  # each insight calculated has the whole time limit, as when retrieved alone
+            package = _result_package(request, conn, access, row, refresh, strict=False, guard=guard)
+            results.append(insight_body(with_related(conn, row), package))
+        return paginated(request, page, total, results)
+
+    return _answer(await run_off_loop(request, guard, answer), as_csv)
 
 
 @router.post(

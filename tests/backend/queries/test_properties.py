@@ -120,12 +120,47 @@ def test_a_key_with_a_quote_is_still_readable(conn, world):
         ({"key": "a", "type": "group"}, "properties__0__group_type_index"),
         ({"key": "color", "type": "element"}, "properties__0__key"),
         ({"key": "nosuchfn(x)", "type": "hogql"}, "properties__0__key"),
+        # what the schema calls invalid is refused, whatever the type: no default read into a wrong value
+        ({"key": "a", "group_type_index": {}}, "properties__0__group_type_index"),
+        ({"key": "a", "group_type_index": 5}, "properties__0__group_type_index"),
+        ({"key": "a", "type": "group", "group_type_index": True}, "properties__0__group_type_index"),
+        ({"key": "a", "type": ""}, "properties__0__type"),
+        ({"key": "a", "type": 0}, "properties__0__type"),
+        ({"key": "a", "operator": ""}, "properties__0__operator"),
+        ({"key": "a", "operator": False}, "properties__0__operator"),
+        ({"type": "cohort", "value": 1}, "properties__0__key"),
+        ({"type": {}, "values": []}, "properties__0__type"),
+        ({"type": "and", "values": []}, "properties__0__type"),
+        ([{"key": "a"}], "properties__0"),
     ],
 )
 def test_bad_conditions_are_400s_naming_the_condition(prop, attr):
     with pytest.raises(ValidationError) as raised:
         parse_filter(BaseFilter, {"properties": [prop]})
     assert raised.value.attr == attr
+
+
+@pytest.mark.parametrize("name", [{}, ["a"], 3])
+def test_a_series_name_is_text(name):
+    with pytest.raises(ValidationError) as raised:
+        parse_filter(BaseFilter, {"events": [{"id": "a", "name": name}]})
+    assert raised.value.attr == "events__0__name"
+
+
+def test_the_defaults_of_a_condition_are_read_from_null_and_absent_alike():
+    group = parse_filter(BaseFilter, {"properties": [{"key": "a", "type": None, "operator": None}, {"key": "b"}]})
+    assert [(p.type, p.operator, p.group_type_index) for p in group.properties.values] == [
+        ("event", "exact", None),
+        ("event", "exact", None),
+    ]
+    cohort = parse_filter(BaseFilter, {"properties": [{"key": "id", "type": "static-cohort", "value": "7"}]})
+    assert cohort.properties.values[0].model_dump() == {
+        "key": "id",
+        "value": 7,
+        "operator": "in",
+        "type": "cohort",
+        "group_type_index": None,
+    }
 
 
 def test_catastrophic_pattern_runs_in_linear_time(conn, world):

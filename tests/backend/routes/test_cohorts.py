@@ -265,6 +265,19 @@ def test_patch_with_no_ids_changes_nothing(client, world, seed):
     assert client.get(one + "/activity", headers=world.headers()).json()["total_count"] == 0
 
 
+def test_an_empty_filters_field_in_a_form_leaves_the_rules_as_they_are(client, world):
+    created = client.post(url(world), json={"name": "Paying", "filters": RULES}, headers=world.headers()).json()
+    # a form sends each of its fields, the ones left blank too
+    patched = client.patch(
+        url(world, str(created["id"])),
+        data={"name": "Paying users", "description": ""},
+        files={"filters": (None, "")},  # a multipart field without a file name: text
+        headers=world.headers(),
+    )
+    assert patched.status_code == 200, patched.text
+    assert (patched.json()["name"], patched.json()["filters"]) == ("Paying users", RULES)
+
+
 def test_openapi_documents_the_csv_upload(client):
     spec = client.get("/api/schema").json()
     body = spec["paths"]["/api/projects/{project_id}/cohorts"]["post"]["requestBody"]["content"]

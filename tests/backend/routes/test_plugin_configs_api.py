@@ -72,6 +72,9 @@ BAD_INPUT = [
     ("PATCH", CONFIGS + "/rearrange", {}, 400, "required", "orders"),
     ("PATCH", CONFIGS + "/rearrange", {"orders": [1, 2]}, 400, "invalid_input", "orders"),
     ("PATCH", CONFIGS + "/rearrange", {"orders": {"abc": 1}}, 400, "invalid_input", "orders"),
+    ("PATCH", CONFIGS + "/rearrange", {"orders": {" {cid}": 1}}, 400, "invalid_input", "orders"),
+    ("PATCH", CONFIGS + "/rearrange", {"orders": {"\u0661": 1}}, 400, "invalid_input", "orders"),  # Arabic 1
+    ("PATCH", CONFIGS + "/rearrange", {"orders": {"{cid}": 1.5}}, 400, "invalid_input", "orders__{cid}"),
     ("PATCH", CONFIGS + "/rearrange", {"orders": {"{cid}": "1"}}, 400, "invalid_input", "orders__{cid}"),
     ("PATCH", CONFIGS + "/rearrange", {"orders": {"{cid}": True}}, 400, "invalid_input", "orders__{cid}"),
     ("PATCH", CONFIGS + "/rearrange", {"orders": {"{ocid}": 1}}, 400, "does_not_exist", "orders__{ocid}"),

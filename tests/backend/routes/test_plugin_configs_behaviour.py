@@ -130,6 +130,13 @@ def test_rearrange_changes_the_pipeline_order_and_returns_enabled_configs(client
     assert (change["field"], change["before"], change["after"]) == ("order", 1, 3)
 
 
+def test_rearrange_reads_an_integral_number_as_the_integer(client, world, conn):
+    config_id = add_config(conn, world.project_id, 2, order=1, config={"defaultNamingConvention": "snake_case"})
+    response = client.patch(url(world, "rearrange"), json={"orders": {str(config_id): 4.0}}, headers=world.headers())
+    assert response.status_code == 200, response.text
+    assert [(c["id"], c["order"]) for c in response.json()] == [(config_id, 4)]
+
+
 def test_migrate_upgrades_an_old_config_once(client, world, conn):
     configs = make_configs(conn, world)
     one = url(world, str(configs.old_filter))
@@ -207,7 +214,10 @@ def test_openapi_documents_json_and_multipart_create(client):
     schema = client.get("/api/schema/").json()
     create = schema["paths"]["/api/projects/{project_id}/plugin_configs"]["post"]
     assert set(create["requestBody"]["content"]) == {"application/json", "multipart/form-data"}
-    assert create["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["config"]["type"] == "string"
+    form = create["requestBody"]["content"]["multipart/form-data"]
+    # config is an object in the form too, sent as a JSON part
+    assert {"additionalProperties": True, "type": "object"} in form["schema"]["properties"]["config"]["anyOf"]
+    assert form["encoding"] == {"config": {"contentType": "application/json"}}
     assert "PluginConfig" in schema["components"]["schemas"]
     assert "/api/projects/{project_id}/plugin_configs/rearrange" in schema["paths"]
 

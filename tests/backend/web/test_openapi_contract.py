@@ -42,6 +42,37 @@ def test_every_reference_in_the_schema_resolves(client):
     assert broken == []
 
 
+def _numeric_schemas(node: Any, where: str = "#") -> list[tuple[dict[str, Any], str]]:
+    if isinstance(node, dict):
+        found = [(node, where)] if node.get("type") in ("integer", "number") else []
+        for key, value in node.items():
+            found += _numeric_schemas(value, f"{where}/{key}")
+        return found
+    if isinstance(node, list):
+        return [item for index, value in enumerate(node) for item in _numeric_schemas(value, f"{where}/{index}")]
+    return []
+
+
+def test_every_numeric_bound_uses_the_json_schema_keywords(client):
+    """pydantic writes a bound applied after a validator (``Integer | None = Field(ge=0)``) as ``ge``, which no
+    client or fuzzer reads: each must be published as minimum/maximum."""
+    document = client.get("/api/schema/").json()
+    numbers = _numeric_schemas(document)
+    assert [where for schema, where in numbers if {"ge", "le", "gt", "lt"} & set(schema)] == []
+    condition = document["components"]["schemas"]["Property"]["properties"]
+    assert {"type": "integer", "minimum": 0, "maximum": 4} in condition["group_type_index"]["anyOf"]
+
+
+def test_a_property_condition_declares_what_the_parser_reads(client):
+    from local_backend.queries.property_model import OPERATORS, PROPERTY_TYPES
+
+    condition = client.get("/api/schema/").json()["components"]["schemas"]["Property"]
+    operator, kind = condition["properties"]["operator"]["anyOf"], condition["properties"]["type"]["anyOf"]
+    assert operator == [{"enum": list(OPERATORS), "type": "string"}, {"type": "null"}]
+    assert kind == [{"enum": list(PROPERTY_TYPES), "type": "string"}, {"type": "null"}]
+    assert "static-cohort" in PROPERTY_TYPES and condition["required"] == ["key"]
+
+
 def _create(client, world, resource: str) -> int:
     bodies = {
         "insights": {"name": "Pageviews", "filters": {"insight": "TRENDS", "events": [{"id": "$pageview"}]}},

@@ -29,6 +29,7 @@ from local_backend.queries.guard import CalculationGuard
 from local_backend.results import kinds
 from local_backend.routes import query as query_routes
 from local_backend.routes import trends as trend_routes
+from local_backend.routes.insights import crud as insight_routes
 from local_backend.web import off_loop
 
 from ...factories import NOW, add_events
@@ -189,13 +190,24 @@ def _slow_query_body() -> dict[str, Any]:
     return {"query": {"kind": "TrendsQuery", "series": series, "properties": properties}, "refresh": "force_blocking"}
 
 
+def _slow_saved_insight(base: str, world: Any) -> None:
+    response = requests.post(
+        f"{base}/api/projects/{world.project_id}/insights/",
+        json={"name": "slow", "filters": {"insight": "TRENDS", **slow_trend_body(conditions=100)}},
+        headers=world.headers(),
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+
+
 @pytest.mark.live
-@pytest.mark.parametrize("route", ["insights/trend/", "query/"])
+@pytest.mark.parametrize("route", ["insights/trend/", "query/", "insights/?refresh=force_blocking"])
 def test_a_client_that_disconnects_stops_its_calculation(live_server, slow_world, monkeypatch, route):
-    """The client sends a slow trend, waits until its calculation runs, and closes the connection."""
+    """The client asks for a slow trend (alone, as a query, or as a saved insight of a list it refreshes), waits
+    until its calculation runs, and closes the connection."""
     guards: list[CalculationGuard] = []
     ends: list[tuple[float, str]] = []
-    guard_module = off_loop if route == "insights/trend/" else query_routes
+    guard_module = {"insights/trend/": off_loop, "query/": query_routes}.get(route, insight_routes)
     make_guard = guard_module.guard_for
 
     def recording_guard(request):
@@ -216,15 +228,23 @@ def test_a_client_that_disconnects_stops_its_calculation(live_server, slow_world
 
         return run
 
+    if route.startswith("insights/?"):
+        _slow_saved_insight(live_server, slow_world)
     monkeypatch.setattr(guard_module, "guard_for", recording_guard)
     monkeypatch.setattr(trend_routes, "compute_trends", recording(trend_routes.compute_trends))
     monkeypatch.setitem(kinds.ENGINES, "TRENDS", recording(kinds.ENGINES["TRENDS"]))
     # a dozen times the slow trend: it cannot end on its own while the test runs
-    body = json.dumps(slow_trend_body(conditions=100) if route == "insights/trend/" else _slow_query_body()).encode()
+    if route.startswith("insights/?"):
+        method, body = "GET", b""
+    else:
+        method = "POST"
+        body = json.dumps(
+            slow_trend_body(conditions=100) if route == "insights/trend/" else _slow_query_body()
+        ).encode()
     host, port = live_server.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=5) as sock:
         sock.sendall(
-            f"POST /api/projects/{slow_world.project_id}/{route} HTTP/1.1\r\nHost: {host}\r\n"
+            f"{method} /api/projects/{slow_world.project_id}/{route} HTTP/1.1\r\nHost: {host}\r\n"
             f"Authorization: Bearer {slow_world.key}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body
