@@ -7,13 +7,15 @@ import json
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
 from local_backend.ingestion import ingest_events
 from local_backend.loading import LoadInterrupted, load_file, loader
-from local_backend.loading.deferred import DEFER_MIN_ROWS, deferred_indexes, worth_deferring
+from local_backend.loading.deferred import DEFER_MIN_ROWS, deferred_indexes, expected_rows, worth_deferring
+from local_backend.loading.readers import open_events_file
 from local_backend.store.db import DEFERRED_INDEXES, connect
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project, get_project
@@ -217,3 +219,12 @@ def test_queries_answer_during_and_after_a_deferred_load(client, world, conn, ev
     assert steps == [("$pageview", 3, None), ("signup", 2, 1200.0), ("purchase", 1, 3600.0)]
     # daily active users per browser, Jan 8 .. Jan 15: Chrome alice (10th), carol (12th, 13th); Safari bob (11th, 14th)
     assert series == [("Chrome", [0, 0, 1, 0, 1, 1, 0, 0]), ("Safari", [0, 0, 0, 1, 0, 0, 1, 0])]
+
+
+def test_the_row_count_of_a_jsonl_file_is_estimated_from_its_first_lines(tmp_path):
+    path = tmp_path / "events.jsonl"
+    line = json.dumps({"event": "e", "distinct_id": "u", "timestamp": "2026-01-10T10:00:00Z"}) + "\n"
+    path.write_text(line * 3000, encoding="utf-8")
+    events_file = open_events_file(path)
+    assert expected_rows(events_file) == 3000  # every line the same length: exact
+    assert expected_rows(replace(events_file, total=7)) == 7  # a format that knows its row count says it
