@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..ingestion.timestamps import to_micros
+from .deferred import deferred_indexes, expected_rows, worth_deferring
 from .loader import (
     DEFAULT_BATCH_SIZE,
     LoadInterrupted,
@@ -71,11 +72,14 @@ def load_file(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
     parallel: bool = True,
+    defer_indexes: bool | None = None,
 ) -> LoadReport:
     """Load an events file into ``project``; the format comes from the extension unless ``format`` is given.
 
     With ``parallel`` (the default), a large file (:func:`~.pipe.worth_a_reader_process`) is read and prepared
-    by a second process while this one stores.
+    by a second process while this one stores. ``defer_indexes`` builds the events' secondary indexes after
+    the load instead of during it (:mod:`.deferred`); by default, when the file is large and the database
+    holds fewer events than it brings.
     """
     check_batch_size(batch_size)
     row = resolve_project(conn, project)
@@ -86,16 +90,26 @@ def load_file(
         batches = prepared_in_process(events_file.path, events_file.format, batch_size, received)
     else:
         batches = batched(events_file.records, batch_size, received)
-    return store_batches(
-        conn,
-        row,
-        batches,
-        report=LoadReport(),
-        now=moment,
-        total=events_file.total,
-        progress=progress,
-        description=events_file.path.name,
-    )
+    if defer_indexes is None:
+        defer_indexes = worth_deferring(conn, expected_rows(events_file))
+    report = LoadReport()
+    with deferred_indexes(conn, defer_indexes) as indexes:
+        try:
+            store_batches(
+                conn,
+                row,
+                batches,
+                report=report,
+                now=moment,
+                total=events_file.total,
+                progress=progress,
+                description=events_file.path.name,
+            )
+        finally:
+            report.deferred_indexes = indexes.names
+    report.index_seconds = indexes.build_seconds
+    report.seconds += indexes.build_seconds
+    return report
 
 
 def _frame_records(frame: pd.DataFrame, chunk: int) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:

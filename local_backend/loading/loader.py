@@ -64,7 +64,9 @@ class LoadReport:
     rejected: int = 0
     dropped: int = 0
     rejections: list[Rejection] = field(default_factory=list)
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole load, building deferred indexes included
+    deferred_indexes: list[str] = field(default_factory=list)  # built after storing the rows
+    index_seconds: float = 0.0  # building them
 
     @property
     def events_per_second(self) -> float:
@@ -86,6 +88,8 @@ class LoadReport:
             f" {self.dropped} dropped by plugins) from {self.read} rows in {self.seconds:.1f} s"
             f" ({self.events_per_second:,.0f} rows/s)."
         ]
+        if self.deferred_indexes:
+            lines[0] += f" Indexes built after the rows: {len(self.deferred_indexes)} in {self.index_seconds:.1f} s."
         lines += [f"  row {r['row']}: {r['reason']}" for r in self.rejections]
         if self.rejected > len(self.rejections):
             lines.append(f"  ... and {self.rejected - len(self.rejections)} more rejected rows")

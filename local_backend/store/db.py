@@ -8,18 +8,30 @@ never fails half-way when it upgrades from reading to writing.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["connect", "transaction", "row_dict", "check_migrated", "BUSY_TIMEOUT_MS"]
+__all__ = [
+    "connect",
+    "transaction",
+    "row_dict",
+    "check_migrated",
+    "restore_deferred_indexes",
+    "BUSY_TIMEOUT_MS",
+    "DEFERRED_INDEXES",
+]
 
 BUSY_TIMEOUT_MS = 30_000
 # A modest page cache: a large one makes SQLite's sorter slower (see docs/decisions.md).
 CACHE_SIZE_KIB = 16 * 1024
 MMAP_BYTES = 512 * 1024 * 1024
+# The event indexes a bulk load dropped, to build after it (local_backend/loading/deferred.py): name, CREATE
+# statement, the loading process. Present only while a large load runs, or after one died.
+DEFERRED_INDEXES = "_deferred_indexes"
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -32,6 +44,7 @@ def connect(path: Path | str) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute(f"PRAGMA cache_size = -{CACHE_SIZE_KIB}")
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    restore_deferred_indexes(conn)
     return conn
 
 
@@ -57,3 +70,39 @@ def row_dict(row: sqlite3.Row | None) -> dict[str, Any] | None:
 def check_migrated(conn: sqlite3.Connection) -> None:
     """Raise (sqlite3.OperationalError) unless the database is open and has been migrated."""
     conn.execute("SELECT 1 FROM _migrations LIMIT 1").fetchall()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _has(conn: sqlite3.Connection, kind: str, name: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone()
+    return found is not None
+
+
+def restore_deferred_indexes(conn: sqlite3.Connection, owner: int | None = None) -> list[str]:
+    """Build the event indexes a bulk load dropped: those of ``owner`` (the load itself, at its end) and
+    those of any load whose process is gone (it died mid-load). Returns the names built."""
+    if not _has(conn, "table", DEFERRED_INDEXES):  # the usual case: one lookup per connection
+        return []
+    built: list[str] = []
+    with transaction(conn):
+        if not _has(conn, "table", DEFERRED_INDEXES):  # another connection finished first
+            return []
+        for name, sql, pid in conn.execute(f"SELECT name, sql, pid FROM {DEFERRED_INDEXES}").fetchall():
+            if pid != owner and _running(int(pid)):
+                continue
+            if not _has(conn, "index", name):
+                conn.execute(sql)
+            conn.execute(f"DELETE FROM {DEFERRED_INDEXES} WHERE name = ?", (name,))
+            built.append(str(name))
+        if conn.execute(f"SELECT 1 FROM {DEFERRED_INDEXES} LIMIT 1").fetchone() is None:
+            conn.execute(f"DROP TABLE {DEFERRED_INDEXES}")
+    return built

@@ -95,6 +95,14 @@ class SQLiteEventStore:
         cursor.row_factory = None
         return cursor
 
+    def _by_person(self) -> str:
+        """The events table read in person order: through the person index, unless a bulk load is building it
+        (local_backend/loading/deferred.py), when SQLite sorts instead."""
+        present = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_events_person_ts'"
+        ).fetchone()
+        return "events e INDEXED BY idx_events_person_ts" if present else "events e"
+
     def earliest_event(self, project_id: int) -> datetime | None:
         return earliest_event_time(self.conn, project_id)
 
@@ -207,7 +215,7 @@ class SQLiteEventStore:
             if request.events is None or request.flag_events is None:
                 conditions.append("(" + " OR ".join(f"({sql})" for sql, _ in request.flags) + ")")
                 params += [param for _, part_params in request.flags for param in part_params]
-        source = "events e INDEXED BY idx_events_person_ts" if by_person else "events e"
+        source = self._by_person() if by_person else "events e"
         sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(conditions)} ORDER BY {target}, e.timestamp"
         cursor = self._cursor()
         cursor.execute(sql, params)
@@ -239,7 +247,7 @@ class SQLiteEventStore:
             columns.append(sql)
             params += key_params
         sql = (
-            f"SELECT {', '.join(columns)} FROM events e INDEXED BY idx_events_person_ts WHERE e.project_id = ?"
+            f"SELECT {', '.join(columns)} FROM {self._by_person()} WHERE e.project_id = ?"
             f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} ORDER BY e.person_id, e.timestamp, e.event"
         )
         params += [request.project_id, request.lower, request.upper, *where_params]
