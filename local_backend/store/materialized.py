@@ -175,8 +175,10 @@ def _add_event_column(conn: sqlite3.Connection, column: str, key: str) -> None:
     if column not in _columns_of(conn, "events"):
         conn.execute(f"ALTER TABLE events ADD COLUMN {column}")  # no type: no affinity, compares as the JSON does
     value = _value_sql("NEW.properties", key)
+    # an event without the key keeps NULL, which is its value: only events carrying the key pay for an update
     conn.execute(
         f"CREATE TRIGGER IF NOT EXISTS {column}_insert AFTER INSERT ON events"
+        f" WHEN json_type(NEW.properties, '$.\"{key}\"') IS NOT NULL"
         f" BEGIN UPDATE events SET {column} = {value} WHERE id = NEW.id; END"
     )
     conn.execute(

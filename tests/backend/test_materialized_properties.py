@@ -59,10 +59,15 @@ def test_the_column_holds_what_a_hot_column_holds(conn, events, world):
 def test_new_and_changed_events_fill_the_column(conn, events, world):
     column = materialize(conn, world.project_id, "plan", now=T)
     backfill(conn, column)
-    add_events(conn, world.project_id, [("$pageview", "late", T, {"plan": False})])
+    add_events(
+        conn,
+        world.project_id,
+        [("$pageview", "late", T, {"plan": False}), ("$pageview", "late-none", T, {"x": 1})],
+    )
     conn.execute("UPDATE events SET properties = '{\"plan\": \"team\"}' WHERE distinct_id = 's'")
     values = column_values(conn, column)
     assert values["late"] == "false"
+    assert values["late-none"] is None
     assert values["s"] == "team"
 
 
