@@ -98,12 +98,16 @@ def _value_sql(source: str, key: str) -> str:
 
 
 def materialized_columns(conn: sqlite3.Connection, project_id: int) -> MaterializedColumns:
-    """The columns a calculation for ``project_id`` may read (backfilled ones only)."""
-    rows = conn.execute(
-        "SELECT p.kind, p.key, c.column_name FROM materialized_properties p JOIN materialized_columns c"
-        " ON c.kind = p.kind AND c.key = p.key WHERE p.project_id = ? AND c.state = 'ready'",
-        [project_id],
-    ).fetchall()
+    """The columns a calculation for ``project_id`` may read (backfilled ones only); none on a connection
+    without the registry (an events table made by hand), which then reads every property from the JSON."""
+    try:
+        rows = conn.execute(
+            "SELECT p.kind, p.key, c.column_name FROM materialized_properties p JOIN materialized_columns c"
+            " ON c.kind = p.kind AND c.key = p.key WHERE p.project_id = ? AND c.state = 'ready'",
+            [project_id],
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return MaterializedColumns()
     found = MaterializedColumns()
     for kind, key, column in rows:
         (found.event if kind == "event" else found.person)[key] = column
