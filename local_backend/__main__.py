@@ -9,6 +9,8 @@ Commands (the contract other tools rely on):
 * ``demo --db PATH [--events N] [--seed S]`` seeds the demo data (if missing) and prints how to connect
 * ``load-events --db PATH --project ID FILE [--format csv|jsonl|parquet] [--batch-size N]`` bulk-loads a file
   and prints what it loaded; bad input exits with 2, a storage failure part-way with 1
+* ``materialize --db PATH --project ID (--property KEY [--person] [--drop] | --list | --auto [--limit N])``
+  promotes a property to an indexed column (:mod:`.materialize_command`)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import materialize_command
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
 from .config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
@@ -123,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--format", choices=["csv", "jsonl", "parquet"], help="default: from the file's extension")
     load.add_argument("--batch-size", type=_count, default=DEFAULT_BATCH_SIZE, help="events per transaction")
     load.add_argument("--quiet", action="store_true", help="no progress bar")
+    materialize_command.add_parser(commands)
     return parser
 
 
@@ -228,6 +232,7 @@ COMMANDS = {
     "create-key": _create_key,
     "demo": _demo,
     "load-events": _load_events,
+    "materialize": lambda args: materialize_command.run(args, _open(args.db)),
 }
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_PAGE_SIZE",
     "MAX_REQUEST_BYTES",
     "DEFAULT_QUERY_TIMEOUT_SECONDS",
+    "DEFAULT_MATERIALIZE_AUTO_LIMIT",
 ]
 
 DEFAULT_PAGE_SIZE = 100
@@ -20,6 +21,8 @@ MAX_PAGE_SIZE = 10_000
 MAX_REQUEST_BYTES = 20 * 1024 * 1024
 # How long one calculation may run before it is stopped with a 504 (PostHog's queries stop at 60 s too).
 DEFAULT_QUERY_TIMEOUT_SECONDS = 60.0
+# How many properties the automatic choice keeps materialized per project (the most used by recent queries).
+DEFAULT_MATERIALIZE_AUTO_LIMIT = 10
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 
 
@@ -33,6 +36,7 @@ class Settings:
     max_page_size: int = MAX_PAGE_SIZE
     max_request_bytes: int = MAX_REQUEST_BYTES
     query_timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS
+    materialize_auto_limit: int = DEFAULT_MATERIALIZE_AUTO_LIMIT
 
     def __post_init__(self) -> None:
         if not self.query_timeout_seconds > 0:

@@ -47,15 +47,20 @@ MAX_OFFSET = 10_000
 Where = tuple[str, list[Any]]
 
 
-def breakdown_expression(filter: BaseFilter) -> Where:
-    """The event's breakdown value as text, NULL when missing or empty."""
+def breakdown_expression(filter: BaseFilter, compiler: PropertyCompiler | None = None) -> Where:
+    """The event's breakdown value as text, NULL when missing or empty; with ``compiler``, read from the
+    project's materialized columns where they exist, and counted as a use of the property."""
     key = str(filter.breakdown)
     kind = filter.breakdown_type or "event"
+    if kind in ("event", "person") and compiler is not None:
+        compiler.note_use(kind, key)
     if kind == "event":
         hot = hot_column(key)
-        return DIALECT.breakdown_value("e.properties", key, f"e.{hot}" if hot else None)
+        column = f"e.{hot}" if hot else (compiler.event_column(key) if compiler is not None else None)
+        return DIALECT.breakdown_value("e.properties", key, column)
     if kind == "person":
-        return DIALECT.breakdown_value(PERSON_PROPERTIES, key)
+        column = compiler.person_value_column(key) if compiler is not None else None
+        return DIALECT.breakdown_value(PERSON_PROPERTIES, key, column)
     if kind == "group":
         return DIALECT.breakdown_value(group_properties_column(filter.breakdown_group_type_index or 0), key)
     if kind == "session":

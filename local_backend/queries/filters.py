@@ -282,7 +282,10 @@ def global_condition(compiler: PropertyCompiler, filter: BaseFilter, project: di
 
 def compiler_for(conn: sqlite3.Connection, project: dict[str, Any]) -> PropertyCompiler:
     """A property compiler for ``project`` whose SQL functions are registered on ``conn``."""
+    from ..store.materialized import materialized_columns
     from .dialect import register_functions
 
     register_functions(conn)
-    return PropertyCompiler(conn=conn, project_id=int(project["id"]))
+    project_id = int(project["id"])
+    materialized = materialized_columns(conn, project_id)
+    return PropertyCompiler(conn=conn, project_id=project_id, materialized=materialized, record_uses=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ValidationError
@@ -31,6 +32,8 @@ from ..store.actions import action_id_of, live_actions
 from ..store.cohorts import get_cohort
 from ..store.events import to_micros
 from ..store.hot_properties import hot_column
+from ..store.materialized import MaterializedColumns
+from ..store.property_usage import record_use
 from .dialect import DIALECT
 from .elements import element_condition
 from .hogql import compile_expression
@@ -76,6 +79,12 @@ class PropertyCompiler:
     # whether ``e`` rows are events with the hot property columns (``e.v_browser``, ...); rows of another source
     # (persons shaped as events) read every property from ``e.properties``
     hot_columns: bool = True
+    # the project's materialized property columns (:mod:`local_backend.store.materialized`), read where the hot
+    # columns are
+    materialized: MaterializedColumns = field(default_factory=MaterializedColumns)
+    # whether compiling a filter or breakdown counts as a use of its property (for the automatic choice)
+    record_uses: bool = False
+    _used: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
     # the project's live actions this compiler has read, by id: a filter naming one in several steps reads it once
     _actions: dict[int, dict[str, Any] | None] = field(default_factory=dict, repr=False, compare=False)
 
@@ -87,6 +96,27 @@ class PropertyCompiler:
         if number not in self._actions:
             self._actions[number] = live_actions(self.conn, self.project_id, [number]).get(number)
         return self._actions[number]
+
+    def note_use(self, kind: str, key: str) -> None:
+        """Count a filter or breakdown on property ``key`` (once per compiler, when ``record_uses``)."""
+        if self.record_uses and (kind, key) not in self._used:
+            self._used.add((kind, key))
+            record_use(self.conn, self.project_id, kind, key, datetime.now(UTC).date())
+
+    def event_column(self, key: str) -> str | None:
+        """The column over ``e`` holding event property ``key`` as a hot column does, or None."""
+        if not self.hot_columns:
+            return None
+        hot = hot_column(key)
+        if hot is not None:
+            return f"e.{hot}"
+        column = self.materialized.event.get(key)
+        return f"e.{column}" if column else None
+
+    def person_value_column(self, key: str) -> str | None:
+        """The persons column holding person property ``key`` as read for ``e.person_id``, or None."""
+        column = self.materialized.person.get(key) if self.person_column == PERSON_PROPERTIES else None
+        return f"(SELECT p.{column} FROM persons p WHERE p.id = e.person_id)" if column else None
 
     def compile(self, group: PropertyGroup | Any, attr: str = "properties") -> Sql:
         """``(sql, params)`` for a group (or any raw shape :func:`parse_properties` reads); empty -> ``1``."""
@@ -120,12 +150,12 @@ class PropertyCompiler:
         if prop.type == "session":
             return self._session(prop)
         if prop.type == "person":
-            column = self.person_column
-        elif prop.type == "group":
-            column = group_properties_column(prop.group_type_index or 0)
-        else:
-            column = EVENT_PROPERTIES
-        return compare_json(column, prop, hot_columns=self.hot_columns)
+            self.note_use("person", prop.key)
+            return compare_json(self.person_column, prop, value_column=self.person_value_column(prop.key))
+        if prop.type == "group":
+            return compare_json(group_properties_column(prop.group_type_index or 0), prop)
+        self.note_use("event", prop.key)
+        return compare_json(EVENT_PROPERTIES, prop, value_column=self.event_column(prop.key))
 
     def _session(self, prop: Property) -> Sql:
         inner = Property(key="d", value=prop.value, operator=prop.operator, type="event")
@@ -173,8 +203,12 @@ def _only_person_conditions(group: PropertyGroup, cohort_id: int) -> None:
             )
 
 
-def compare_json(column: str, prop: Property, *, hot_columns: bool = True) -> Sql:
-    """A condition on one key of a JSON properties column."""
+def compare_json(column: str, prop: Property, *, value_column: str | None = None) -> Sql:
+    """A condition on one key of a JSON properties column.
+
+    ``value_column`` is SQL reading the key as a hot or materialized column does (``'true'``/``'false'`` for
+    booleans, else the extracted value); it is used only where it gives the JSON's answer.
+    """
     operator = prop.operator
     if operator == "is_set":
         kind, params = DIALECT.json_type(column, prop.key)
@@ -187,11 +221,10 @@ def compare_json(column: str, prop: Property, *, hot_columns: bool = True) -> Sq
         plain = all(text not in ("", "true", "false", "null") and not _NUMBER_LIKE.match(text) for text in texts)
         # strings that cannot be a number, boolean or null compare equal to the extracted value itself: one
         # JSON read per row instead of two
-        hot = hot_column(prop.key) if column == EVENT_PROPERTIES and hot_columns else None
-        if plain and hot:
-            # the hot column differs from the extracted value only for booleans ('true'/'false' against 1/0),
+        if plain and value_column:
+            # the column differs from the extracted value only for booleans ('true'/'false' against 1/0),
             # which no such string equals; its index can serve the filter
-            value_sql, params = f"e.{hot}", []
+            value_sql, params = value_column, []
         else:
             value_sql, params = DIALECT.extract(column, prop.key) if plain else DIALECT.text(column, prop.key)
         marks = ",".join("?" for _ in texts) or "NULL"

@@ -188,7 +188,7 @@ def _scan(
         flag_events=_bare_names(entities),
         events=None if strict else _event_names(conn, project, entities),
         group_type_index=filter.aggregation_group_type_index,
-        value=breakdown_expression(filter) if with_values else None,
+        value=breakdown_expression(filter, compiler) if with_values else None,
     )
     found = event_store(conn).flagged_rows(scan)
     actors, ts, flags, values, keys = found.actors, found.timestamps, found.flags, found.values, found.keys

@@ -181,7 +181,7 @@ def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets
                 )
             )
         return series
-    expression = breakdown_expression(filter)
+    expression = breakdown_expression(filter, ctx.compiler)
     single_pass = plan.per is None and not plan.active_days and not cumulative_distinct
     if single_pass:
         shaped = _breakdown_in_one_pass(ctx, entity, plan, spans, where, expression, width)

@@ -1,0 +1,65 @@
+"""Request and response shapes of ``/api/projects/:id/materialized_properties/``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from ..store.materialized import MAX_KEY_LENGTH
+
+__all__ = [
+    "KEY_PATTERN",
+    "MaterializedProperty",
+    "MaterializedList",
+    "MaterializeRequest",
+    "AutoRequest",
+    "AutoResult",
+    "Use",
+]
+
+PropertyType = Literal["event", "person"]
+# what a column's JSON path can hold: no quotes, backslashes or control characters
+KEY_PATTERN = r"^[^\"'\\\x00-\x1f]+$"
+
+
+class MaterializeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    property: str = Field(min_length=1, max_length=MAX_KEY_LENGTH, pattern=KEY_PATTERN, examples=["plan"])
+    type: PropertyType = Field("event", description="An event property (default) or a person property")
+
+
+class AutoRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: StrictInt | None = Field(None, ge=0, le=100, description="How many to keep; default: the server's setting")
+
+
+class MaterializedProperty(BaseModel):
+    property: str
+    type: PropertyType
+    column: str = Field(description="The column of events (or persons) that holds the value")
+    state: Literal["backfilling", "ready"] = Field(description="Calculations read the column once it is ready")
+    source: Literal["manual", "auto"] = Field(description="Asked for by hand, or chosen as most used")
+    created_at: str
+    backfill_remaining: int = Field(description="Rows still to fill while backfilling")
+    uses_30_days: int = Field(description="Filters and breakdowns on it compiled in the last 30 days")
+
+
+class Use(BaseModel):
+    property: str
+    type: PropertyType
+    uses: int
+
+
+class MaterializedList(BaseModel):
+    results: list[MaterializedProperty]
+    most_used: list[Use] = Field(description="The properties recent queries used most, as the automatic choice ranks")
+    auto_limit: int = Field(description="How many the automatic choice keeps materialized")
+
+
+class AutoResult(BaseModel):
+    added: list[Use]
+    dropped: list[Use]
+    results: list[MaterializedProperty]
