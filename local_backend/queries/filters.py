@@ -15,15 +15,18 @@ missing or zero ``order`` sorts as -1; ``index`` is the position after sorting (
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ..errors import ValidationError
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem, or_absent
+from ..store.event_store import event_store
 from .actions import action_condition
-from .dates import INTERVALS
+from .dates import INTERVALS, DateRange, resolve_date_range
 from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
 from .property_model import EMPTY_GROUP, PropertyFilter, PropertyGroup, count_conditions, parse_properties
@@ -289,3 +292,20 @@ def compiler_for(conn: sqlite3.Connection, project: dict[str, Any]) -> PropertyC
     project_id = int(project["id"])
     materialized = materialized_columns(conn, project_id)
     return PropertyCompiler(conn=conn, project_id=project_id, materialized=materialized, record_uses=True)
+
+
+def filter_date_range(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: BaseFilter, now: datetime
+) -> DateRange:
+    """The range a trend or funnel filter covers, by the shared date rules, in the project's timezone and week;
+    ``date_from: "all"`` starts at the project's first plausible event."""
+    return resolve_date_range(
+        date_from=filter.date_from,
+        date_to=filter.date_to,
+        interval=filter.interval,
+        explicit_date=filter.explicit_date,
+        tz=ZoneInfo(project.get("timezone") or "UTC"),
+        now=now,
+        week_start_day=1 if project.get("week_start_day") == 1 else 0,
+        earliest_event=lambda: event_store(conn).earliest_event(int(project["id"])),
+    )

@@ -10,7 +10,6 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -19,8 +18,8 @@ from ...store.events import to_micros
 from ..breakdowns import CohortSplit, cohort_splits
 from ..breakdowns import breakdown_expression as shared_breakdown_expression
 from ..buckets import Buckets, make_buckets
-from ..dates import DateRange, add_months, resolve_date_range
-from ..filters import Entity, compiler_for, entity_condition, global_condition
+from ..dates import DateRange, add_months
+from ..filters import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..properties import PropertyCompiler
 from ..property_model import Property, PropertyGroup
 from .filter import FunnelFilter
@@ -81,16 +80,7 @@ def resolve_funnel_range(
 ) -> FunnelRange:
     """The shared date rules (``date_from`` default -7d from 00:00, ``date_to`` to the end of its day, ...)."""
 
-    dates = resolve_date_range(
-        date_from=filter.date_from,
-        date_to=filter.date_to,
-        interval=filter.interval,
-        explicit_date=filter.explicit_date,
-        tz=ZoneInfo(project.get("timezone") or "UTC"),
-        now=now,
-        week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=lambda: event_store(conn).earliest_event(int(project["id"])),
-    )
+    dates = filter_date_range(conn, project, filter, now)
     return FunnelRange(dates=dates, buckets=make_buckets(dates) if filter.viz_type == "trends" else None)
 
 

@@ -14,9 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from ...store.event_store import event_store
 from ...store.events import to_micros
 from ..actions import load_action
 from ..breakdowns import (
@@ -31,9 +29,9 @@ from ..breakdowns import (
     rank_values,
 )
 from ..buckets import Buckets, make_buckets
-from ..dates import DateRange, add_intervals, resolve_date_range
+from ..dates import DateRange, add_intervals
 from ..filter_parsing import parse_filter
-from ..filters import Entity, compiler_for, entity_condition, global_condition
+from ..filters import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..properties import PropertyCompiler
 from .compare import previous_range
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
@@ -67,16 +65,7 @@ def _and(first: Where, second: Where) -> Where:
 def resolve_trends_range(
     conn: sqlite3.Connection, project: dict[str, Any], filter: TrendsFilter, now: datetime
 ) -> DateRange:
-    return resolve_date_range(
-        date_from=filter.date_from,
-        date_to=filter.date_to,
-        interval=filter.interval,
-        explicit_date=filter.explicit_date,
-        tz=ZoneInfo(project.get("timezone") or "UTC"),
-        now=now,
-        week_start_day=1 if project.get("week_start_day") == 1 else 0,
-        earliest_event=lambda: event_store(conn).earliest_event(int(project["id"])),
-    )
+    return filter_date_range(conn, project, filter, now)
 
 
 @dataclass
