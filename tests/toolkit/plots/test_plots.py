@@ -9,13 +9,13 @@ import pytest
 from matplotlib.axes import Axes
 from matplotlib.patches import PathPatch, Rectangle
 
+from tests.toolkit.plots.trend_responses import DAYS, series, trend
 from toolkit.frames import (
     funnel_frame,
     funnel_trends_frame,
     paths_frame,
     retention_frame,
     time_to_convert_frame,
-    trend_frame,
 )
 from toolkit.plots import (
     plot_funnel,
@@ -26,26 +26,7 @@ from toolkit.plots import (
     plot_trend,
 )
 
-DAYS = ["2026-01-01", "2026-01-02", "2026-01-03"]
 PREVIOUS = ["2025-12-29", "2025-12-30", "2025-12-31"]
-
-
-def series(name, data, *, days=DAYS, breakdown=None, compare=None, order=0):
-    return {
-        "action": {"id": name, "name": name, "order": order},
-        "label": name,
-        "days": days,
-        "data": data,
-        "breakdown_value": breakdown,
-        "compare_label": compare,
-    }
-
-
-def trend(*items, request=None, **response):
-    frame = trend_frame({"result": list(items), **response})
-    if request is not None:
-        frame.attrs["request"] = request
-    return frame
 
 
 def heights(ax):

@@ -11,29 +11,10 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-from toolkit.frames import funnel_frame, funnel_trends_frame, paths_frame, retention_frame, trend_frame
+from tests.toolkit.plots.trend_responses import DAYS, series, trend
+from toolkit.frames import funnel_frame, funnel_trends_frame, paths_frame, retention_frame
 from toolkit.labels import BREAKDOWN_NULL, BREAKDOWN_OTHER
 from toolkit.plots import plot_funnel, plot_funnel_trends, plot_paths, plot_retention, plot_trend
-
-DAYS = ["2026-01-01", "2026-01-02", "2026-01-03"]
-
-
-def series(name, data, *, days=DAYS, breakdown=None, compare=None, order=0, math=None):
-    return {
-        "action": {"id": name, "name": name, "order": order, "math": math},
-        "label": name,
-        "days": days,
-        "data": data,
-        "breakdown_value": breakdown,
-        "compare_label": compare,
-    }
-
-
-def trend(*items, request=None, **response):
-    frame = trend_frame({"result": list(items), **response})
-    if request is not None:
-        frame.attrs["request"] = request
-    return frame
 
 
 def steps(*counts, breakdown=None, names=("signup", "activate", "pay")):
