@@ -1,0 +1,116 @@
+"""The few operations the ClickHouse event engine needs from a connection, whatever carries them.
+
+Two implementations share this interface: :class:`ChdbClient` runs ClickHouse inside this process (the
+``chdb`` package, data kept in a folder), and a clickhouse-connect client speaks to a server or a cluster over
+HTTP. SQL reaches both as text with server-side parameters, ``{name:Type}`` placeholders bound from
+``params``; a user's value is never pasted into the text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from ...errors import APIError
+
+__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "EXTRA"]
+
+EXTRA = "insightlab[clickhouse]"
+
+
+class MissingExtra(APIError):
+    """A ClickHouse engine was asked for but the packages it runs on are not installed."""
+
+    status = 500
+    type = "server_error"
+    default_code = "engine_unavailable"
+
+    def __init__(self, package: str) -> None:
+        super().__init__(f"The ClickHouse engine needs the {package!r} package: pip install '{EXTRA}'.")
+
+
+def require(package: str) -> Any:
+    """Import ``package`` or raise :class:`MissingExtra` naming the extra that brings it."""
+    try:
+        return importlib.import_module(package)
+    except ImportError:
+        raise MissingExtra(package) from None
+
+
+class ClickHouseClient(Protocol):
+    """A connection to one ClickHouse database (``database``), safe to use from several threads."""
+
+    database: str
+
+    def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        """Run a statement that returns nothing (DDL, INSERT ... SELECT, ALTER)."""
+        ...
+
+    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
+        """The result as a ``pyarrow.Table`` (columns travel without a loop per row)."""
+        ...
+
+    def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """The result as a list of tuples, for small answers."""
+        ...
+
+    def insert_arrow(self, table: str, data: Any) -> None:
+        """Insert a ``pyarrow.Table`` whose column names are ``table``'s columns, as one insert."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ChdbClient:
+    """ClickHouse embedded in this process through chdb, its data kept in ``path``.
+
+    chdb allows one session per process, so clients on the same path share it (:meth:`open`).
+    """
+
+    _sessions: dict[str, Any] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, session: Any, database: str) -> None:
+        self._session = session
+        self.database = database
+
+    @classmethod
+    def open(cls, path: str, database: str = "insightlab") -> ChdbClient:
+        session_module = require("chdb.session")
+        require("pyarrow")
+        with cls._guard:
+            session = cls._sessions.get(path)
+            if session is None:
+                session = cls._sessions[path] = session_module.Session(path)
+        session.query(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+        return cls(session, database)
+
+    def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
+        if params:
+            return self._session.query(sql, fmt, params=dict(params))
+        return self._session.query(sql, fmt)
+
+    def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        self._run(sql, "CSV", params)
+
+    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
+        pyarrow = require("pyarrow")
+        result = self._run(sql, "Arrow", params)
+        data = result.bytes()
+        if not data:
+            return pyarrow.table({})
+        return pyarrow.ipc.open_file(pyarrow.py_buffer(data)).read_all()
+
+    def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        table = self.query_arrow(sql, params)
+        return list(zip(*(column.to_pylist() for column in table.columns), strict=True)) if table.num_columns else []
+
+    def insert_arrow(self, table: str, data: Any) -> None:
+        # chdb reads a Python object named in the query; the name below is the argument's
+        arrow_table = data  # noqa: F841 - read by chdb's Python() table function
+        self._session.query(f"INSERT INTO {table} SELECT * FROM Python(arrow_table)")
+
+    def close(self) -> None:
+        """Sessions stay open for the process (chdb allows one); nothing to release per client."""
