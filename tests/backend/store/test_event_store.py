@@ -117,6 +117,22 @@ def test_distinct_persons_per_span(store, project_id):
     assert non_empty(store.aggregate_spans(request)) == {(0, None): 2, (1, None): 2, (2, None): 1}
 
 
+def test_distinct_persons_of_a_span_without_events_is_zero(store, project_id):
+    measure = Measure(aggregate="count(DISTINCT e.person_id)")
+    request = SpanAggregate(project_id=project_id, spans=[(at(9), at(10)), *DAYS], where=PAGEVIEW, measure=measure)
+    assert store.aggregate_spans(request) == {(0, None): 0, (1, None): 2, (2, None): 1, (3, None): 1}
+
+
+def test_distinct_persons_counted_by_sql_when_an_id_is_not_an_integer(conn, store, project_id, people):
+    # the ids are read from text in numpy; an id stored as text (a table written by hand) is left to SQL
+    conn.execute("UPDATE events SET person_id = 'p-bob' WHERE person_id = ?", [people["bob"]])
+    measure = Measure(aggregate="count(DISTINCT e.person_id)")
+    request = SpanAggregate(project_id=project_id, spans=DAYS, where=EVERYTHING, measure=measure)
+    assert store.aggregate_spans(request) == {(0, None): 2, (1, None): 2, (2, None): 1}
+    actors = ActiveActors(project_id=project_id, spans=DAYS[:1], where=PAGEVIEW, actor="e.person_id")
+    assert set(store.active_actors(actors)) == {(0, None, people["alice"]), (0, None, "p-bob")}
+
+
 def test_property_sum_reads_numbers_and_numeric_text(store, project_id):
     measure = Measure(aggregate="sum(il_float({v}))", value=DIALECT.text("e.properties", "price"))
     request = SpanAggregate(project_id=project_id, spans=DAYS, where=PAGEVIEW, measure=measure)
