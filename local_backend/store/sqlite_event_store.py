@@ -68,7 +68,10 @@ def _person_ids(text: str | None) -> np.ndarray | None:
         ids = np.fromstring(text, dtype=np.int64, sep=",")
     except ValueError:  # a value that is not an integer
         return None
-    return np.unique(ids) if ids.size == text.count(",") + 1 else None
+    if ids.size != text.count(",") + 1:
+        return None
+    ids.sort()  # and drop repeats: several times faster than np.unique's hash table here
+    return ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
 
 
 def _apply(measure: Measure, column: str) -> str:

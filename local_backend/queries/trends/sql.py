@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -99,17 +98,19 @@ def active_in_windows(
     reads each event once instead of 30 times. Result keys are ``(index - window + 1, group value)``.
     """
     request = ActiveActors(project_id=project_id, spans=day_spans, where=where, actor=actor, group=group)
-    days: dict[Any, list[list[Any]]] = {}
+    found: dict[Any, tuple[list[int], list[Any]]] = {}
     for index, value, who in event_store(conn).active_actors(request):
-        days.setdefault(value, [[] for _ in day_spans])[index].append(who)
+        pairs = found.get(value)
+        if pairs is None:
+            pairs = found[value] = ([], [])
+        pairs[0].append(index)
+        pairs[1].append(who)
     counts: dict[tuple[int, Any], int] = {}
-    for value, actors_by_day in days.items():
+    for value, (days, actors) in found.items():
         codes: dict[Any, int] = {}
-        actors = np.fromiter(
-            (codes.setdefault(who, len(codes)) for who in chain.from_iterable(actors_by_day)), dtype=np.int64
-        )
-        on_day = np.repeat(np.arange(len(day_spans)), [len(day) for day in actors_by_day])
-        for index, count in enumerate(active_counts(on_day, actors, len(day_spans), window).tolist()):
+        coded = np.fromiter((codes.setdefault(who, len(codes)) for who in actors), dtype=np.int64, count=len(actors))
+        active = active_counts(np.array(days, dtype=np.int64), coded, len(day_spans), window)
+        for index, count in enumerate(active.tolist()):
             if index >= window - 1 and count:
                 counts[(index - window + 1, value)] = count
     return counts
