@@ -108,6 +108,7 @@ def load(source: Path, database: Path, size: int, reload: bool) -> dict[str, Any
         "wall": time.perf_counter() - started,
         "cpu": _children_cpu() - cpu,
         "load_average": load_average,
+        "load_average_after": os.getloadavg()[0],
         "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     record.write_text(json.dumps(cost))
@@ -206,10 +207,11 @@ def bench(size: int, directory: Path, runs: int, reload: bool, only: list[str]) 
     )
     duck.execute("CREATE VIEW events AS SELECT person_id, ts AS timestamp, event FROM ev")
     when = " (measured when loaded, " + cost["when"] + ")" if cost["reused"] else ""
+    loads = f"{cost['load_average']:.1f} -> {cost.get('load_average_after', 0):.1f}"
     print(
         f"\n{total:,} events. load-events: {size / cost['wall']:,.0f} ev/s, {cost['wall'] / size * 1e6:.1f} µs/ev"
-        f" wall; {size / cost['cpu']:,.0f} ev/s, {cost['cpu'] / size * 1e6:.1f} µs/ev CPU; load average"
-        f" {cost['load_average']:.1f}{when}. DuckDB from the stored rows: {duck_load:.1f} s"
+        f" wall; {size / cost['cpu']:,.0f} ev/s, {cost['cpu'] / size * 1e6:.1f} µs/ev CPU (the command and its"
+        f" reader process); load average {loads}{when}. DuckDB from the stored rows: {duck_load:.1f} s"
         f" ({duck_load / total * 1e6:.1f} µs/ev)",
         flush=True,
     )
