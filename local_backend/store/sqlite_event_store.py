@@ -41,6 +41,7 @@ from .event_store import (
     TopValues,
 )
 from .events import earliest_event_time
+from .integer_text import distinct_ids, integers
 
 __all__ = ["SQLiteEventStore"]
 
@@ -59,28 +60,6 @@ _DISTINCT_PERSONS = f"count(DISTINCT {_PERSON})"
 def _spans_table(spans: Sequence[Span]) -> str:
     rows = ", ".join(f"({index}, {int(low)}, {int(high)})" for index, (low, high) in enumerate(spans))
     return f"b(i, lo, hi) AS (VALUES {rows})"
-
-
-def _integers(text: str) -> np.ndarray | None:
-    """The integers of a ``group_concat`` text, or None when one is not an integer (a person id stored as text
-    or a real in a table written by hand), which SQL must then handle."""
-    try:
-        numbers = np.fromstring(text, dtype=np.int64, sep=",")
-    except ValueError:
-        return None
-    return numbers if numbers.size == text.count(",") + 1 else None
-
-
-def _person_ids(text: str | None) -> np.ndarray | None:
-    """The distinct ids of a ``group_concat`` of person ids (empty for NULL: no rows), or None (see
-    :func:`_integers`)."""
-    if not text:
-        return np.zeros(0, dtype=np.int64)
-    ids = _integers(text)
-    if ids is None:
-        return None
-    ids.sort()  # and drop repeats: several times faster than np.unique's hash table here
-    return ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -155,7 +134,7 @@ class SQLiteEventStore:
         )
         persons = []
         for (text,) in self._cursor().execute(sql, [project_id, *where_params]):
-            ids = _person_ids(text)
+            ids = distinct_ids(text)
             if ids is None:
                 return None
             persons.append(ids)
@@ -314,7 +293,7 @@ class SQLiteEventStore:
             packed_text, ts_text = self._cursor().execute(sql, [*params, low, high]).fetchone()
             if packed_text is None:
                 continue
-            values, ts = _integers(packed_text), _integers(ts_text)
+            values, ts = integers(packed_text), integers(ts_text)
             if values is None or ts is None or len(values) != len(ts):
                 return None
             parts.append((values, ts))
