@@ -1,9 +1,11 @@
 """Run every benchmark in turn, each as its own process, and print what each prints.
 
-    python benchmarks/run_all.py [--sizes 1000000 5000000] [--only trends funnels ...]
+    python benchmarks/run_all.py [--sizes 1000000 5000000] [--scale-sizes 1000000 5000000] [--only trends ...]
 
 ``--sizes`` are the dataset sizes of the calculation benchmarks (trends and funnels, the issue's 1M and 5M by
-default; building a 5M dataset takes minutes). The other benchmarks run with their own defaults. A benchmark
+default; building a 5M dataset takes minutes); ``--scale-sizes`` those of ``scale_bench.py`` (load cost and
+the issue's queries against DuckDB; ``make bench`` adds 20M, about an hour to load). The other benchmarks run
+with their own defaults. A benchmark
 that fails is reported and the others still run; the exit code is 1 if any failed.
 """
 
@@ -18,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def commands(sizes: list[int]) -> dict[str, list[str]]:
+def commands(sizes: list[int], scale_sizes: list[int]) -> dict[str, list[str]]:
     """Each benchmark's script and arguments, in the order the data flows: in, then calculations."""
     return {
         "plugins": ["plugin_pipeline.py"],
@@ -28,6 +30,7 @@ def commands(sizes: list[int]) -> dict[str, list[str]]:
         "trends": ["trends_bench.py", "--sizes", ",".join(str(size) for size in sizes)],
         "funnels": ["funnels_bench.py", "--events", *(str(size) for size in sizes)],
         "retention_paths": ["retention_paths_bench.py"],
+        "scale": ["scale_bench.py", "--sizes", ",".join(str(size) for size in scale_sizes)],
         "guard": ["guard_bench.py", "--events", str(min(sizes))],
     }
 
@@ -35,10 +38,11 @@ def commands(sizes: list[int]) -> dict[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 5_000_000])
-    parser.add_argument("--only", nargs="+", choices=sorted(commands([1])), help="run just these")
+    parser.add_argument("--scale-sizes", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    parser.add_argument("--only", nargs="+", choices=sorted(commands([1], [1])), help="run just these")
     args = parser.parse_args(argv)
     failed = []
-    for name, (script, *extra) in commands(args.sizes).items():
+    for name, (script, *extra) in commands(args.sizes, args.scale_sizes).items():
         if args.only and name not in args.only:
             continue
         print(f"\n=== {name}: {script} {' '.join(extra)}", flush=True)

@@ -13,8 +13,11 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ...store.event_store import ActiveActors, FirstSeen, Measure, SpanAggregate, event_store
 from .math import MathPlan
+from .windows import active_counts
 
 __all__ = ["aggregate_spans", "aggregate_counted", "active_in_windows", "first_seen", "measure_of", "Where"]
 
@@ -91,25 +94,23 @@ def active_in_windows(
     """Distinct actors over ``window`` consecutive spans ending with each span from the ``window``-th on.
 
     One pass collects who was active in each day (the store's distinct (span, group, actor) triples); the
-    windows slide over those sets in Python, so a 30-day monthly-active series reads each event once instead
-    of 30 times. Result keys are ``(index - window + 1, group value)``.
+    windows slide over those sets in numpy (:func:`.windows.active_counts`), so a 30-day monthly-active series
+    reads each event once instead of 30 times. Result keys are ``(index - window + 1, group value)``.
     """
     request = ActiveActors(project_id=project_id, spans=day_spans, where=where, actor=actor, group=group)
-    days: dict[Any, list[list[Any]]] = {}
+    found: dict[Any, tuple[list[int], list[Any]]] = {}
     for index, value, who in event_store(conn).active_actors(request):
-        days.setdefault(value, [[] for _ in day_spans])[index].append(who)
+        pairs = found.get(value)
+        if pairs is None:
+            pairs = found[value] = ([], [])
+        pairs[0].append(index)
+        pairs[1].append(who)
     counts: dict[tuple[int, Any], int] = {}
-    for value, actors_by_day in days.items():
-        seen: dict[Any, int] = {}
-        for index, actors in enumerate(actors_by_day):
-            for who in actors:
-                seen[who] = seen.get(who, 0) + 1
-            leaving = index - window
-            if leaving >= 0:
-                for who in actors_by_day[leaving]:
-                    seen[who] -= 1
-                    if not seen[who]:
-                        del seen[who]
-            if index >= window - 1 and seen:
-                counts[(index - window + 1, value)] = len(seen)
+    for value, (days, actors) in found.items():
+        codes: dict[Any, int] = {}
+        coded = np.fromiter((codes.setdefault(who, len(codes)) for who in actors), dtype=np.int64, count=len(actors))
+        active = active_counts(np.array(days, dtype=np.int64), coded, len(day_spans), window)
+        for index, count in enumerate(active.tolist()):
+            if index >= window - 1 and count:
+                counts[(index - window + 1, value)] = count
     return counts

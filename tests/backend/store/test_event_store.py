@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from local_backend.queries.dialect import DIALECT
+from local_backend.store import sqlite_event_store
 from local_backend.store.event_store import (
     COUNT,
     ActiveActors,
@@ -115,6 +116,22 @@ def test_distinct_persons_per_span(store, project_id):
     request = SpanAggregate(project_id=project_id, spans=DAYS, where=EVERYTHING, measure=measure)
     # Jan 10: alice, bob; Jan 11: alice (signup), bob; Jan 12: carol
     assert non_empty(store.aggregate_spans(request)) == {(0, None): 2, (1, None): 2, (2, None): 1}
+
+
+def test_distinct_persons_of_a_span_without_events_is_zero(store, project_id):
+    measure = Measure(aggregate="count(DISTINCT e.person_id)")
+    request = SpanAggregate(project_id=project_id, spans=[(at(9), at(10)), *DAYS], where=PAGEVIEW, measure=measure)
+    assert store.aggregate_spans(request) == {(0, None): 0, (1, None): 2, (2, None): 1, (3, None): 1}
+
+
+def test_distinct_persons_counted_by_sql_when_an_id_is_not_an_integer(conn, store, project_id, people):
+    # the ids are read from text in numpy; an id stored as text (a table written by hand) is left to SQL
+    conn.execute("UPDATE events SET person_id = 'p-bob' WHERE person_id = ?", [people["bob"]])
+    measure = Measure(aggregate="count(DISTINCT e.person_id)")
+    request = SpanAggregate(project_id=project_id, spans=DAYS, where=EVERYTHING, measure=measure)
+    assert store.aggregate_spans(request) == {(0, None): 2, (1, None): 2, (2, None): 1}
+    actors = ActiveActors(project_id=project_id, spans=DAYS[:1], where=PAGEVIEW, actor="e.person_id")
+    assert set(store.active_actors(actors)) == {(0, None, people["alice"]), (0, None, "p-bob")}
 
 
 def test_property_sum_reads_numbers_and_numeric_text(store, project_id):
@@ -218,6 +235,21 @@ def test_flagged_rows_come_in_person_then_time_order(store, project_id, people):
         assert rows.flags.tolist() == [1, 1, 2, 1, 1, 1]
         assert rows.values is None and rows.keys is None
         assert rows.actors.dtype == rows.timestamps.dtype == rows.flags.dtype == np.int64
+
+
+@pytest.mark.parametrize("persons_per_text", [1, 2, 50_000])
+def test_flagged_rows_read_by_person_range_or_without_the_person_index_are_the_same(
+    conn, store, project_id, people, monkeypatch, persons_per_text
+):
+    monkeypatch.setattr(sqlite_event_store, "_TEXT_CHUNK_PERSONS", persons_per_text)
+    scan = flagged(store, project_id)
+    read = store.flagged_rows(scan)
+    conn.execute("DROP INDEX idx_events_person_ts")  # as during a bulk load: rows as Python tuples, sorted by SQL
+    sorted_by_sql = store.flagged_rows(scan)
+    for rows in (read, sorted_by_sql):
+        assert rows.actors.tolist() == [people["alice"]] * 3 + [people["bob"]] * 2 + [people["carol"]]
+        assert rows.timestamps.tolist() == [at(10, 10), at(10, 11), at(11, 9), at(10, 12), at(11, 9, 30), at(12)]
+        assert rows.flags.tolist() == [1, 1, 2, 1, 1, 1]
 
 
 def test_flagged_rows_with_a_value_per_row(store, project_id, people):
