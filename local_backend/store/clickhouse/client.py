@@ -139,7 +139,9 @@ class ChdbClient:
     def insert_arrow(self, table: str, data: Any) -> None:
         # chdb reads a Python object named in the query; the name below is the argument's
         arrow_table = data  # noqa: F841 - read by chdb's Python() table function
-        self._session.query(f"INSERT INTO {table} SELECT * FROM Python(arrow_table)")
+        # named, so the Arrow columns may come in any order (INSERT ... SELECT * would match them by position)
+        columns = ", ".join(f"`{name}`" for name in data.column_names)
+        self._session.query(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM Python(arrow_table)")
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb allows one); nothing to release per client."""
