@@ -50,6 +50,10 @@ class GroupBook:
             self._index[group_type] = index
         return index
 
+    def known_types(self) -> dict[str, int]:
+        """Group type name -> index, as assigned so far."""
+        return dict(self._index)
+
     def columns(self, groups: Any) -> tuple[str | None, ...]:
         """The ``group_0`` .. ``group_4`` values of an event with this ``$groups`` object."""
         if not isinstance(groups, Mapping) or not groups:

@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from ..ingestion.bulk import PERSON_EVENTS, changes_persons
 from ..ingestion.definitions import DefinitionsWriter
-from ..ingestion.groups import NO_GROUPS, GroupBook
+from ..ingestion.groups import GroupBook
 from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
@@ -52,10 +52,16 @@ COLUMNAR_BATCH = 250_000  # events per transaction at least: ClickHouse wants fe
 _COLUMNS = ("event", "distinct_id", "timestamp", "properties", "uuid")
 _READ_AS = ", ".join(f"{name} Nullable(String)" for name in _COLUMNS)
 _TEXT_TYPES = ("String", "Nullable(String)", "LowCardinality(String)", "LowCardinality(Nullable(String))")
-# A cheap test of the JSON text: events that might change persons or carry groups; Python decides exactly.
-_MAYBE_PERSON = " OR ".join(
-    [f"event IN ({', '.join(repr(name) for name in sorted(PERSON_EVENTS))})"]
-    + [f"position(properties, '\"{key}\"') > 0" for key in ("$set", "$set_once", "$unset", "$groups")]
+# A cheap test of the JSON text: events that might change persons; Python decides exactly. (``$groups`` alone
+# does not: ClickHouse reads the group columns itself, see _Stage.copy.)
+_MAYBE_PERSON = (
+    f"event IN ({', '.join(repr(name) for name in sorted(PERSON_EVENTS))})"
+    " OR multiSearchAny(properties, ['\"$set\"', '\"$set_once\"', '\"$unset\"'])"
+)
+# the text of $groups[name] as GroupBook.columns makes it (str() of the value), or NULL, from its raw JSON
+_GROUP_KEY = (
+    "multiIf(startsWith(raw_{i}, '\"'), nullIf(JSONExtractString(concat('[', raw_{i}, ']'), 1), ''),"
+    " raw_{i} IN ('', 'null'), NULL, raw_{i} = 'true', 'True', raw_{i} = 'false', 'False', raw_{i})"
 )
 
 
@@ -80,10 +86,10 @@ def load_columnar(
     project_id = int(project["id"])
     if load_enabled_plugins(conn, project_id):
         return None
-    client = client_for(conn)
-    source = _source(client, events_file)
+    source = _source(events_file)
     if source is None:
         return None
+    client = client_for(conn)
     started = time.perf_counter()
     stage = _Stage(client, project_id)
     try:
@@ -103,24 +109,44 @@ def load_columnar(
     return report
 
 
-def _source(client: ClickHouseClient, events_file: EventsFile) -> str | None:
+def _source(events_file: EventsFile) -> str | None:
     """The ``file()`` table function reading the file, or None when its columns are not all ours as text."""
     path = _literal(str(events_file.path.absolute()))
     if events_file.format == "parquet":
-        described = {row[0]: row[1] for row in client.query_rows(f"DESCRIBE file({path}, 'Parquet')")}
-        if not described.keys() <= set(_COLUMNS) or any(kind not in _TEXT_TYPES for kind in described.values()):
+        schema = require("pyarrow.parquet").read_schema(events_file.path)
+        pa = require("pyarrow")
+        if not set(schema.names) <= set(_COLUMNS) or any(
+            not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)) for field in schema
+        ):
             return None
         cast = ", ".join(
             f"CAST({name} AS Nullable(String)) AS {name}"
-            if name in described
+            if name in schema.names
             else f"CAST(NULL AS Nullable(String)) AS {name}"
             for name in _COLUMNS
         )
         return f"(SELECT {cast} FROM file({path}, 'Parquet'))"
-    described = {row[0] for row in client.query_rows(f"DESCRIBE file({path}, 'JSONEachRow')")}
-    if not described <= set(_COLUMNS):
+    if not _first_lines_are_ours(events_file):
         return None
     return f"file({path}, 'JSONEachRow', {_literal(_READ_AS)})"
+
+
+def _first_lines_are_ours(events_file: EventsFile, lines: int = 1000) -> bool:
+    """Whether the first lines are JSON objects with only our columns (a later line that is not makes ClickHouse
+    refuse the file, and the row-by-row loader takes it)."""
+    with events_file.path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle):
+            if number >= lines:
+                break
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return False
+            if not isinstance(record, dict) or not record.keys() <= set(_COLUMNS):
+                return False
+    return True
 
 
 class _Stage:
@@ -142,10 +168,7 @@ class _Stage:
             " uuid String, reason String, maybe_person UInt8) ENGINE = MergeTree ORDER BY row"
         )
         self.client.command(f"CREATE TABLE {self.kept} (row UInt64) ENGINE = MergeTree ORDER BY row")
-        self.client.command(
-            f"CREATE TABLE {self.map} (row UInt64, person_id Int64, group_0 Nullable(String), group_1 Nullable(String),"
-            " group_2 Nullable(String), group_3 Nullable(String), group_4 Nullable(String)) ENGINE = Memory"
-        )
+        self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
         latest = received + FUTURE_LIMIT_MICROS
         self.client.command(f"""
             INSERT INTO {self.table}
@@ -219,31 +242,60 @@ class _Stage:
         )
         return {int(row): text for row, text in found}
 
-    def property_samples(self, first: int, last: int) -> list[tuple[str, str]]:
-        """Each property name of the batch's kept events with its first value that has a type (raw JSON)."""
+    def property_samples(self, first: int, last: int) -> list[tuple[str, str, str]]:
+        """Each property name of the batch's kept events, its first value that has a type and its first value
+        (raw JSON), read from the first event of each shape (events mostly share a few)."""
         return self.client.query_rows(
             f"SELECT kv.1 AS key, argMinIf(kv.2, row, NOT (startsWith(kv.2, '{{') OR startsWith(kv.2, '[')"
             f" OR kv.2 = 'null')) AS typed, argMin(kv.2, row) AS first"
-            f" FROM {self.table} ARRAY JOIN JSONExtractKeysAndValuesRaw(properties) AS kv"
-            f" WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN"
-            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) GROUP BY key",
+            f" FROM (SELECT min(s.row) AS row, argMin(s.properties, s.row) AS properties FROM {self.table} AS s"
+            f" WHERE s.row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND s.row IN"
+            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}})"
+            # the names, and which of them hold a value with a type: the first event of each such set holds
+            # every name's first value with a type
+            f" GROUP BY sipHash64(arrayMap(kv -> (kv.1, kv.2 = 'null' OR startsWith(kv.2, '{{') OR"
+            f" startsWith(kv.2, '[')), JSONExtractKeysAndValuesRaw(s.properties))))"
+            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties) AS kv GROUP BY key",
             {"first": first, "last": last},
         )
 
-    def copy(self, mapping: Any, first: int, last: int, created_at: int) -> None:
-        """The batch's kept rows into ``events``, with the persons and groups of ``mapping`` (an Arrow table)."""
+    def group_types(self, first: int, last: int) -> list[str]:
+        """The group type names the batch's kept events name, in order of first sight (as ingestion meets them)."""
+        kept = f"row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN (SELECT row FROM {self.kept})"
+        found = self.client.query_rows(
+            f"SELECT name FROM (SELECT kv.1 AS name, row FROM {self.table}"
+            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties, '$groups') AS kv"
+            f" WHERE {kept} AND position(properties, '\"$groups\"') > 0 AND kv.2 NOT IN ('null', '\"\"')"
+            f" UNION ALL SELECT JSONExtractString(properties, '$group_type') AS name, row FROM {self.table}"
+            f" WHERE {kept} AND event = '$groupidentify')"
+            " WHERE name != '' GROUP BY name ORDER BY min(row)",
+            {"first": first, "last": last},
+        )
+        return [str(row[0]) for row in found]
+
+    def copy(self, mapping: Any, groups: dict[str, int], first: int, last: int, created_at: int) -> None:
+        """The batch's kept rows into ``events``, with the persons of ``mapping`` (an Arrow table of row and
+        person id) and the group columns of ``groups`` (type name -> index) read from ``$groups``."""
         db = f"`{self.client.database}`"
         self.client.command(f"TRUNCATE TABLE {self.map}")
         self.client.insert_arrow(self.map, mapping)
+        named = {index: name for name, index in groups.items()}
+        columns = ", ".join(_GROUP_KEY.format(i=i) if i in named else "NULL" for i in range(5))
+        raw = "".join(
+            f", if(position(properties, '\"$groups\"') > 0, JSONExtractRaw(properties, '$groups', {{g{i}:String}}),"
+            f" '') AS raw_{i}"
+            for i in named
+        )
         self.client.command(
             f"INSERT INTO {db}.events (project_id, uuid, event, distinct_id, person_id, timestamp, created_at,"
             " properties, elements_chain, group_0, group_1, group_2, group_3, group_4)"
             f" SELECT {{project:Int64}}, s.uuid, s.event, s.distinct_id, m.person_id, s.ts, {{created:Int64}},"
-            f" s.properties, '', m.group_0, m.group_1, m.group_2, m.group_3, m.group_4"
-            f" FROM {self.table} AS s INNER JOIN {self.map} AS m ON s.row = m.row"
-            f" WHERE s.row BETWEEN {{first:UInt64}} AND {{last:UInt64}}",
-            {"project": self.project_id, "created": created_at, "first": first, "last": last},
-        )
+            f" s.properties, '', {columns}"
+            f" FROM (SELECT *{raw} FROM {self.table} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) AS s"
+            f" INNER JOIN {self.map} AS m ON s.row = m.row",
+            {"project": self.project_id, "created": created_at, "first": first, "last": last,
+             **{f"g{i}": name for i, name in named.items()}},
+        )  # fmt: skip
 
     def drop(self) -> None:
         for table in (self.table, self.kept, self.map):
@@ -292,7 +344,8 @@ def _store_batch(
     person_rows = [int(rows[i]) for i in maybe]
     texts = stage.properties(person_rows) if person_rows else {}
     names, uuids, ids = batch["event"].to_pylist(), None, distinct_ids
-    group_columns: dict[int, tuple[str | None, ...]] = {}
+    for group_type in stage.group_types(first, last):  # indexes as the events meet them, before anything else
+        groups.index_of(group_type)
     ordered = sorted(set(firsts.tolist()) | set(maybe.tolist()))
     id_list = ids.to_pylist() if ordered else []
     for i in ordered:
@@ -301,21 +354,13 @@ def _store_batch(
             if uuids is None:
                 uuids = batch["uuid"].to_pylist()
             wanted = {key: properties[key] for key in PERSON_KEYS if key in properties}
-            event = WireEvent(uuids[i], names[i], id_list[i], int(timestamps[i]), wanted)
-            _, columns = person_and_groups(event, persons, groups, definitions)
-            if columns != NO_GROUPS:
-                group_columns[i] = columns
+            person_and_groups(WireEvent(uuids[i], names[i], id_list[i], int(timestamps[i]), wanted), persons,
+                              groups, definitions)  # fmt: skip
         else:
             persons.person_for(id_list[i], int(timestamps[i]))
     # every event's person is its distinct id's person at the end of the batch, merges applied
     people = pa.array([persons.lookup(d) for d in unique.to_pylist()], pa.int64())
     person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
-    mapping = {"row": batch["row"], "person_id": person_ids}
-    for index in range(5):
-        values = [None] * batch.num_rows
-        for i, columns in group_columns.items():
-            values[i] = columns[index]
-        mapping[f"group_{index}"] = pa.array(values, pa.string())
     person_changes, group_rows = persons.flush(), groups.flush()
     pending = pending_writes(conn)
     if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
@@ -323,7 +368,7 @@ def _store_batch(
         pending.add_persons(project_id, person_changes.persons)
         pending.add_groups(project_id, group_rows)
         pending.flush()  # before the events, so no event is read before its person
-    stage.copy(pa.table(mapping), first, last, created_at)
+    stage.copy(pa.table({"row": batch["row"], "person_id": person_ids}), groups.known_types(), first, last, created_at)
     _definitions(definitions, batch, stage, first, last)
     definitions.flush(conn)
     return batch.num_rows
