@@ -14,6 +14,8 @@ Commands (the contract other tools rely on):
 ``--engine`` is where the events live (:mod:`.store.engines`): ``sqlite`` (the default), ``chdb[:PATH]`` or
 ``clickhouse://USER:PASSWORD@HOST:PORT/DATABASE[?cluster=NAME]``. It is recorded in the database the first time
 it is given; without it a command uses the recorded engine.
+* ``migrate-events --db PATH --to ENGINE`` moves the database's events to another engine
+  (:mod:`.migrate_events_command`)
 * ``materialize --db PATH --project ID (--property KEY [--person] [--drop] | --list | --auto [--limit N])``
   promotes a property to an indexed column (:mod:`.materialize_command`)
 """
@@ -27,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import materialize_command
+from . import materialize_command, migrate_events_command
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
 from .config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
@@ -154,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_engine(load)
     materialize_command.add_parser(commands)
+    migrate_events_command.add_parser(commands, _engine)
     return parser
 
 
@@ -262,6 +265,7 @@ COMMANDS = {
     "demo": _demo,
     "load-events": _load_events,
     "materialize": lambda args: materialize_command.run(args, _open(args.db)),
+    "migrate-events": lambda args: migrate_events_command.run(args, _open(args.db)),
 }
 
 
