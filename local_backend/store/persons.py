@@ -246,16 +246,17 @@ class PersonBook:
         new = [p for p in self._persons.values() if not p.stored]
         changed = [p for p in self._persons.values() if p.stored and p.dirty]
         self._fresh_uuids(new)
+        texts = {p.id: _dumps(p.properties) for p in new + changed}
         conn.executemany(
             "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES (?,?,?,?,?,?)",
-            [(p.id, project_id, p.uuid, _dumps(p.properties), int(p.is_identified), p.created_at) for p in new],
+            [(p.id, project_id, p.uuid, texts[p.id], int(p.is_identified), p.created_at) for p in new],
         )
         conn.executemany(
             "UPDATE persons SET properties = ?, is_identified = ?, created_at = ? WHERE id = ?",
-            [(_dumps(p.properties), int(p.is_identified), p.created_at, p.id) for p in changed],
+            [(texts[p.id], int(p.is_identified), p.created_at, p.id) for p in changed],
         )
         changes = PersonChanges(
-            persons=[(p.id, p.uuid, _dumps(p.properties), p.created_at) for p in new + changed],
+            persons=[(p.id, p.uuid, texts[p.id], p.created_at) for p in new + changed],
             merges=[(self.resolve(old), old) for old in self._absorbed],
         )
         moves = [(self.resolve(old), project_id, old) for old in self._absorbed]
