@@ -139,7 +139,9 @@ class PendingWrites:
         int64, text = pa.int64(), pa.string()
         if self._overrides:
             version = next_version()
-            projects, olds, news = zip(*self._overrides, strict=True)
+            # one version for all: a person merged twice in this transaction keeps only its last survivor
+            last = {(project, old): new for project, old, new in self._overrides}
+            projects, olds, news = zip(*((project, old, new) for (project, old), new in last.items()), strict=True)
             self._insert("person_overrides", pa.table({
                 "project_id": pa.array(projects, int64), "old_person_id": pa.array(olds, int64),
                 "person_id": pa.array(news, int64), "version": pa.array([version] * len(olds), int64),

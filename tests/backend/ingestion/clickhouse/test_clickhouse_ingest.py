@@ -126,3 +126,15 @@ def test_a_failed_insert_stores_nothing_in_either(ch_conn, ch, world, monkeypatc
     assert ch_conn.execute("SELECT count(*) FROM persons").fetchone()[0] == 0
     assert rows(ch, "SELECT count() FROM {db}.events") == [(0,)]
     assert ingest(ch_conn, world, [event("signup", "alice", 0, UUID_A)]).accepted == 1
+
+
+def test_two_merges_in_one_transaction_leave_one_override_per_person(ch_conn, ch, world):
+    from local_backend.ingestion.writer import write_transaction
+
+    ingest(ch_conn, world, [event("$pageview", "a", 0), event("$pageview", "b", 1), event("$pageview", "c", 2)])
+    person = dict(rows(ch, "SELECT distinct_id, person_id FROM {db}.events"))
+    with write_transaction(ch_conn):  # two requests stored together, as a group of capture requests is
+        ingest(ch_conn, world, [event("$merge_dangerously", "b", 3, alias="a")])  # a's person -> b's
+        ingest(ch_conn, world, [event("$merge_dangerously", "c", 4, alias="b")])  # b's (with a's) -> c's
+    overrides = rows(ch, "SELECT old_person_id, person_id FROM {db}.person_overrides ORDER BY old_person_id")
+    assert overrides == sorted([(person["a"], person["c"]), (person["b"], person["c"])])
