@@ -3,15 +3,23 @@
 Commands (the contract other tools rely on):
 
 * ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601] [--query-timeout SECONDS]
-  [--auto-materialize-every HOURS]``
-* ``create-project --db PATH --name NAME [--timezone TZ]`` prints ``{"id", "name", "api_token"}``
+  [--auto-materialize-every HOURS] [--engine E]``
+* ``create-project --db PATH --name NAME [--timezone TZ] [--engine E]`` prints ``{"id", "name", "api_token"}``
 * ``create-key --db PATH --email EMAIL --scopes "insight:read,plugin:write" [--projects 1,2] [--label L]``
   prints only the personal API key
-* ``demo --db PATH [--events N] [--seed S]`` seeds the demo data (if missing) and prints how to connect
-* ``load-events --db PATH --project ID FILE [--format csv|jsonl|parquet] [--batch-size N]`` bulk-loads a file
-  and prints what it loaded; bad input exits with 2, a storage failure part-way with 1
+* ``demo --db PATH [--events N] [--seed S] [--engine E]`` seeds the demo data (if missing) and prints how to
+  connect
+* ``load-events --db PATH --project ID FILE [--format csv|jsonl|parquet] [--batch-size N] [--engine E]``
+  bulk-loads a file and prints what it loaded; bad input exits with 2, a storage failure part-way with 1
+
+* ``migrate-events --db PATH --to ENGINE`` moves the database's events to another engine
+  (:mod:`.migrate_events_command`)
 * ``materialize --db PATH --project ID (--property KEY [--person] [--drop] | --list | --auto [--limit N])``
   promotes a property to an indexed column (:mod:`.materialize_command`)
+
+``--engine`` is where the events live (:mod:`.store.engines`): ``sqlite`` (the default), ``chdb[:PATH]`` or
+``clickhouse://USER:PASSWORD@HOST:PORT/DATABASE[?cluster=NAME]``. It is recorded in the database the first time
+it is given; without it a command uses the recorded engine.
 """
 
 from __future__ import annotations
@@ -23,12 +31,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import materialize_command
+from . import materialize_command, migrate_events_command
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
 from .config import DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
 from .loading.loader import DEFAULT_BATCH_SIZE
+from .store.engines import ENGINE_HELP, Engine, choose_engine, parse_engine
 
 __all__ = ["main", "build_parser", "build_settings"]
 
@@ -40,12 +49,29 @@ def _clock(now: str | None) -> Clock:
     return FrozenStartClock(parse_instant(now)) if now else SystemClock()
 
 
-def _open(db: Path) -> sqlite3.Connection:
+def _open(db: Path, engine: Engine | None = None) -> sqlite3.Connection:
+    """The database, migrated, with ``engine`` chosen for its events when given (else the recorded one)."""
     from .store.db import connect
     from .store.migrations import migrate
 
     migrate(db)
-    return connect(db)
+    conn = connect(db)
+    if engine is not None:
+        choose_engine(conn, engine)
+    return conn
+
+
+def _engine(text: str) -> Engine:
+    try:
+        return parse_engine(text)
+    except APIError as error:
+        raise argparse.ArgumentTypeError(error.detail) from None
+
+
+def _add_engine(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--engine", type=_engine, help=f"where the events live: {ENGINE_HELP} (default: the recorded one, or sqlite)"
+    )
 
 
 def _instant(text: str) -> str:
@@ -116,11 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOURS",
         help="materialize the properties recent queries used most this often (default 24; 0: never)",
     )
+    _add_engine(serve)
 
     project = commands.add_parser("create-project", help="create a project and print it as JSON")
     project.add_argument("--db", type=Path, required=True)
     project.add_argument("--name", required=True)
     project.add_argument("--timezone", default="UTC")
+    _add_engine(project)
 
     key = commands.add_parser("create-key", help="create a personal API key and print it")
     key.add_argument("--db", type=Path, required=True)
@@ -136,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--now", type=_instant, help="seed as if the clock read this instant")
     demo.add_argument("--events", type=_count, default=DEFAULT_DEMO_EVENTS, help="how many demo events to generate")
     demo.add_argument("--seed", type=int, default=DEFAULT_DEMO_SEED, help="the same seed gives the same events")
+    _add_engine(demo)
 
     load = commands.add_parser("load-events", help="bulk-load events from a CSV, JSON Lines or Parquet file")
     load.add_argument("--db", type=Path, required=True)
@@ -144,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--format", choices=["csv", "jsonl", "parquet"], help="default: from the file's extension")
     load.add_argument("--batch-size", type=_count, default=DEFAULT_BATCH_SIZE, help="events per transaction")
     load.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine(load)
     materialize_command.add_parser(commands)
+    migrate_events_command.add_parser(commands, _engine)
     return parser
 
 
@@ -163,6 +194,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
 
+    if args.engine is not None:  # recorded (or refused) before the app opens the database
+        _open(args.db, args.engine).close()
     app = create_app(build_settings(args))
     print(f"insightlab backend serving {args.db} on http://{args.host}:{args.port}", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
@@ -174,7 +207,7 @@ def _create_project(args: argparse.Namespace) -> int:
     from .store.projects import create_project
 
     validate_timezone(args.timezone)
-    conn = _open(args.db)
+    conn = _open(args.db, args.engine)
     project = create_project(conn, name=args.name, timezone=args.timezone, now=format_instant(SystemClock().now()))
     print(json.dumps({"id": project["id"], "name": project["name"], "api_token": project["api_token"]}))
     return 0
@@ -204,7 +237,7 @@ def _create_key(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .loading.demo import seed_demo
 
-    conn = _open(args.db)
+    conn = _open(args.db, args.engine)
     access = seed_demo(conn, _clock(args.now), events=args.events, seed=args.seed, progress=True)
     url = f"http://{args.host}:{args.port}"
     project_id = access.project["id"]
@@ -232,7 +265,7 @@ def _load_events(args: argparse.Namespace) -> int:
 
     if not args.db.is_file():
         raise APIError(f"No such database: {args.db}", attr="db")
-    conn = _open(args.db)
+    conn = _open(args.db, args.engine)
     try:
         report = load_file(
             conn, args.project, args.file, format=args.format, batch_size=args.batch_size, progress=not args.quiet
@@ -256,6 +289,7 @@ COMMANDS = {
     "demo": _demo,
     "load-events": _load_events,
     "materialize": lambda args: materialize_command.run(args, _open(args.db)),
+    "migrate-events": lambda args: migrate_events_command.run(args, _open(args.db)),
 }
 
 

@@ -152,6 +152,7 @@ def start(
     timeout: float = START_TIMEOUT,
     events: int | None = None,
     seed: int | None = None,
+    engine: str | None = None,
 ) -> LocalClient:
     """Start the local backend on ``db`` and return a client connected to it.
 
@@ -175,6 +176,10 @@ def start(
         With ``demo``: how many demo events to generate and the generator's seed (``demo --events --seed``),
         used only when the database is seeded; the backend's defaults when not given. A small ``events`` keeps
         a notebook quick, and the same ``events``, ``seed`` and ``now`` give the same data every time.
+    engine : str, optional
+        Where the events live: ``"sqlite"`` (the default), ``"chdb"`` or ``"chdb:PATH"`` (embedded ClickHouse,
+        needs ``pip install 'insightlab[clickhouse]'``) or ``"clickhouse://USER:PASSWORD@HOST:PORT/DATABASE"``.
+        Recorded in the database the first time; a database that already holds events keeps its engine.
 
     Returns
     -------
@@ -190,13 +195,16 @@ def start(
     --------
     >>> with start("demo.db", now="2026-01-15T12:00:00Z", events=20_000, seed=7) as client:  # doctest: +SKIP
     ...     client.insights()
+    >>> big = start("large.db", engine="chdb")  # doctest: +SKIP
     """
     path = Path(db).expanduser().resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     key: str | None = None
     project_id: str | None = None
+    engine_options = ["--engine", engine] if engine is not None else []
     if demo:
         options = ["--now", now] if now else []
+        options += engine_options
         if events is not None:
             options += ["--events", str(events)]
         if seed is not None:
@@ -217,6 +225,8 @@ def start(
     command += ["-m", "local_backend", "serve", "--db", str(path), "--host", host, "--port", str(port)]
     if now:
         command += ["--now", now]
+    if not demo:  # demo has recorded it already
+        command += engine_options
     with log.open("wb") as output_file:
         process = subprocess.Popen(
             command,

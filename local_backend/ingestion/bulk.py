@@ -25,7 +25,7 @@ from .definitions import DefinitionsWriter
 from .groups import GroupBook
 from .person_events import person_and_groups
 from .wire import WireEvent
-from .writer import write_transaction
+from .writer import pending_writes, write_transaction
 
 __all__ = [
     "BatchOutcome",
@@ -87,6 +87,9 @@ def stored_uuids(conn: sqlite3.Connection, project_id: int, uuids: list[str]) ->
     spans a range no stored event falls in, and one probe of the uuid index settles the whole batch."""
     if not uuids:
         return set()
+    pending = pending_writes(conn)
+    if pending is not None:
+        return pending.stored_uuids(project_id, uuids)
     probe = conn.execute(
         "SELECT 1 FROM events WHERE project_id = ? AND uuid BETWEEN ? AND ? LIMIT 1",
         (project_id, min(uuids), max(uuids)),
@@ -147,9 +150,16 @@ def store_columns(
     if persons.merged:
         resolve = persons.resolve
         rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
-    persons.flush()
-    groups.flush()
-    conn.executemany(_INSERT, rows)
+    person_changes = persons.flush()
+    group_rows = groups.flush()
+    pending = pending_writes(conn)
+    if pending is None:
+        conn.executemany(_INSERT, rows)
+    else:  # a ClickHouse engine: the rows, persons and groups go there, and merges become overrides
+        pending.add_merges(project_id, person_changes.merges)
+        pending.add_persons(project_id, person_changes.persons)
+        pending.add_groups(project_id, group_rows)
+        pending.add_events(project_id, rows)
     if rows:
         definitions.add_properties(columns.property_samples)
     definitions.flush(conn)

@@ -67,6 +67,15 @@ class DefinitionsWriter:
             elif timestamp > span[2]:
                 span[2] = timestamp
 
+    def add_event_span(self, name: str, count: int, first: int, last: int) -> None:
+        """``count`` events of one name between ``first`` and ``last`` (a column-at-a-time load's aggregate)."""
+        span = self._events.get(name)
+        if span is None:
+            self._events[name] = [count, first, last]
+        else:
+            span[0] += count
+            span[1], span[2] = min(span[1], first), max(span[2], last)
+
     def seen_event_keys(self) -> set[str]:
         """The event property names already typed in this call (the live set, for a cheap subset check)."""
         return self._bucket(EVENT, -1)

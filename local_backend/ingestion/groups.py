@@ -50,6 +50,10 @@ class GroupBook:
             self._index[group_type] = index
         return index
 
+    def known_types(self) -> dict[str, int]:
+        """Group type name -> index, as assigned so far."""
+        return dict(self._index)
+
     def columns(self, groups: Any) -> tuple[str | None, ...]:
         """The ``group_0`` .. ``group_4`` values of an event with this ``$groups`` object."""
         if not isinstance(groups, Mapping) or not groups:
@@ -91,16 +95,18 @@ class GroupBook:
                     self._dirty.add(slot)
         return index
 
-    def flush(self) -> None:
-        """Write created and changed groups; the caller holds the transaction."""
+    def flush(self) -> list[tuple[int, str, str, int]]:
+        """Write created and changed groups; the caller holds the transaction. Returns them as
+        ``(type index, key, properties JSON, created_at)``, for an event engine that keeps its own copy."""
+        rows = [
+            (index, key, json.dumps(self._groups[(index, key)][0], default=str), self._groups[(index, key)][1])
+            for index, key in sorted(self._dirty)
+        ]
         self.conn.executemany(
             "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (project_id, group_type_index, group_key)"
             " DO UPDATE SET properties = excluded.properties",
-            [
-                (self.project_id, index, key, json.dumps(self._groups[(index, key)][0], default=str),
-                 self._groups[(index, key)][1])
-                for index, key in sorted(self._dirty)
-            ],
-        )  # fmt: skip
+            [(self.project_id, *row) for row in rows],
+        )
         self._dirty.clear()
+        return rows

@@ -10,7 +10,8 @@ Group commit (:meth:`SharedWriter.submit`): requests that queue while another on
 in that same transaction, each inside a savepoint of its own, and all of them are answered after its one
 ``COMMIT``. Most of a commit's cost is writing every page the transaction changed to the log, and requests
 of the same moment change many of the same pages (index tails, definitions, persons), so a group costs less
-than its requests one by one. No request waits for company: a group is whatever is already queued.
+than its requests one by one. No request waits for company: a group is whatever is already queued. With a
+ClickHouse engine a group's events go to ClickHouse as one insert, before the group's commit.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..store.clickhouse.writer import PendingWrites
 from ..store.db import connect, transaction
+from ..store.engines import client_for, recorded_engine
 
-__all__ = ["write_transaction", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES", "MAX_GROUP_REQUESTS"]
+__all__ = ["write_transaction", "pending_writes", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES", "MAX_GROUP_REQUESTS"]
 
 # Ingestion checkpoints the write-ahead log every ~40 MB instead of SQLite's ~4 MB: an index page that many
 # batches touch is copied back to the database once rather than once per few batches (measured: commits of
@@ -55,17 +58,44 @@ def _lock_for(path: str) -> threading.Lock:
         return lock
 
 
+_pending: dict[int, PendingWrites] = {}  # id of a connection -> its open transaction's ClickHouse writes
+
+
+def pending_writes(conn: sqlite3.Connection) -> PendingWrites | None:
+    """The ClickHouse writes of ``conn``'s open write transaction; None when the events live in SQLite."""
+    return _pending.get(id(conn))
+
+
+@contextmanager
+def _engine_writes(conn: sqlite3.Connection) -> Iterator[PendingWrites | None]:
+    if recorded_engine(conn).kind == "sqlite":
+        yield None
+        return
+    pending = _pending[id(conn)] = PendingWrites(client_for(conn))
+    try:
+        yield pending
+    finally:
+        del _pending[id(conn)]
+
+
 @contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """Run the block as the database's only ingestion writer, in one transaction (joined if one is open)."""
+    """Run the block as the database's only ingestion writer, in one transaction (joined if one is open).
+
+    With a ClickHouse engine the events and the persons' and groups' new versions gathered in the block are
+    inserted into ClickHouse just before the commit (:mod:`local_backend.store.clickhouse.writer`): if that
+    fails, nothing of the block is stored in either.
+    """
     if conn.in_transaction:
         with transaction(conn):
             yield conn
         return
     with _lock_for(_database_file(conn)):
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
-        with transaction(conn):
+        with _engine_writes(conn) as pending, transaction(conn):
             yield conn
+            if pending is not None:
+                pending.flush()
 
 
 class _Job:
@@ -168,10 +198,14 @@ class SharedWriter:
     @staticmethod
     def _run(conn: sqlite3.Connection, job: _Job) -> None:
         conn.execute(f"SAVEPOINT {_SAVEPOINT}")
+        pending = pending_writes(conn)
+        mark = pending.mark() if pending is not None else None
         try:
             job.result = job.work(conn)
         except Exception as error:
             job.error = error
+            if pending is not None and mark is not None:
+                pending.rollback_to(mark)
             if not conn.in_transaction:  # SQLite rolled the whole transaction back: the group must fail
                 conn.execute("BEGIN")  # an empty one, for the enclosing transaction's ROLLBACK to end
                 raise

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..ingestion.timestamps import to_micros
+from .columnar import load_columnar
 from .deferred import deferred_indexes, expected_rows, worth_deferring
 from .loader import (
     DEFAULT_BATCH_SIZE,
@@ -85,6 +86,9 @@ def load_file(
     row = resolve_project(conn, project)
     events_file = open_events_file(path, format)
     moment = now or datetime.now(UTC)
+    columnar = load_columnar(conn, row, events_file, now=moment, batch_size=batch_size, progress=progress)
+    if columnar is not None:  # a chdb project without plugins: ClickHouse read the file (:mod:`.columnar`)
+        return columnar
     received = to_micros(moment)
     if parallel and worth_a_reader_process(events_file):
         batches = prepared_in_process(events_file.path, events_file.format, batch_size, received)

@@ -251,7 +251,14 @@ class EventStore(Protocol):
 
 
 def event_store(conn: sqlite3.Connection) -> EventStore:
-    """The event store of the database ``conn`` is open on (SQLite: the events live in the same file)."""
+    """The event store of the database ``conn`` is open on: SQLite (the events in the same file), or the
+    ClickHouse engine recorded in it (:mod:`local_backend.store.engines`)."""
+    from .engines import client_for, recorded_engine
+
+    if recorded_engine(conn).kind != "sqlite":
+        from .clickhouse.event_store import ClickHouseEventStore
+
+        return ClickHouseEventStore(conn, client_for(conn))
     from .sqlite_event_store import SQLiteEventStore
 
     return SQLiteEventStore(conn)

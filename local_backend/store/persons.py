@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PersonBook", "apply_property_updates", "is_illegal_distinct_id"]
+__all__ = ["PersonBook", "PersonChanges", "apply_property_updates", "is_illegal_distinct_id"]
 
 _CHUNK = 500
 _PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
@@ -71,6 +71,15 @@ def apply_property_updates(properties: dict[str, Any], set_: Any, set_once: Any,
                 del properties[key]
                 changed = True
     return changed
+
+
+@dataclass
+class PersonChanges:
+    """What :meth:`PersonBook.flush` wrote: persons created or changed ``(id, uuid, properties JSON, created_at)``
+    and merges ``(surviving person, person merged away)``."""
+
+    persons: list[tuple[int, str, str, int]]
+    merges: list[tuple[int, int]]
 
 
 @dataclass
@@ -230,22 +239,25 @@ class PersonBook:
 
     # --- writing -------------------------------------------------------------------------------------------
 
-    def flush(self) -> None:
-        """Write every change; the caller holds the transaction."""
+    def flush(self) -> PersonChanges:
+        """Write every change; the caller holds the transaction. Returns what changed, for an event engine
+        that keeps its own copy of persons."""
         conn, project_id = self.conn, self.project_id
         new = [p for p in self._persons.values() if not p.stored]
+        changed = [p for p in self._persons.values() if p.stored and p.dirty]
         self._fresh_uuids(new)
+        texts = {p.id: _dumps(p.properties) for p in new + changed}
         conn.executemany(
             "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES (?,?,?,?,?,?)",
-            [(p.id, project_id, p.uuid, _dumps(p.properties), int(p.is_identified), p.created_at) for p in new],
+            [(p.id, project_id, p.uuid, texts[p.id], int(p.is_identified), p.created_at) for p in new],
         )
         conn.executemany(
             "UPDATE persons SET properties = ?, is_identified = ?, created_at = ? WHERE id = ?",
-            [
-                (_dumps(p.properties), int(p.is_identified), p.created_at, p.id)
-                for p in self._persons.values()
-                if p.stored and p.dirty
-            ],
+            [(texts[p.id], int(p.is_identified), p.created_at, p.id) for p in changed],
+        )
+        changes = PersonChanges(
+            persons=[(p.id, p.uuid, texts[p.id], p.created_at) for p in new + changed],
+            merges=[(self.resolve(old), old) for old in self._absorbed],
         )
         moves = [(self.resolve(old), project_id, old) for old in self._absorbed]
         conn.executemany("UPDATE person_distinct_ids SET person_id = ? WHERE project_id = ? AND person_id = ?", moves)
@@ -259,6 +271,7 @@ class PersonBook:
         self._absorbed.clear()
         for person in self._persons.values():
             person.stored, person.dirty = True, False
+        return changes
 
     def _fresh_uuids(self, new: list[_Person]) -> None:
         """Person uuids derive from the first distinct id; one already taken (a deleted id reused) gets a random one."""

@@ -28,6 +28,7 @@ from . import (
     m0020_catalog,
     m0021_cohort_members_follow_merges,
     m0030_demo_keys,
+    m0031_event_engine,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -47,6 +48,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0020_catalog", m0020_catalog.apply),
     ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
     ("0030_demo_keys", m0030_demo_keys.apply),
+    ("0031_event_engine", m0031_event_engine.apply),
 ]
 
 

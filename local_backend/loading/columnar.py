@@ -1,0 +1,388 @@
+"""Bulk load into a chdb engine a column at a time: ClickHouse reads the file, Python only decides persons.
+
+The row-by-row loader (:mod:`.loader`) reads, checks and hashes every event in Python, which caps a load near
+100,000 events/s. For a JSON Lines or Parquet file going into a chdb project without plugins, this module does
+the same work in columns instead:
+
+1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``): each row's number,
+   name, distinct id (cut to 200 characters), time in UTC microseconds (capped at the load's time when more
+   than 23 hours ahead), properties as the JSON text of the file, uuid (given, or derived from the content), and
+   the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`.
+2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
+3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
+   times (Arrow columns, no properties), runs the person rules only for each distinct id's first event and for
+   the events that identify, alias, set person properties or carry groups (their properties fetched for them
+   alone), maps every event to its person with one vectorised lookup, and ClickHouse copies the batch from the
+   staging table into ``events`` joined with that map, before the SQLite commit (as capture does).
+4. Event and property definitions come from aggregates over the batch, not from each row.
+
+A file this module cannot take as it is (other columns, which become properties; non-text Parquet columns;
+a line ClickHouse cannot read) is loaded by the row-by-row loader instead, with the same outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from tqdm import tqdm
+
+from ..ingestion.bulk import PERSON_EVENTS, changes_persons
+from ..ingestion.definitions import DefinitionsWriter
+from ..ingestion.groups import GroupBook
+from ..ingestion.person_events import PERSON_KEYS, person_and_groups
+from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
+from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
+from ..ingestion.writer import pending_writes, write_transaction
+from ..store.clickhouse.client import ClickHouseClient, require
+from ..store.engines import client_for, recorded_engine
+from ..store.persons import PersonBook
+from .loader import LoadReport
+from .readers import EventsFile
+
+__all__ = ["COLUMNAR_BATCH", "load_columnar"]
+
+COLUMNAR_BATCH = 250_000  # events per transaction at least: ClickHouse wants few large inserts
+_COLUMNS = ("event", "distinct_id", "timestamp", "properties", "uuid")
+_READ_AS = ", ".join(f"{name} Nullable(String)" for name in _COLUMNS)
+_TEXT_TYPES = ("String", "Nullable(String)", "LowCardinality(String)", "LowCardinality(Nullable(String))")
+# A cheap test of the JSON text: events that might change persons; Python decides exactly. (``$groups`` alone
+# does not: ClickHouse reads the group columns itself, see _Stage.copy.)
+_MAYBE_PERSON = (
+    f"event IN ({', '.join(repr(name) for name in sorted(PERSON_EVENTS))})"
+    " OR multiSearchAny(properties, ['\"$set\"', '\"$set_once\"', '\"$unset\"'])"
+)
+# the text of $groups[name] as GroupBook.columns makes it (str() of the value), or NULL, from its raw JSON
+_GROUP_KEY = (
+    "multiIf(startsWith(raw_{i}, '\"'), nullIf(JSONExtractString(concat('[', raw_{i}, ']'), 1), ''),"
+    " raw_{i} IN ('', 'null'), NULL, raw_{i} = 'true', 'True', raw_{i} = 'false', 'False', raw_{i})"
+)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def load_columnar(
+    conn: sqlite3.Connection,
+    project: Mapping[str, Any],
+    events_file: EventsFile,
+    *,
+    now: datetime,
+    batch_size: int,
+    progress: bool = False,
+) -> LoadReport | None:
+    """Load ``events_file`` column at a time when it can be (see the module docstring); None when it cannot."""
+    if events_file.format not in ("jsonl", "parquet") or recorded_engine(conn).kind != "chdb":
+        return None
+    from ..plugins.pipeline import load_enabled_plugins
+
+    project_id = int(project["id"])
+    if load_enabled_plugins(conn, project_id):
+        return None
+    source = _source(events_file)
+    if source is None:
+        return None
+    client = client_for(conn)
+    started = time.perf_counter()
+    stage = _Stage(client, project_id)
+    try:
+        try:
+            stage.fill(source, received=to_micros(now))
+        except Exception as error:
+            if "DB::Exception" not in str(error):
+                raise
+            return None  # a line ClickHouse cannot read: the row-by-row loader reports it in its place
+        report = stage.report()
+        _store(conn, project_id, stage, report, max(batch_size, COLUMNAR_BATCH), to_micros(now), progress,
+               events_file.path.name)  # fmt: skip
+    finally:
+        stage.drop()
+        report_seconds = time.perf_counter() - started
+    report.seconds = report_seconds
+    return report
+
+
+def _source(events_file: EventsFile) -> str | None:
+    """The ``file()`` table function reading the file, or None when its columns are not all ours as text."""
+    path = _literal(str(events_file.path.absolute()))
+    if events_file.format == "parquet":
+        schema = require("pyarrow.parquet").read_schema(events_file.path)
+        pa = require("pyarrow")
+        if not set(schema.names) <= set(_COLUMNS) or any(
+            not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)) for field in schema
+        ):
+            return None
+        cast = ", ".join(
+            f"CAST({name} AS Nullable(String)) AS {name}"
+            if name in schema.names
+            else f"CAST(NULL AS Nullable(String)) AS {name}"
+            for name in _COLUMNS
+        )
+        return f"(SELECT {cast} FROM file({path}, 'Parquet'))"
+    if not _first_lines_are_ours(events_file):
+        return None
+    return f"file({path}, 'JSONEachRow', {_literal(_READ_AS)})"
+
+
+def _first_lines_are_ours(events_file: EventsFile, lines: int = 1000) -> bool:
+    """Whether the first lines are JSON objects with only our columns (a later line that is not makes ClickHouse
+    refuse the file, and the row-by-row loader takes it)."""
+    with events_file.path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle):
+            if number >= lines:
+                break
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return False
+            if not isinstance(record, dict) or not record.keys() <= set(_COLUMNS):
+                return False
+    return True
+
+
+class _Stage:
+    """The staging table of one load, and the rows set aside as already stored or repeated."""
+
+    def __init__(self, client: ClickHouseClient, project_id: int) -> None:
+        self.client = client
+        self.project_id = project_id
+        name = f"_load_{uuid.uuid4().hex[:16]}"
+        self.table = f"`{client.database}`.{name}"
+        self.kept = f"`{client.database}`.{name}_kept"
+        self.map = f"`{client.database}`.{name}_map"
+        self.rows = 0
+
+    def fill(self, source: str, *, received: int) -> None:
+        db = f"`{self.client.database}`"
+        self.client.command(
+            f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
+            " uuid String, reason String, maybe_person UInt8) ENGINE = MergeTree ORDER BY row"
+        )
+        self.client.command(f"CREATE TABLE {self.kept} (row UInt64) ENGINE = MergeTree ORDER BY row")
+        self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
+        latest = received + FUTURE_LIMIT_MICROS
+        self.client.command(f"""
+            INSERT INTO {self.table}
+            SELECT row, event, substringUTF8(did, 1, {MAX_DISTINCT_ID_LENGTH}) AS distinct_id,
+                if(t > {latest}, {received}, ifNull(t, 0)) AS ts, properties,
+                if(given != '', given, concat(
+                    substring(millis, 1, 8), '-', substring(millis, 9, 4), '-7', substring(digest, 1, 3), '-8',
+                    substring(digest, 4, 3), '-', substring(digest, 7, 12))) AS uuid,
+                multiIf(
+                    event = '', 'event is missing',
+                    NOT isValidJSON(properties) OR NOT startsWith(trimLeft(properties), '{{'),
+                        'properties is not a JSON object',
+                    did = '', 'distinct_id is missing',
+                    stamp = '', 'timestamp is missing',
+                    t IS NULL, concat('timestamp ', {_literal("'")}, substringUTF8(stamp, 1, 40), {_literal("'")},
+                        ' is not an ISO 8601 date-time'),
+                    raw_uuid != '' AND given = '', concat('uuid ', {_literal("'")}, substringUTF8(raw_uuid, 1, 40),
+                        {_literal("'")}, ' is not a UUID'),
+                    lengthUTF8(event) > {MAX_EVENT_NAME_LENGTH},
+                        'event name is longer than {MAX_EVENT_NAME_LENGTH} characters',
+                    trimBoth(did) = '', 'no distinct_id',
+                    '') AS reason,
+                {_MAYBE_PERSON} AS maybe_person
+            FROM (
+                SELECT rowNumberInAllBlocks() + 1 AS row, ifNull(event, '') AS event, ifNull(timestamp, '') AS stamp,
+                    if(ifNull(properties, '') = '', '{{}}', properties) AS properties, ifNull(uuid, '') AS raw_uuid,
+                    if(ifNull(distinct_id, '') != '', distinct_id, multiIf(
+                        JSONType(properties, 'distinct_id') = 'String', JSONExtractString(properties, 'distinct_id'),
+                        JSONType(properties, 'distinct_id') IN ('Int64', 'UInt64'),
+                            JSONExtractRaw(properties, 'distinct_id'), '')) AS did,
+                    toUnixTimestamp64Micro(parseDateTime64BestEffortOrNull(stamp, 6, 'UTC')) AS t,
+                    ifNull(toString(toUUIDOrNull(raw_uuid)), '') AS given,
+                    lower(hex(sipHash128(event, did, t, properties))) AS digest,
+                    leftPad(lower(hex(bitAnd(toUInt64(intDiv(ifNull(t, 0), 1000)), 281474976710655))), 12, '0')
+                        AS millis
+                FROM {source})
+            SETTINGS input_format_skip_unknown_fields = 0, max_insert_threads = 2
+        """)  # every value pasted above is ours; the file's path is quoted by _literal
+        self.client.command(
+            f"INSERT INTO {self.kept} SELECT row FROM {self.table} WHERE reason = '' AND uuid NOT IN"
+            f" (SELECT uuid FROM {db}.events WHERE project_id = {{project:Int64}}) ORDER BY row LIMIT 1 BY uuid",
+            {"project": self.project_id},
+        )
+        self.rows = int(self.client.query_rows(f"SELECT count() FROM {self.table}")[0][0])
+
+    def report(self) -> LoadReport:
+        (rejected, valid), kept = (
+            self.client.query_rows(f"SELECT countIf(reason != ''), countIf(reason = '') FROM {self.table}")[0],
+            int(self.client.query_rows(f"SELECT count() FROM {self.kept}")[0][0]),
+        )
+        report = LoadReport(read=self.rows, rejected=int(rejected), duplicates=int(valid) - kept)
+        for row, reason in self.client.query_rows(
+            f"SELECT row, reason FROM {self.table} WHERE reason != '' ORDER BY row LIMIT 20"
+        ):
+            report.add_rejection(int(row), str(reason))
+        return report
+
+    def batch(self, first: int, last: int) -> Any:
+        """The kept rows numbered ``first``..``last`` in file order: row, distinct id, time, name, uuid, flag."""
+        return self.client.query_arrow(
+            f"SELECT row, distinct_id, ts, event, uuid, maybe_person FROM {self.table}"
+            f" WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN"
+            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) ORDER BY row",
+            {"first": first, "last": last},
+        )
+
+    def properties(self, rows: list[int]) -> dict[int, str]:
+        found = self.client.query_rows(
+            f"SELECT row, properties FROM {self.table} WHERE row IN (SELECT arrayJoin({{rows:Array(UInt64)}}))",
+            {"rows": rows},
+        )
+        return {int(row): text for row, text in found}
+
+    def property_samples(self, first: int, last: int) -> list[tuple[str, str, str]]:
+        """Each property name of the batch's kept events, its first value that has a type and its first value
+        (raw JSON), read from the first event of each shape (events mostly share a few)."""
+        return self.client.query_rows(
+            f"SELECT kv.1 AS key, argMinIf(kv.2, row, NOT (startsWith(kv.2, '{{') OR startsWith(kv.2, '[')"
+            f" OR kv.2 = 'null')) AS typed, argMin(kv.2, row) AS first"
+            f" FROM (SELECT min(s.row) AS row, argMin(s.properties, s.row) AS properties FROM {self.table} AS s"
+            f" WHERE s.row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND s.row IN"
+            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}})"
+            # the names, and which of them hold a value with a type: the first event of each such set holds
+            # every name's first value with a type
+            f" GROUP BY sipHash64(arrayMap(kv -> (kv.1, kv.2 = 'null' OR startsWith(kv.2, '{{') OR"
+            f" startsWith(kv.2, '[')), JSONExtractKeysAndValuesRaw(s.properties))))"
+            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties) AS kv GROUP BY key",
+            {"first": first, "last": last},
+        )
+
+    def group_types(self, first: int, last: int) -> list[str]:
+        """The group type names the batch's kept events name, in order of first sight (as ingestion meets them)."""
+        kept = f"row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN (SELECT row FROM {self.kept})"
+        found = self.client.query_rows(
+            f"SELECT name FROM (SELECT kv.1 AS name, row FROM {self.table}"
+            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties, '$groups') AS kv"
+            f" WHERE {kept} AND position(properties, '\"$groups\"') > 0 AND kv.2 NOT IN ('null', '\"\"')"
+            f" UNION ALL SELECT JSONExtractString(properties, '$group_type') AS name, row FROM {self.table}"
+            f" WHERE {kept} AND event = '$groupidentify')"
+            " WHERE name != '' GROUP BY name ORDER BY min(row)",
+            {"first": first, "last": last},
+        )
+        return [str(row[0]) for row in found]
+
+    def copy(self, mapping: Any, groups: dict[str, int], first: int, last: int, created_at: int) -> None:
+        """The batch's kept rows into ``events``, with the persons of ``mapping`` (an Arrow table of row and
+        person id) and the group columns of ``groups`` (type name -> index) read from ``$groups``."""
+        db = f"`{self.client.database}`"
+        self.client.command(f"TRUNCATE TABLE {self.map}")
+        self.client.insert_arrow(self.map, mapping)
+        named = {index: name for name, index in groups.items()}
+        columns = ", ".join(_GROUP_KEY.format(i=i) if i in named else "NULL" for i in range(5))
+        raw = "".join(
+            f", if(position(properties, '\"$groups\"') > 0, JSONExtractRaw(properties, '$groups', {{g{i}:String}}),"
+            f" '') AS raw_{i}"
+            for i in named
+        )
+        self.client.command(
+            f"INSERT INTO {db}.events (project_id, uuid, event, distinct_id, person_id, timestamp, created_at,"
+            " properties, elements_chain, group_0, group_1, group_2, group_3, group_4)"
+            f" SELECT {{project:Int64}}, s.uuid, s.event, s.distinct_id, m.person_id, s.ts, {{created:Int64}},"
+            f" s.properties, '', {columns}"
+            f" FROM (SELECT *{raw} FROM {self.table} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) AS s"
+            f" INNER JOIN {self.map} AS m ON s.row = m.row",
+            {"project": self.project_id, "created": created_at, "first": first, "last": last,
+             **{f"g{i}": name for i, name in named.items()}},
+        )  # fmt: skip
+
+    def drop(self) -> None:
+        for table in (self.table, self.kept, self.map):
+            self.client.command(f"DROP TABLE IF EXISTS {table}")
+
+
+def _store(
+    conn: sqlite3.Connection,
+    project_id: int,
+    stage: _Stage,
+    report: LoadReport,
+    batch_size: int,
+    created_at: int,
+    progress: bool,
+    description: str,
+) -> None:
+    with tqdm(total=stage.rows, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar:
+        for first in range(1, stage.rows + 1, batch_size):
+            last = min(first + batch_size - 1, stage.rows)
+            batch = stage.batch(first, last)
+            if batch.num_rows:
+                with write_transaction(conn):
+                    report.loaded += _store_batch(conn, project_id, stage, batch, first, last, created_at)
+            bar.update(last - bar.n)
+
+
+def _store_batch(
+    conn: sqlite3.Connection, project_id: int, stage: _Stage, batch: Any, first: int, last: int, created_at: int
+) -> int:
+    """Persons, groups and definitions for one batch in SQLite, and its events into ClickHouse; the count."""
+    pa, pc = require("pyarrow"), require("pyarrow.compute")
+    rows = batch["row"].to_numpy()
+    distinct_ids = batch["distinct_id"]
+    timestamps = batch["ts"].to_numpy()
+    unique = pc.unique(distinct_ids)
+    persons, groups, definitions = (
+        PersonBook(conn, project_id),
+        GroupBook(conn, project_id),
+        DefinitionsWriter(project_id),
+    )
+    persons.prefetch(unique.to_pylist())
+    # the events whose order matters to persons: each distinct id's first event, and those that may change persons
+    positions = pa.table({"d": distinct_ids, "i": pa.array(range(batch.num_rows), pa.int64())})
+    firsts = positions.group_by("d", use_threads=False).aggregate([("i", "min")])["i_min"].to_numpy()
+    maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy()
+    person_rows = [int(rows[i]) for i in maybe]
+    texts = stage.properties(person_rows) if person_rows else {}
+    names, uuids, ids = batch["event"].to_pylist(), None, distinct_ids
+    for group_type in stage.group_types(first, last):  # indexes as the events meet them, before anything else
+        groups.index_of(group_type)
+    ordered = sorted(set(firsts.tolist()) | set(maybe.tolist()))
+    id_list = ids.to_pylist() if ordered else []
+    for i in ordered:
+        properties = json.loads(texts[int(rows[i])]) if int(rows[i]) in texts else None
+        if properties is not None and changes_persons(names[i], properties):
+            if uuids is None:
+                uuids = batch["uuid"].to_pylist()
+            wanted = {key: properties[key] for key in PERSON_KEYS if key in properties}
+            person_and_groups(WireEvent(uuids[i], names[i], id_list[i], int(timestamps[i]), wanted), persons,
+                              groups, definitions)  # fmt: skip
+        else:
+            persons.person_for(id_list[i], int(timestamps[i]))
+    # every event's person is its distinct id's person at the end of the batch, merges applied
+    people = pa.array([persons.lookup(d) for d in unique.to_pylist()], pa.int64())
+    person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
+    person_changes, group_rows = persons.flush(), groups.flush()
+    pending = pending_writes(conn)
+    if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
+        pending.add_merges(project_id, person_changes.merges)
+        pending.add_persons(project_id, person_changes.persons)
+        pending.add_groups(project_id, group_rows)
+        pending.flush()  # before the events, so no event is read before its person
+    stage.copy(pa.table({"row": batch["row"], "person_id": person_ids}), groups.known_types(), first, last, created_at)
+    _definitions(definitions, batch, stage, first, last)
+    definitions.flush(conn)
+    return batch.num_rows
+
+
+def _definitions(definitions: DefinitionsWriter, batch: Any, stage: _Stage, first: int, last: int) -> None:
+    spans = batch.group_by("event", use_threads=False).aggregate([("ts", "count"), ("ts", "min"), ("ts", "max")])
+    for name, count, low, high in zip(*(spans[c].to_pylist() for c in ("event", "ts_count", "ts_min", "ts_max")),
+                                      strict=True):  # fmt: skip
+        definitions.add_event_span(name, int(count), int(low), int(high))
+    samples: dict[str, Any] = {}
+    for key, typed, raw in stage.property_samples(first, last):
+        try:
+            samples[key] = json.loads(typed or raw)
+        except ValueError:
+            continue
+    definitions.add_properties(samples)

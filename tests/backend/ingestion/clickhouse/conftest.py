@@ -1,0 +1,44 @@
+"""A chdb engine per test: one chdb folder for the whole run (chdb allows one per process), a database per test."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from local_backend.store.clickhouse.client import ChdbClient, ClickHouseClient
+from local_backend.store.engines import Engine, choose_engine, client_for, parse_engine
+
+pytest.importorskip("chdb")
+
+
+@pytest.fixture(scope="session")
+def chdb_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The process's chdb folder: the one already open if another test opened one first."""
+    opened = next(iter(ChdbClient._sessions), None)
+    return opened or str(tmp_path_factory.mktemp("chdb"))
+
+
+@pytest.fixture
+def chdb_engine(chdb_folder: str) -> Engine:
+    return parse_engine(f"chdb:{chdb_folder}?database=t_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture
+def ch_conn(conn, chdb_engine: Engine) -> Iterator:
+    """The test database (``conn``), its events recorded to live in this test's chdb database."""
+    choose_engine(conn, chdb_engine)
+    yield conn
+    client_for(conn).command(f"DROP DATABASE IF EXISTS `{chdb_engine.database}`")
+
+
+@pytest.fixture
+def ch(ch_conn) -> ClickHouseClient:
+    return client_for(ch_conn)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path

@@ -1,0 +1,156 @@
+"""load_file into a chdb project: ClickHouse reads the file, and the outcome is the row-by-row loader's."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import local_backend.loading.columnar as columnar
+from local_backend.loading import load_file
+from local_backend.store.db import connect
+from local_backend.store.migrations import migrate
+from local_backend.store.projects import create_project
+
+NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
+DEFINITION_COLUMNS = "type, name, group_type_index, property_type"
+ROWS = [
+    {"event": "$pageview", "distinct_id": "anon-1", "timestamp": "2026-01-10T10:00:00Z",
+     "properties": {"$browser": "Chrome", "plan": None}},
+    {"event": "$pageview", "distinct_id": "anon-1", "timestamp": "2026-01-10T10:01:00Z",
+     "properties": {"$browser": "Chrome", "plan": "free"}},
+    {"event": "$identify", "distinct_id": "alice", "timestamp": "2026-01-10T10:02:00Z",
+     "properties": {"$anon_distinct_id": "anon-1", "$set": {"email": "a@example.com"}}},
+    {"event": "order", "distinct_id": "alice", "timestamp": "2026-01-10T10:03:00Z",
+     "properties": {"$groups": {"company": "acme"}, "amount": 12.5}},
+    {"event": "$pageview", "distinct_id": "bob", "timestamp": "2026-01-10T10:04:00Z"},
+    {"event": "$pageview", "distinct_id": "bob", "timestamp": "2026-01-10T10:04:00Z"},  # the same event again
+    {"event": "", "distinct_id": "carol", "timestamp": "2026-01-10T10:05:00Z"},
+    {"event": "x", "distinct_id": "   ", "timestamp": "2026-01-10T10:05:00Z"},
+    {"event": "x", "distinct_id": "dave", "timestamp": "yesterday-ish"},
+    {"event": "x" * 401, "distinct_id": "dave", "timestamp": "2026-01-10T10:05:00Z"},
+    {"event": "late", "distinct_id": "erin", "timestamp": "2030-01-01T00:00:00Z"},
+    {"event": "signup", "distinct_id": "frank", "timestamp": "2026-01-10T10:06:00Z",
+     "uuid": "01890000-0000-7000-8000-0000000000aa"},
+    {"event": "signup", "distinct_id": "frank", "timestamp": "2026-01-10T10:07:00Z",
+     "uuid": "01890000-0000-7000-8000-0000000000aa"},
+]  # fmt: skip
+
+
+def write_jsonl(folder: Path) -> Path:
+    path = folder / "events.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    return path
+
+
+def fresh(folder: Path, name: str):
+    path = folder / name
+    migrate(path)
+    conn = connect(path)
+    return conn, create_project(conn, name="p", timezone="UTC", now="2026-01-15T12:00:00Z")
+
+
+def rows(conn, sql: str) -> list[tuple]:
+    return sorted(tuple(row) for row in conn.execute(sql))
+
+
+def outcome(conn, events: list[tuple]) -> dict:
+    """What a load left behind, independent of person ids: who shares a person, definitions, groups."""
+    person_of = dict(rows(conn, "SELECT distinct_id, person_id FROM person_distinct_ids"))
+    together = sorted(sorted(d for d in person_of if person_of[d] == p) for p in set(person_of.values()))
+    return {
+        "persons": together,
+        "properties": sorted(json.dumps(json.loads(r[0]), sort_keys=True)
+                             for r in conn.execute("SELECT properties FROM persons")),
+        "event_definitions": rows(conn, "SELECT name, volume, created_at, last_seen_at FROM event_definitions"),
+        "property_definitions": rows(conn, f"SELECT {DEFINITION_COLUMNS} FROM property_definitions"),
+        "groups": rows(conn, "SELECT group_type_index, group_key FROM groups"),
+        "events": sorted(events),
+    }  # fmt: skip
+
+
+@pytest.fixture
+def loads(ch_conn, ch, tmp_path, world):
+    """Load the rows into chdb column at a time and into SQLite row by row; both reports and outcomes."""
+    path = write_jsonl(tmp_path)
+    used = []
+    real = columnar._store
+
+    def spy(*args, **kwargs):
+        used.append(True)
+        return real(*args, **kwargs)
+
+    columnar._store = spy
+    try:
+        ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
+    finally:
+        columnar._store = real
+    assert used, "the chdb load did not go column at a time"
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
+    db = f"`{ch.database}`"
+    ch_events = ch.query_rows(
+        f"SELECT e.event, e.distinct_id, e.timestamp, e.group_0, e.uuid = '01890000-0000-7000-8000-0000000000aa'"
+        f" FROM {db}.events AS e WHERE project_id = {world.project_id}"
+    )
+    sqlite_events = sqlite_conn.execute(
+        "SELECT event, distinct_id, timestamp, group_0, uuid = '01890000-0000-7000-8000-0000000000aa' FROM events"
+    ).fetchall()
+    return (
+        ch_report,
+        sqlite_report,
+        outcome(ch_conn, ch_events),
+        outcome(sqlite_conn, [tuple(r) for r in sqlite_events]),
+    )
+
+
+def test_counts_and_rejections_match_the_row_by_row_load(loads):
+    ch_report, sqlite_report, _, _ = loads
+    assert (ch_report.read, ch_report.loaded, ch_report.duplicates, ch_report.rejected) == (13, 7, 2, 4)
+    assert (sqlite_report.read, sqlite_report.loaded, sqlite_report.duplicates, sqlite_report.rejected) == (13, 7, 2, 4)
+    assert [r["row"] for r in ch_report.rejections] == [r["row"] for r in sqlite_report.rejections] == [7, 8, 9, 10]
+    reasons = [r["reason"] for r in ch_report.rejections]
+    assert reasons[0] == "event is missing"
+    assert reasons[1] == "no distinct_id"
+    assert reasons[3] == "event name is longer than 400 characters"
+
+
+def test_persons_groups_definitions_and_events_match(loads):
+    _, _, ch_outcome, sqlite_outcome = loads
+    assert ch_outcome == sqlite_outcome
+    assert ch_outcome["persons"] == [["alice", "anon-1"], ["bob"], ["erin"], ["frank"]]
+
+
+def test_a_second_load_stores_nothing(ch_conn, ch, tmp_path, world):
+    path = write_jsonl(tmp_path)
+    load_file(ch_conn, world.project_id, path, now=NOW)
+    again = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert (again.loaded, again.duplicates, again.rejected) == (0, 9, 4)
+    assert ch.query_rows(f"SELECT count() FROM `{ch.database}`.events")[0][0] == 7
+
+
+def test_parquet_with_text_columns_loads_column_at_a_time(ch_conn, ch, tmp_path, world):
+    path = tmp_path / "events.parquet"
+    rows = ROWS[:5]
+    pq.write_table(pa.table({
+        "event": [r["event"] for r in rows], "distinct_id": [r["distinct_id"] for r in rows],
+        "timestamp": [r["timestamp"] for r in rows], "properties": [json.dumps(r.get("properties", {})) for r in rows],
+    }), path)  # fmt: skip
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert (report.loaded, report.rejected) == (5, 0)
+    merged = ch.query_rows(f"SELECT count() FROM `{ch.database}`.person_overrides")[0][0]
+    assert merged == 0  # anon-1's person took alice's distinct id: nothing to merge
+    people = ch_conn.execute("SELECT count(DISTINCT person_id) FROM person_distinct_ids").fetchone()[0]
+    assert people == 2
+
+
+def test_a_file_with_property_columns_loads_row_by_row(ch_conn, ch, tmp_path, world):
+    path = tmp_path / "flat.jsonl"
+    path.write_text(json.dumps({"event": "e", "distinct_id": "a", "timestamp": "2026-01-10T10:00:00Z", "plan": "pro"}))
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert report.loaded == 1
+    assert ch.query_rows(f"SELECT properties FROM `{ch.database}`.events") == [('{"plan":"pro"}',)]
