@@ -63,6 +63,21 @@ class ClickHouseClient(Protocol):
     def close(self) -> None: ...
 
 
+def _array_text(values: list[Any] | tuple[Any, ...]) -> str:
+    """A list as ClickHouse's text of an array (chdb would write strings in it unquoted)."""
+
+    def item(value: Any) -> str:
+        if value is None:
+            return "NULL"
+        if isinstance(value, str):
+            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return repr(value)
+
+    return "[" + ",".join(item(value) for value in values) + "]"
+
+
 class ChdbClient:
     """ClickHouse embedded in this process through chdb, its data kept in ``path``.
 
@@ -89,7 +104,10 @@ class ChdbClient:
 
     def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
         if params:
-            return self._session.query(sql, fmt, params=dict(params))
+            values = {
+                name: _array_text(value) if isinstance(value, list | tuple) else value for name, value in params.items()
+            }
+            return self._session.query(sql, fmt, params=values)
         return self._session.query(sql, fmt)
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
