@@ -1,0 +1,94 @@
+"""ClickHouse test databases holding the same events, persons and groups as a SQLite test database.
+
+Calculation tests write their hand-made events through :mod:`tests.factories` into SQLite; :func:`mirror` copies
+those rows into a ClickHouse database with the engine's own inserts (``insert_arrow`` into the tables of
+:mod:`local_backend.store.clickhouse.schema`), so both engines answer over identical data. The real ingestion
+path into ClickHouse is tested where it is built; here only the reads are under test.
+
+chdb allows one session per process: :func:`chdb_client` opens every database in one temporary folder for the
+whole run (one session), each test in a database of its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import shutil
+import sqlite3
+import tempfile
+from typing import Any
+
+import pyarrow as pa
+
+from local_backend.store.clickhouse.client import ChdbClient
+from local_backend.store.clickhouse.schema import create_tables
+
+__all__ = ["chdb_client", "mirror", "insert_rows", "drop_database"]
+
+_EVENT_COLUMNS = (
+    "project_id", "uuid", "event", "distinct_id", "person_id", "timestamp", "created_at", "properties",
+    "elements_chain", "group_0", "group_1", "group_2", "group_3", "group_4",
+)  # fmt: skip
+_TYPES: dict[str, pa.DataType] = {
+    "project_id": pa.int64(),
+    "person_id": pa.int64(),
+    "old_person_id": pa.int64(),
+    "timestamp": pa.int64(),
+    "created_at": pa.int64(),
+    "id": pa.int64(),
+    "version": pa.int64(),
+    "group_type_index": pa.uint8(),
+}
+_numbers = itertools.count(1)
+_folder: list[str] = []
+
+
+def _session_folder() -> str:
+    if not _folder:
+        _folder.append(tempfile.mkdtemp(prefix="insightlab-chdb-"))
+        atexit.register(shutil.rmtree, _folder[0], True)
+    return _folder[0]
+
+
+def chdb_client() -> ChdbClient:
+    """A client on a new, empty database holding the engine's tables (one chdb session for the run)."""
+    client = ChdbClient.open(_session_folder(), database=f"test_{next(_numbers)}")
+    create_tables(client)
+    return client
+
+
+def drop_database(client: ChdbClient) -> None:
+    client.command(f"DROP DATABASE IF EXISTS `{client.database}`")
+
+
+def insert_rows(client: ChdbClient, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` (values in ``columns`` order, the table's own column order) as one Arrow insert."""
+    if not rows:
+        return
+    arrays = {
+        name: pa.array([row[index] for row in rows], type=_TYPES.get(name, pa.string()))
+        for index, name in enumerate(columns)
+    }
+    client.insert_arrow(f"`{client.database}`.{table}", pa.table(arrays))
+
+
+def mirror(conn: sqlite3.Connection, client: ChdbClient) -> None:
+    """Copy every event, person and group of the SQLite database into the (empty) ClickHouse database."""
+    events = conn.execute(f"SELECT {', '.join(_EVENT_COLUMNS)} FROM events ORDER BY id").fetchall()
+    insert_rows(client, "events", _EVENT_COLUMNS, [tuple(row) for row in events])
+    persons = conn.execute("SELECT project_id, id, uuid, properties, created_at, 1 FROM persons").fetchall()
+    insert_rows(
+        client,
+        "persons",
+        ("project_id", "id", "uuid", "properties", "created_at", "version"),
+        [tuple(row) for row in persons],
+    )
+    groups = conn.execute(
+        "SELECT project_id, group_type_index, group_key, properties, created_at, 1 FROM groups"
+    ).fetchall()
+    insert_rows(
+        client,
+        "groups",
+        ("project_id", "group_type_index", "group_key", "properties", "created_at", "version"),
+        [tuple(row) for row in groups],
+    )
