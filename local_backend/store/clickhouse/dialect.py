@@ -21,6 +21,7 @@ answers, value for value, so a calculation gives the same numbers on either engi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["ClickHouseDialect", "COHORT_MEMBERS", "joined_columns"]
@@ -31,6 +32,8 @@ COHORT_MEMBERS = "il_cohort_members(?)"
 """Stands for a static cohort's member ids (the bound parameter is the cohort id); the store replaces it."""
 
 PERSON_PROPERTIES = "e.person_properties"
+PERSON_COLUMN_PREFIX = "person_"
+"""``e.person_<column>``: a person's materialized property column, computed by the store from the properties."""
 _WHITESPACE = "'\\t\\n\\r\\x0b\\x0c'"  # what Python's float() also strips
 _WHITESPACE_AND_SPACE = "' \\t\\n\\r\\x0b\\x0c'"
 SESSION_SECONDS = "e.session_seconds"
@@ -43,6 +46,9 @@ def _keyed(sql: str, key: str) -> Sql:
     """``sql`` with ``key`` bound at each of its ``?`` marks (quoted literals skipped)."""
     return sql, [key] * _LITERAL.sub("", sql).count("?")
 
+
+_LIKE_LITERAL_BACKSLASH = "replaceAll({}, '\\\\', '\\\\\\\\')"
+"""A LIKE pattern whose backslashes match themselves (SQLite's LIKE has no escape character)."""
 
 _ISO = (
     "'^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:[^0-9]([0-9]{2})(?::?([0-9]{2})(?::?([0-9]{2})(?:[.,]([0-9]+))?)?)?"
@@ -151,8 +157,72 @@ class ClickHouseDialect:
         """What a hot or materialized column holds: ``true``/``false`` for booleans, else the extracted value."""
         return self._typed(column, key, booleans=("'true'", "'false'"), null="NULL", missing="NULL")
 
+    def to_text(self, value_sql: str) -> str:
+        """``CAST(value AS TEXT)`` as SQLite writes it: text as it is, integers as written, reals as SQLite prints
+        them; NULL stays NULL."""
+        real = _real_text("toFloat64(x)")
+        return f"arrayMap(x -> if(toTypeName(x) LIKE '%Float%', {real}, toString(x)), [{value_sql}])[1]"
+
+    def integer(self, value_sql: str) -> str:
+        """:meth:`number` truncated toward zero (SQLite's ``CAST(real AS INTEGER)``)."""
+        return f"toInt64({self.number(value_sql)})"
+
+    def divide(self, left: str, right: str) -> str:
+        """``left / right`` as floats; NULL when ``right`` is 0 or NULL."""
+        return f"(toFloat64OrZero(toString({left})) / nullIf({right}, 0))"
+
     def regex(self, text_sql: str) -> str:
         return f"match({text_sql}, ?)"
+
+    def contains(self, text_sql: str) -> str:
+        """SQLite's ``LIKE '%' || ? || '%'``: ASCII case-blind (``lower`` folds ASCII only, as SQLite's LIKE),
+        ``%`` and ``_`` wildcards, and a backslash nothing special (ClickHouse's escape character, escaped)."""
+        return f"lower(coalesce({text_sql}, '')) LIKE concat('%', {_LIKE_LITERAL_BACKSLASH.format('lower(?)')}, '%')"
+
+    def find(self, text_sql: str) -> str:
+        return f"position(lower({text_sql}), lower(?)) > 0"
+
+    def like(self, text_sql: str, pattern_sql: str) -> str:
+        return f"({text_sql} LIKE {_LIKE_LITERAL_BACKSLASH.format(pattern_sql)})"
+
+    def ilike(self, text_sql: str, pattern_sql: str) -> str:
+        return f"(lower({text_sql}) LIKE {_LIKE_LITERAL_BACKSLASH.format(f'lower({pattern_sql})')})"
+
+    def concat(self, parts: Sequence[str]) -> str:
+        return "concat(" + ", ".join(f"coalesce({self.to_text(part)}, '')" for part in parts) + ", '')"
+
+    def scalar(self, name: str, args: Sequence[str]) -> str:
+        """A HogQL scalar function with SQLite's semantics (``lower``/``upper`` fold ASCII only, ``length``
+        counts the characters of the value's text, ``round`` goes half away from zero)."""
+        if name in ("lower", "upper", "abs"):
+            return f"{name}({args[0]})"
+        if name == "length":
+            return f"lengthUTF8({self.to_text(args[0])})"
+        if name == "trim":
+            return f"trimBoth({args[0]})"
+        if name in ("coalesce", "ifnull"):
+            return f"coalesce({', '.join(args)})"
+        if name == "round":
+            digits = args[1] if len(args) > 1 else "0"
+            # the value is named once: its parameters are bound once
+            return (
+                f"arrayMap(x -> sign(x) * floor(abs(x) * pow(10, {digits}) + 0.5) / pow(10, {digits}),"
+                f" [toFloat64({args[0]})])[1]"
+            )
+        raise ValueError(f"{name} is not a HogQL scalar function")
+
+    def text_array(self, parts: Sequence[str]) -> str:
+        """JSON text of the parts as strings, compact, characters unescaped: as SQLite's ``json_array``."""
+        joined = ", ".join(f"toString(coalesce({part}, ''))" for part in parts)
+        text = f"toJSONString([{joined}])"
+        # ClickHouse escapes '/', U+2028 and U+2029 where SQLite writes them as they are
+        text = f"replaceAll({text}, '\\\\/', '/')"
+        for _ in range(2):  # an escape after an even run of backslashes (two passes: adjacent escapes)
+            for code in ("2028", "2029"):
+                # RE2 sees (^|[^\\])((?:\\\\)*)\\u2028: the escape, not an escaped backslash before "u2028"
+                pattern = rf"'(^|[^\\\\])((?:\\\\\\\\)*)\\\\u{code}'"
+                text = f"replaceRegexpAll({text}, {pattern}, '\\\\1\\\\2{chr(int(code, 16))}')"
+        return text
 
     def number(self, value_sql: str) -> str:
         """``il_float``: the value's text without spaces read as a float; NULL unless a finite number."""
@@ -188,6 +258,10 @@ class ClickHouseDialect:
         """The current properties (JSON) of ``e.person_id``, NULL without a person."""
         return PERSON_PROPERTIES
 
+    def person_column(self, column: str) -> str:
+        """The person's materialized property column ``column``: the store computes it from the properties."""
+        return f"e.{PERSON_COLUMN_PREFIX}{column}"
+
     def group_properties(self, index: int) -> str:
         """The properties (JSON) of the event's group of type ``index`` (0..4, checked by the caller)."""
         return group_properties_column(index)
@@ -195,6 +269,10 @@ class ClickHouseDialect:
     def session_seconds(self) -> str:
         """The whole duration of the event's session, rounded to whole seconds (first to last event)."""
         return SESSION_SECONDS
+
+    def session_duration(self) -> str:
+        """What :meth:`session_having`'s test is written over: the session's length in seconds (float)."""
+        return "((max(s.timestamp) - min(s.timestamp)) / 1000000.0)"
 
     def session_having(self, test: str) -> str:
         """True when the event's session passes ``test``, a condition on the session's duration in seconds

@@ -39,7 +39,7 @@ from ..events import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
 from .params import bind
-from .rows import SESSION_DURATION, event_rows, person_rows
+from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows
 
 __all__ = ["ClickHouseEventStore"]
 
@@ -86,8 +86,17 @@ class ClickHouseEventStore:
         return self.client.query_rows(text, named)
 
     def _events(self, project_id: int, statement: str) -> Fragment:
-        """The ``e`` rows for ``statement`` (whose text says which joined columns it reads)."""
-        source, params = event_rows(self._dialect, project_id, statement)
+        """The ``e`` rows for ``statement`` (whose text says which joined and materialized columns it reads)."""
+        event_columns, person_columns = materialized_names(statement)
+        names = sorted(event_columns | person_columns)
+        keys: dict[str, str] = {}
+        if names:
+            marks = ",".join("?" for _ in names)
+            rows = self.conn.execute(
+                f"SELECT column_name, key FROM materialized_columns WHERE column_name IN ({marks})", names
+            )
+            keys = {str(name): str(key) for name, key in rows}
+        source, params = event_rows(self._dialect, project_id, statement, keys)
         return f"{source} AS e", params
 
     def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:

@@ -14,15 +14,19 @@ as PostHog does:
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..hot_properties import HOT_PROPERTIES
-from .dialect import ClickHouseDialect, joined_columns
+from .dialect import PERSON_COLUMN_PREFIX, ClickHouseDialect, joined_columns
 
-__all__ = ["event_rows", "person_rows", "SESSION_DURATION"]
+__all__ = ["event_rows", "person_rows", "materialized_names", "SESSION_DURATION"]
 
 SESSION_DURATION = "e.session_duration"
 
+_EVENT_COLUMN = re.compile(r"\be\.(mat_[A-Za-z0-9_]+)")
+_PERSON_COLUMN = re.compile(r"\be\." + PERSON_COLUMN_PREFIX + r"(pmat_[A-Za-z0-9_]+)")
 _PLAIN = ("project_id", "uuid", "event", "distinct_id", "timestamp", "created_at", "properties", "elements_chain")
 _GROUPS = tuple(f"group_{index}" for index in range(5))
 
@@ -34,25 +38,51 @@ def _overrides(dialect: ClickHouseDialect) -> str:
     )
 
 
-def event_rows(dialect: ClickHouseDialect, project_id: int, statement: str) -> tuple[str, list[Any]]:
-    """A derived table (to alias ``e``) of the project's events with every column ``statement`` reads."""
+def materialized_names(statement: str) -> tuple[set[str], set[str]]:
+    """The materialized event columns (``e.mat_...``) and person columns (``e.person_pmat_...``) ``statement``
+    reads, by column name."""
+    return set(_EVENT_COLUMN.findall(statement)), set(_PERSON_COLUMN.findall(statement))
+
+
+def event_rows(
+    dialect: ClickHouseDialect, project_id: int, statement: str, materialized: Mapping[str, str] | None = None
+) -> tuple[str, list[Any]]:
+    """A derived table (to alias ``e``) of the project's events with every column ``statement`` reads.
+
+    ``materialized`` gives the property key of each materialized column (``mat_...``, ``pmat_...``) the
+    statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`).
+    """
+    materialized = materialized or {}
+    event_columns, person_columns = materialized_names(statement)
     columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
     columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id")
     params: list[Any] = []
-    for key, name in HOT_PROPERTIES.items():
-        if f"e.{name}" in statement:
-            sql, key_params = dialect.hot_value("ev.properties", key)
-            columns.append(f"{sql} AS {name}")
-            params += key_params
+    hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}
+    for name, key in sorted({**hot, **{name: materialized[name] for name in event_columns}}.items()):
+        sql, key_params = dialect.hot_value("ev.properties", key)
+        columns.append(f"{sql} AS {name}")
+        params += key_params
     sql = (
         f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev LEFT JOIN {_overrides(dialect)} AS ov"
         " ON ov.old_person_id = ev.person_id WHERE ev.project_id = ?"
     )
     params += [project_id, project_id]
-    for name in sorted(joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())):
+    joined = joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())
+    if person_columns:
+        joined.add("person_properties")
+    for name in sorted(joined):
         table, on, table_params = _joined(dialect, name, project_id)
         sql = f"SELECT b.*, j.value AS {name} FROM ({sql}) AS b LEFT JOIN {table} AS j ON {on}"
         params += table_params
+    if person_columns:
+        values: list[str] = []
+        value_params: list[Any] = []
+        for name in sorted(person_columns):
+            value, key_params = dialect.hot_value("b.person_properties", materialized[name])
+            values.append(f"{value} AS {PERSON_COLUMN_PREFIX}{name}")
+            value_params += key_params
+        # the values' parameters come first: they stand before the inner table in the text
+        sql, params = f"SELECT b.*, {', '.join(values)} FROM ({sql}) AS b", [*value_params, *params]
     return f"({sql})", params
 
 

@@ -28,6 +28,7 @@ from local_backend.store.event_store import (
     Measure,
     SpanAggregate,
 )
+from local_backend.store.materialized import backfill, materialize
 from local_backend.store.projects import create_project
 from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import insert_rows, mirror
@@ -167,3 +168,19 @@ def test_a_merge_reads_the_same_on_both_engines(conn, ch_client, world):
     assert clickhouse_answer[1] == [people["alice"], people["alice"], bob, bob, people["carol"]]
     assert clickhouse_answer[2] == {(0, None): 3}
     assert clickhouse_answer[6] == [(bob, {"plan": "free", "age": 30})]
+
+
+def test_materialized_event_and_person_columns_hold_sqlites_values(conn, world):
+    project_id, people, sqlite_store, clickhouse_store = world
+    event_column = materialize(conn, project_id, "$session_id", now="2026-01-15T12:00:00Z")
+    backfill(conn, event_column)
+    person_column = materialize(conn, project_id, "plan", kind="person", now="2026-01-15T12:00:00Z")
+    sqlite_person = f"(SELECT p.{person_column} FROM persons p WHERE p.id = e.person_id)"
+    answers = [
+        values(store, project_id, (f"{column}", []), [(f"coalesce({person} = ?, 0)", ["pro"])])
+        for store, column, person in (
+            (sqlite_store, f"e.{event_column}", sqlite_person),
+            (clickhouse_store, f"e.{event_column}", clickhouse_store.dialect.person_column(person_column)),
+        )
+    ]
+    assert answers[1] == answers[0] == (["s1", "s1", "s2", "s2", "", None], [1, 1, 0, 0, 1, 0])
