@@ -63,19 +63,33 @@ class ClickHouseClient(Protocol):
     def close(self) -> None: ...
 
 
-def _array_text(values: list[Any] | tuple[Any, ...]) -> str:
-    """A list as ClickHouse's text of an array (chdb would write strings in it unquoted)."""
+# ClickHouse reads a string parameter's text in its "escaped" format (as in TabSeparated): a backslash, tab or
+# newline in a value must be escaped, or the value is cut short or refused. Other types are read as literals,
+# where a quote must be escaped as well.
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
+_QUOTED_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
 
-    def item(value: Any) -> str:
-        if value is None:
-            return "NULL"
-        if isinstance(value, str):
-            return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return repr(value)
 
-    return "[" + ",".join(item(value) for value in values) + "]"
+def _literal(value: Any) -> str:
+    """A value as a ClickHouse literal, for the elements of an array parameter."""
+    if isinstance(value, str):
+        return "'" + value.translate(_QUOTED_ESCAPES) + "'"
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_literal(item) for item in value) + "]"
+    return str(value)
+
+
+def _param_text(value: Any) -> str:
+    """A parameter's value as the text ClickHouse parses for its declared type."""
+    if isinstance(value, str):
+        return value.translate(_ESCAPES)
+    if value is None:
+        return "\\N"
+    return _literal(value)
 
 
 class ChdbClient:
@@ -104,10 +118,7 @@ class ChdbClient:
 
     def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
         if params:
-            values = {
-                name: _array_text(value) if isinstance(value, list | tuple) else value for name, value in params.items()
-            }
-            return self._session.query(sql, fmt, params=values)
+            return self._session.query(sql, fmt, params={name: _param_text(value) for name, value in params.items()})
         return self._session.query(sql, fmt)
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
@@ -128,7 +139,9 @@ class ChdbClient:
     def insert_arrow(self, table: str, data: Any) -> None:
         # chdb reads a Python object named in the query; the name below is the argument's
         arrow_table = data  # noqa: F841 - read by chdb's Python() table function
-        self._session.query(f"INSERT INTO {table} SELECT * FROM Python(arrow_table)")
+        # named, so the Arrow columns may come in any order (INSERT ... SELECT * would match them by position)
+        columns = ", ".join(f"`{name}`" for name in data.column_names)
+        self._session.query(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM Python(arrow_table)")
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb allows one); nothing to release per client."""
