@@ -164,8 +164,12 @@ class ClickHouseDialect:
         return f"arrayMap(x -> if(toTypeName(x) LIKE '%Float%', {real}, toString(x)), [{value_sql}])[1]"
 
     def integer(self, value_sql: str) -> str:
-        """:meth:`number` truncated toward zero (SQLite's ``CAST(real AS INTEGER)``)."""
-        return f"toInt64({self.number(value_sql)})"
+        """:meth:`number` truncated toward zero (SQLite's ``CAST(real AS INTEGER)``); NULL when not a number."""
+        # out of range, SQLite gives the nearest 64-bit integer (ClickHouse would wrap around)
+        return (
+            "arrayMap(x -> multiIf(x >= 9223372036854775807.0, toInt64(9223372036854775807),"
+            f" x <= -9223372036854775808.0, toInt64(-9223372036854775808), toInt64(x)), [{self.number(value_sql)}])[1]"
+        )
 
     def divide(self, left: str, right: str) -> str:
         """``left / right`` as floats; NULL when ``right`` is 0 or NULL."""
