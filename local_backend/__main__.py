@@ -2,7 +2,8 @@
 
 Commands (the contract other tools rely on):
 
-* ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601] [--query-timeout SECONDS]``
+* ``serve --db PATH [--host 127.0.0.1] [--port 8000] [--now ISO8601] [--query-timeout SECONDS]
+  [--auto-materialize-every HOURS]``
 * ``create-project --db PATH --name NAME [--timezone TZ]`` prints ``{"id", "name", "api_token"}``
 * ``create-key --db PATH --email EMAIL --scopes "insight:read,plugin:write" [--projects 1,2] [--label L]``
   prints only the personal API key
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from . import materialize_command
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
-from .config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
+from .config import DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
 from .loading.loader import DEFAULT_BATCH_SIZE
@@ -82,6 +83,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _hours(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (never) or a positive number of hours: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="insightlab", description="insightlab's local analytics backend")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -97,6 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_QUERY_TIMEOUT_SECONDS,
         metavar="SECONDS",
         help=f"stop a calculation running longer than this with a 504 (default {DEFAULT_QUERY_TIMEOUT_SECONDS:g})",
+    )
+    serve.add_argument(
+        "--auto-materialize-every",
+        type=_hours,
+        default=DEFAULT_MATERIALIZE_AUTO_INTERVAL / 3600,
+        metavar="HOURS",
+        help="materialize the properties recent queries used most this often (default 24; 0: never)",
     )
 
     project = commands.add_parser("create-project", help="create a project and print it as JSON")
@@ -132,7 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_settings(args: argparse.Namespace) -> Settings:
     """The app's settings from ``serve``'s arguments."""
-    return Settings(db_path=args.db, clock=_clock(args.now), query_timeout_seconds=args.query_timeout)
+    return Settings(
+        db_path=args.db,
+        clock=_clock(args.now),
+        query_timeout_seconds=args.query_timeout,
+        materialize_auto_interval=args.auto_materialize_every * 3600,
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from .errors import APIError, MethodNotAllowed, NotFound, ParseError, error_body
 from .models.common import ErrorResponse
 from .results.runner import QueryRunner
 from .routes import ROUTERS
+from .store.materialize_schedule import AutoMaterializeSchedule
 from .store.migrations import migrate
 from .web.middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
 from .web.request_bodies import hoist_body_definitions, standard_bounds
@@ -43,7 +44,18 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        schedule = None
+        if settings.materialize_auto_interval > 0:
+            schedule = AutoMaterializeSchedule(
+                settings.db_path,
+                interval=settings.materialize_auto_interval,
+                limit=settings.materialize_auto_limit,
+                clock=settings.clock,
+            )
+            schedule.start()
         yield
+        if schedule is not None:
+            schedule.stop()
         runner.shutdown()
 
     app = FastAPI(

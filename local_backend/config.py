@@ -14,6 +14,7 @@ __all__ = [
     "MAX_REQUEST_BYTES",
     "DEFAULT_QUERY_TIMEOUT_SECONDS",
     "DEFAULT_MATERIALIZE_AUTO_LIMIT",
+    "DEFAULT_MATERIALIZE_AUTO_INTERVAL",
 ]
 
 DEFAULT_PAGE_SIZE = 100
@@ -23,6 +24,8 @@ MAX_REQUEST_BYTES = 20 * 1024 * 1024
 DEFAULT_QUERY_TIMEOUT_SECONDS = 60.0
 # How many properties the automatic choice keeps materialized per project (the most used by recent queries).
 DEFAULT_MATERIALIZE_AUTO_LIMIT = 10
+# How often a running server applies that choice (seconds; 0: never, only by command or API).
+DEFAULT_MATERIALIZE_AUTO_INTERVAL = 24 * 3600.0
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 
 
@@ -37,7 +40,10 @@ class Settings:
     max_request_bytes: int = MAX_REQUEST_BYTES
     query_timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS
     materialize_auto_limit: int = DEFAULT_MATERIALIZE_AUTO_LIMIT
+    materialize_auto_interval: float = DEFAULT_MATERIALIZE_AUTO_INTERVAL
 
     def __post_init__(self) -> None:
         if not self.query_timeout_seconds > 0:
             raise ValueError(f"query_timeout_seconds must be positive, not {self.query_timeout_seconds!r}")
+        if not self.materialize_auto_interval >= 0:
+            raise ValueError(f"materialize_auto_interval cannot be negative, not {self.materialize_auto_interval!r}")

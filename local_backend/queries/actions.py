@@ -49,7 +49,9 @@ def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:
         params.extend(url_params)
     for key in ("tag_name", "text", "href", "selector"):
         if step.get(key):
-            sql, element_params = element_condition(Property(key=key, value=step[key], type="element"))
+            sql, element_params = element_condition(
+                Property(key=key, value=step[key], type="element"), compiler.dialect
+            )
             parts.append(sql)
             params.extend(element_params)
     sql, prop_params = compiler.compile(step.get("properties"), f"{attr}__properties")

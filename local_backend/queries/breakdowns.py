@@ -17,10 +17,10 @@ from ..errors import ValidationError
 from ..store.cohorts import get_cohort
 from ..store.event_store import TopValues, event_store
 from ..store.hot_properties import hot_column
-from .dialect import DIALECT
+from .dialect import Dialect
 from .filters import BaseFilter
 from .hogql import compile_expression
-from .properties import PERSON_PROPERTIES, PropertyCompiler, group_properties_column
+from .properties import PropertyCompiler, group_properties_column
 from .property_model import Property
 
 __all__ = [
@@ -47,9 +47,16 @@ MAX_OFFSET = 10_000
 Where = tuple[str, list[Any]]
 
 
-def breakdown_expression(filter: BaseFilter, compiler: PropertyCompiler | None = None) -> Where:
-    """The event's breakdown value as text, NULL when missing or empty; with ``compiler``, read from the
-    project's materialized columns where they exist, and counted as a use of the property."""
+def breakdown_expression(
+    filter: BaseFilter, compiler: PropertyCompiler | None = None, *, dialect: Dialect | None = None
+) -> Where:
+    """The event's breakdown value as text, NULL when missing or empty, in the compiler's dialect (or
+    ``dialect``, given without a compiler); with ``compiler``, read from the project's materialized columns where
+    they exist, and counted as a use of the property."""
+    if dialect is None:
+        if compiler is None:
+            raise TypeError("breakdown_expression needs a compiler or a dialect")
+        dialect = compiler.dialect
     key = str(filter.breakdown)
     kind = filter.breakdown_type or "event"
     if kind in ("event", "person") and compiler is not None:
@@ -57,18 +64,19 @@ def breakdown_expression(filter: BaseFilter, compiler: PropertyCompiler | None =
     if kind == "event":
         hot = hot_column(key)
         column = f"e.{hot}" if hot else (compiler.event_column(key) if compiler is not None else None)
-        return DIALECT.breakdown_value("e.properties", key, column)
+        return dialect.breakdown_value("e.properties", key, column)
     if kind == "person":
         column = compiler.person_value_column(key) if compiler is not None else None
-        return DIALECT.breakdown_value(PERSON_PROPERTIES, key, column)
+        return dialect.breakdown_value(dialect.person_properties(), key, column)
     if kind == "group":
-        return DIALECT.breakdown_value(group_properties_column(filter.breakdown_group_type_index or 0), key)
+        group_column = group_properties_column(dialect, filter.breakdown_group_type_index or 0)
+        return dialect.breakdown_value(group_column, key)
     if kind == "session":
         if key != "$session_duration":
             raise ValidationError("Session breakdowns support $session_duration.", attr="breakdown")
-        return f"CAST({DIALECT.session_seconds()} AS TEXT)", []
-    sql, params = compile_expression(key, attr="breakdown")
-    return f"nullif(CAST(({sql}) AS TEXT), '')", params
+        return dialect.to_text(dialect.session_seconds()), []
+    sql, params = compile_expression(key, attr="breakdown", dialect=dialect)
+    return f"nullif({dialect.to_text(f'({sql})')}, '')", params
 
 
 @dataclass

@@ -1,14 +1,17 @@
-"""The SQL dialect the filters compile to: SQLite, with a few registered functions.
+"""The SQL dialect the filters compile to, and SQLite's implementation of it.
 
-Everything engine-specific that the compilers emit goes through :class:`SQLiteDialect`: reading a property out
-of a JSON column, the text PostHog compares property values as, numbers, dates, regexes and quantiles.
-Property keys are always bound as parameters (JSON paths are built here, escaped), never pasted into SQL.
-It also names how an event row ``e`` reaches its person's and groups' properties, its session and its
-cohorts: with the event store's statements (:mod:`local_backend.store.sqlite_event_store`) these fragments are
-the whole of SQLite's SQL that a calculation uses, and :attr:`EventStore.dialect
-<local_backend.store.event_store.EventStore.dialect>` hands them out.
+Everything engine-specific that the compilers emit goes through a :class:`Dialect`: reading a property out of
+a JSON column, the text PostHog compares property values as, numbers, dates, regexes, quantiles, text
+functions, and how an event row ``e`` reaches its person's and groups' properties, its session and its
+cohorts. The compilers write only portable SQL themselves (``AND``/``OR``/``NOT``, comparisons, ``IN``,
+``CASE``, ``coalesce``, ``nullif``, ``count``/``sum``/``avg``/``min``/``max``, ``?`` placeholders) around
+what the dialect returns. They never pick a dialect: each is handed the one of the event store it will run on
+(:attr:`EventStore.dialect <local_backend.store.event_store.EventStore.dialect>`); :class:`SQLiteDialect` is
+the SQLite store's. Property keys and every user value are bound as parameters, never pasted into SQL; a
+method returning ``(sql, params)`` gives the parameters its ``?`` marks take, in order, and a method whose
+line says "binds one ``?``" returns SQL whose one placeholder the caller fills.
 
-Registered functions (:func:`register_functions`, per connection):
+Registered functions of :class:`SQLiteDialect` (:func:`register_functions`, per connection):
 
 ===================  ==============================================================================
 ``il_regex(t, p)``   1 when RE2 pattern ``p`` occurs in ``t`` (:mod:`.regex`), linear time
@@ -22,13 +25,19 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from ..store.events import to_micros
 from .regex import regex_search
 
-__all__ = ["SQLiteDialect", "DIALECT", "register_functions", "to_float", "quantile"]
+__all__ = ["Dialect", "SQLiteDialect", "DIALECT", "register_functions", "to_float", "quantile", "HOGQL_SCALARS"]
+
+Sql = tuple[str, list[Any]]
+
+HOGQL_SCALARS = ("lower", "upper", "length", "trim", "coalesce", "ifnull", "round", "abs")
+"""The HogQL functions :meth:`Dialect.scalar` writes (lower-case names, as the HogQL compiler passes them)."""
 
 
 def to_float(value: Any) -> float | None:
@@ -96,95 +105,248 @@ def json_path(key: str) -> str:
     return '$."' + key + '"'
 
 
-class SQLiteDialect:
-    """SQL fragments over a JSON column; each returns ``(sql, params)``."""
+class Dialect(Protocol):
+    """What a dialect writes. Values are in PostHog's semantics: a property "text" is ``''`` when missing,
+    ``'true'``/``'false'``/``'null'`` for those JSON values, numbers as written; a "condition" is 1/0/NULL
+    (true/false/unknown), so callers wrap it in ``coalesce(..., 0)`` where NULL must be false. ``column`` is SQL
+    yielding a JSON properties object (``e.properties``, :meth:`person_properties`, :meth:`group_properties`);
+    ``e`` is the event row (``project_id``, ``event``, ``person_id``, ``session_id``, ``group_0`` to
+    ``group_4``, ``timestamp`` in UTC microseconds, ``elements_chain``)."""
 
-    def extract(self, column: str, key: str) -> tuple[str, list[Any]]:
-        """The JSON value (SQLite types: text, integer, real; true/false as 1/0; NULL for null or missing)."""
+    # -- properties of a JSON column
+    def extract(self, column: str, key: str) -> Sql:
+        """The JSON value of ``key`` as the engine's scalar (text or number; booleans 1/0); NULL for null or
+        missing."""
+        ...
+
+    def json_type(self, column: str, key: str) -> Sql:
+        """The JSON type name of ``key``: ``'null'``, ``'true'``, ``'false'``, ``'text'``, ``'integer'``,
+        ``'real'``, ``'object'``, ``'array'``; NULL when missing (only null/true/false/NULL are compared)."""
+        ...
+
+    def text(self, column: str, key: str) -> Sql:
+        """The property text (see above): never NULL."""
+        ...
+
+    def breakdown_value(self, column: str, key: str, hot: str | None = None) -> Sql:
+        """The breakdown text: ``'true'``/``'false'`` for booleans, other values as text, NULL for missing, null
+        or ``''``; ``hot`` is a column holding the value already (read alone when given)."""
+        ...
+
+    # -- value conversions and tests (arguments are SQL expressions)
+    def to_text(self, value_sql: str) -> str:
+        """``value_sql`` as text (numbers as written, integers without ``.0``); NULL stays NULL."""
+        ...
+
+    def number(self, value_sql: str) -> str:
+        """``value_sql`` as a float when its text reads as a number (spaces ignored), else NULL."""
+        ...
+
+    def integer(self, value_sql: str) -> str:
+        """:meth:`number` truncated toward zero to a 64-bit integer; NULL when not a number."""
+        ...
+
+    def date(self, value_sql: str) -> str:
+        """``value_sql`` read as a date-time (ISO text, date alone as midnight, naive as UTC): UTC microseconds
+        (integer), else NULL."""
+        ...
+
+    def divide(self, left: str, right: str) -> str:
+        """``left / right`` as a float division; NULL when ``right`` is 0 or NULL."""
+        ...
+
+    def regex(self, text_sql: str) -> str:
+        """Condition, binds one ``?`` (an RE2 pattern): 1 when the pattern occurs anywhere in ``text_sql``."""
+        ...
+
+    def contains(self, text_sql: str) -> str:
+        """Condition, binds one ``?``: ``text_sql`` (NULL read as ``''``) contains it, ASCII case-blind, with
+        ``%`` and ``_`` in it matching any text / any one character (PostHog's ``ilike '%value%'``)."""
+        ...
+
+    def find(self, text_sql: str) -> str:
+        """Condition, binds one ``?``: ``text_sql`` contains it literally, case-blind (lower-cased both)."""
+        ...
+
+    def like(self, text_sql: str, pattern_sql: str) -> str:
+        """Condition: HogQL ``like``, case-sensitive, ``%`` any text and ``_`` any one character, nothing else
+        special (``pattern_sql`` is an expression, usually a bound ``?``)."""
+        ...
+
+    def ilike(self, text_sql: str, pattern_sql: str) -> str:
+        """Condition: HogQL ``ilike``, :meth:`like` after lower-casing both sides."""
+        ...
+
+    def concat(self, parts: Sequence[str]) -> str:
+        """HogQL ``concat``: the parts as text (NULL as ``''``) joined; never NULL."""
+        ...
+
+    def scalar(self, name: str, args: Sequence[str]) -> str:
+        """A HogQL function of :data:`HOGQL_SCALARS` (arity checked by the caller), SQL semantics: ``length``
+        counts characters, ``round(x[, digits])`` half away from zero, ``ifnull(a, b)``."""
+        ...
+
+    def text_array(self, parts: Sequence[str]) -> str:
+        """JSON text of an array of the parts as strings (NULL as ``""``), compact (``["a",""]``), as
+        :func:`json.dumps` with ``separators=(",", ":")`` and ``ensure_ascii=False`` writes it."""
+        ...
+
+    def quantile(self, value_sql: str, level: float) -> str:
+        """Aggregate: the linearly interpolated ``level`` (0..1) quantile of :meth:`number` of the non-NULL
+        values; NULL for none (``{v}`` may stand for the value, filled in later)."""
+        ...
+
+    # -- where an event row ``e`` reaches its person, groups, session and cohorts
+    def person_properties(self) -> str:
+        """The current properties (JSON) of ``e.person_id``."""
+        ...
+
+    def person_column(self, column: str) -> str:
+        """The person's materialized property column ``column`` (:mod:`local_backend.store.materialized`),
+        holding ``'true'``/``'false'`` for booleans and the extracted value otherwise, for ``e.person_id``."""
+        ...
+
+    def group_properties(self, index: int) -> str:
+        """The properties (JSON) of the event's group of type ``index`` (0..4, checked by the caller)."""
+        ...
+
+    def session_seconds(self) -> str:
+        """The whole duration of the event's session in whole seconds (last minus first event, rounded half
+        away from zero), integer."""
+        ...
+
+    def session_duration(self) -> str:
+        """The aggregate :meth:`session_having`'s test is written over: a session's duration in seconds (float)
+        from ``max``/``min`` of its events' ``s.timestamp``."""
+        ...
+
+    def session_having(self, test: str) -> str:
+        """Condition: the event's session passes ``test`` (a condition over :meth:`session_duration`); NULL for
+        an event without a session."""
+        ...
+
+    def static_cohort_member(self) -> str:
+        """Condition, binds one ``?`` (the cohort id): ``e.person_id`` is in that static cohort."""
+        ...
+
+    def persons_as_events(self) -> str:
+        """A row source, binds one ``?`` (the project id): the project's persons as event rows ``e`` with
+        ``id``, ``person_id`` (the person), ``uuid``, ``properties``, ``is_identified``, ``created_at``."""
+        ...
+
+
+class SQLiteDialect:
+    """:class:`Dialect` for SQLite with the functions of :func:`register_functions`; methods as documented there."""
+
+    def extract(self, column: str, key: str) -> Sql:
         if '"' in key:
             return f"(SELECT value FROM json_each({column}) WHERE key = ?)", [key]
         return f"json_extract({column}, ?)", [json_path(key)]
 
-    def json_type(self, column: str, key: str) -> tuple[str, list[Any]]:
-        """``'null'``, ``'true'``, ``'text'``, ... or NULL when the key is missing."""
+    def json_type(self, column: str, key: str) -> Sql:
         if '"' in key:
             return f"(SELECT type FROM json_each({column}) WHERE key = ?)", [key]
         return f"json_type({column}, ?)", [json_path(key)]
 
-    def text(self, column: str, key: str) -> tuple[str, list[Any]]:
-        """The value as PostHog compares it: ``''`` when missing, ``true``/``false``/``null``, numbers as text."""
+    def text(self, column: str, key: str) -> Sql:
         kind, kind_params = self.json_type(column, key)
         value, value_params = self.extract(column, key)
         sql = (
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null'"
-            f" ELSE coalesce(CAST({value} AS TEXT), '') END)"
+            f" ELSE coalesce({self.to_text(value)}, '') END)"
         )
         return sql, [*kind_params, *value_params]
 
-    def breakdown_value(self, column: str, key: str, hot: str | None = None) -> tuple[str, list[Any]]:
-        """The value as a breakdown shows it: text, ``true``/``false``, NULL for missing, null or empty.
-
-        ``hot`` names a generated column that already holds ``true``/``false`` for booleans and the extracted
-        value otherwise (:mod:`local_backend.store.hot_properties`); reading it alone lets an index cover the
-        breakdown.
-        """
+    def breakdown_value(self, column: str, key: str, hot: str | None = None) -> Sql:
+        # ``hot``: a generated column holding 'true'/'false' for booleans and the extracted value otherwise
+        # (:mod:`local_backend.store.hot_properties`); reading it alone lets an index cover the breakdown
         if hot is not None:
-            return f"nullif(CAST({hot} AS TEXT), '')", []
+            return f"nullif({self.to_text(hot)}, '')", []
         kind, kind_params = self.json_type(column, key)
         value, value_params = self.extract(column, key)
         sql = (
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-            f" ELSE nullif(CAST({value} AS TEXT), '') END)"
+            f" ELSE nullif({self.to_text(value)}, '') END)"
         )
         return sql, [*kind_params, *value_params]
 
-    def regex(self, text_sql: str) -> str:
-        return f"il_regex({text_sql}, ?)"
+    def to_text(self, value_sql: str) -> str:
+        return f"CAST({value_sql} AS TEXT)"
 
     def number(self, value_sql: str) -> str:
         return f"il_float({value_sql})"
 
+    def integer(self, value_sql: str) -> str:
+        return f"CAST({self.number(value_sql)} AS INTEGER)"
+
     def date(self, value_sql: str) -> str:
         return f"il_date({value_sql})"
+
+    def divide(self, left: str, right: str) -> str:
+        return f"(CAST({left} AS REAL) / nullif({right}, 0))"
+
+    def regex(self, text_sql: str) -> str:
+        return f"il_regex({text_sql}, ?)"
+
+    def contains(self, text_sql: str) -> str:
+        return f"coalesce({text_sql}, '') LIKE ('%' || ? || '%')"
+
+    def find(self, text_sql: str) -> str:
+        return f"instr(lower({text_sql}), lower(?)) > 0"
+
+    def like(self, text_sql: str, pattern_sql: str) -> str:
+        # SQLite's LIKE is case blind: GLOB with LIKE's wildcards translated and GLOB's own ones made literal
+        escaped = f"replace(replace(replace({pattern_sql}, '[', '[[]'), '*', '[*]'), '?', '[?]')"
+        return f"({text_sql} GLOB replace(replace({escaped}, '%', '*'), '_', '?'))"
+
+    def ilike(self, text_sql: str, pattern_sql: str) -> str:
+        return f"(lower({text_sql}) LIKE lower({pattern_sql}))"
+
+    def concat(self, parts: Sequence[str]) -> str:
+        return "(" + " || ".join(f"coalesce({self.to_text(part)}, '')" for part in parts) + ")"
+
+    def scalar(self, name: str, args: Sequence[str]) -> str:
+        if name not in HOGQL_SCALARS:
+            raise ValueError(f"{name} is not a HogQL scalar function")
+        return f"{name}({', '.join(args)})"
+
+    def text_array(self, parts: Sequence[str]) -> str:
+        return "json_array(" + ", ".join(f"coalesce({part}, '')" for part in parts) + ")"
 
     def quantile(self, value_sql: str, level: float) -> str:
         return f"il_quantile({value_sql}, {float(level)!r})"
 
-    # Where an event row ``e`` reaches its person, groups, session and cohorts: these are this engine's tables.
-
     def person_properties(self) -> str:
-        """The current properties (JSON) of ``e.person_id``."""
         return "(SELECT p.properties FROM persons p WHERE p.id = e.person_id)"
 
+    def person_column(self, column: str) -> str:
+        return f"(SELECT p.{column} FROM persons p WHERE p.id = e.person_id)"
+
     def group_properties(self, index: int) -> str:
-        """The properties (JSON) of the event's group of type ``index`` (0..4, checked by the caller)."""
         return (
             "(SELECT g.properties FROM groups g WHERE g.project_id = e.project_id"
             f" AND g.group_type_index = {int(index)} AND g.group_key = e.group_{int(index)})"
         )
 
     def session_seconds(self) -> str:
-        """The whole duration of the event's session, rounded to whole seconds (first to last event)."""
         return (
             "(SELECT CAST(round((max(s.timestamp) - min(s.timestamp)) / 1000000.0) AS INTEGER) FROM events s"
             " WHERE s.project_id = e.project_id AND s.session_id = e.session_id)"
         )
 
+    def session_duration(self) -> str:
+        return "((max(s.timestamp) - min(s.timestamp)) / 1000000.0)"
+
     def session_having(self, test: str) -> str:
-        """True when the event's session passes ``test``, a condition on the session's duration in seconds
-        written over ``max(s.timestamp)`` and ``min(s.timestamp)``; NULL for an event without a session."""
         return (
             "e.session_id IN (SELECT s.session_id FROM events s WHERE s.project_id = e.project_id"
             f" AND s.session_id = e.session_id GROUP BY s.session_id HAVING {test})"
         )
 
     def static_cohort_member(self) -> str:
-        """True when ``e.person_id`` is a member of the static cohort whose id is the one bound parameter."""
         return "e.person_id IN (SELECT cp.person_id FROM cohort_people cp WHERE cp.cohort_id = ?)"
 
     def persons_as_events(self) -> str:
-        """The project's persons (bound parameter: the project id) shaped as event rows: ``e.properties`` holds
-        the person's properties and ``e.person_id`` is the person itself."""
         return (
             "(SELECT id, id AS person_id, uuid, properties, is_identified, created_at FROM persons"
             " WHERE project_id = ?)"
@@ -192,3 +354,6 @@ class SQLiteDialect:
 
 
 DIALECT = SQLiteDialect()
+"""The SQLite event store's dialect (:attr:`SQLiteEventStore.dialect
+<local_backend.store.sqlite_event_store.SQLiteEventStore.dialect>`). Compilers never import it: they are handed
+the dialect of the store they compile for (``tests/backend/queries/test_dialect_seam.py`` checks)."""

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..errors import ValidationError
-from .dialect import DIALECT
+from .dialect import Dialect
 from .property_model import Property
 
 __all__ = ["element_condition", "selector_pattern"]
@@ -63,7 +63,8 @@ def _attribute_pattern(name: str, operator: str, value: str) -> str:
     return f'{name}="[^"]*(?:{value})[^"]*"'
 
 
-def element_condition(prop: Property) -> tuple[str, list[Any]]:
+def element_condition(prop: Property, dialect: Dialect) -> tuple[str, list[Any]]:
+    """The condition, in ``dialect``, that the event's elements chain meets ``prop`` (patterns bound)."""
     if prop.operator not in _SUPPORTED:
         raise ValidationError(
             f"Element filters take the operators {', '.join(_SUPPORTED)}.", attr="properties", code="unsupported"
@@ -81,6 +82,6 @@ def element_condition(prop: Property) -> tuple[str, list[Any]]:
             patterns.append(_attribute_pattern(prop.key, prop.operator, value))
     if not patterns:
         return "0", []
-    clause = "(" + " OR ".join(DIALECT.regex("e.elements_chain") for _ in patterns) + ")"
+    clause = "(" + " OR ".join(dialect.regex("e.elements_chain") for _ in patterns) + ")"
     negated = prop.operator in ("is_not", "not_icontains", "not_regex")
     return (f"NOT {clause}" if negated else clause), patterns

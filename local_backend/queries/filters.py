@@ -284,14 +284,16 @@ def global_condition(compiler: PropertyCompiler, filter: BaseFilter, project: di
 
 
 def compiler_for(conn: sqlite3.Connection, project: dict[str, Any]) -> PropertyCompiler:
-    """A property compiler for ``project`` whose SQL functions are registered on ``conn``."""
+    """A property compiler for ``project`` writing the dialect of the event store of ``conn`` (which makes its
+    functions available there)."""
     from ..store.materialized import materialized_columns
-    from .dialect import register_functions
 
-    register_functions(conn)
+    dialect = event_store(conn).dialect
     project_id = int(project["id"])
     materialized = materialized_columns(conn, project_id)
-    return PropertyCompiler(conn=conn, project_id=project_id, materialized=materialized, record_uses=True)
+    return PropertyCompiler(
+        conn=conn, project_id=project_id, dialect=dialect, materialized=materialized, record_uses=True
+    )
 
 
 def filter_date_range(

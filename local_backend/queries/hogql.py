@@ -23,32 +23,31 @@ from typing import Any
 from ..errors import ValidationError
 from ..limits import MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH, MAX_EXPRESSION_TERMS, MAX_INT64
 from ..models.fields import text_problem
-from .dialect import DIALECT
+from .dialect import Dialect, SQLiteDialect
 
 __all__ = ["compile_expression", "check_expression", "MAX_EXPRESSION_LENGTH"]
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<string>'(?:[^'\\]|\\.)*')|(?P<quoted>\"(?:[^\"\\]|\\.)*\"|`[^`]*`)"
     r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)|(?P<op>==|!=|<=|>=|<>|[=<>+\-*/(),.\[\]]))"
 )
-_FUNCTIONS: dict[str, tuple[str, int, int]] = {
-    # name: (SQL function, min args, max args)
-    "lower": ("lower", 1, 1),
-    "upper": ("upper", 1, 1),
-    "length": ("length", 1, 1),
-    "trim": ("trim", 1, 1),
-    "concat": ("", 1, 20),
-    "coalesce": ("coalesce", 1, 20),
-    "ifnull": ("ifnull", 2, 2),
-    "tostring": ("", 1, 1),
-    "tofloat": ("il_float", 1, 1),
-    "toint": ("", 1, 1),
-    "round": ("round", 1, 2),
-    "abs": ("abs", 1, 1),
-    "if": ("", 3, 3),
+_FUNCTIONS: dict[str, tuple[int, int]] = {
+    # name: (min args, max args); the dialect writes each (:data:`.dialect.HOGQL_SCALARS` and the ones below)
+    "lower": (1, 1),
+    "upper": (1, 1),
+    "length": (1, 1),
+    "trim": (1, 1),
+    "concat": (1, 20),
+    "coalesce": (1, 20),
+    "ifnull": (2, 2),
+    "tostring": (1, 1),
+    "tofloat": (1, 1),
+    "toint": (1, 1),
+    "round": (1, 2),
+    "abs": (1, 1),
+    "if": (3, 3),
 }
 _COMPARE = {"=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _FIELDS = {"event": "e.event", "distinct_id": "e.distinct_id", "timestamp": "e.timestamp"}
-_PERSON = DIALECT.person_properties()
 
 
 @dataclass
@@ -63,8 +62,9 @@ def _unquote(text: str) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str, attr: str) -> None:
+    def __init__(self, text: str, attr: str, dialect: Dialect) -> None:
         self.attr = attr
+        self.dialect = dialect
         self.tokens: list[_Token] = []
         position = 0
         while position < len(text):
@@ -149,7 +149,7 @@ class _Parser:
             case_blind = self.is_word("ilike")
             self.index += 1
             right = self.additive()
-            sql = f"(lower({left}) LIKE lower({right}))" if case_blind else f"({left} GLOB {_like_to_glob(right)})"
+            sql = self.dialect.ilike(left, right) if case_blind else self.dialect.like(left, right)
             return f"(NOT {sql})" if negated else sql
         if self.is_word("in"):
             self.index += 1
@@ -176,7 +176,7 @@ class _Parser:
             operator = self.peek().text  # type: ignore[union-attr]
             self.index += 1
             right = self.unary()
-            sql = f"({sql} * {right})" if operator == "*" else f"(CAST({sql} AS REAL) / nullif({right}, 0))"
+            sql = f"({sql} * {right})" if operator == "*" else self.dialect.divide(sql, right)
         return sql
 
     def unary(self) -> str:
@@ -239,7 +239,7 @@ class _Parser:
         return ""
 
     def prop(self, column: str) -> str:
-        sql, params = DIALECT.extract(column, self.key())
+        sql, params = self.dialect.extract(column, self.key())
         self.params.extend(params)
         return sql
 
@@ -259,7 +259,7 @@ class _Parser:
             if not self.is_word("properties"):
                 self.fail("Only person.properties.<key> is supported")
             self.index += 1
-            return self.prop(_PERSON)
+            return self.prop(self.dialect.person_properties())
         if word in _FIELDS:
             return _FIELDS[word]
         self.fail(f"Unknown field '{token.text}'")
@@ -278,28 +278,25 @@ class _Parser:
                 args.append(self.disjunction())
         self.take(")")
         self.depth -= 1
-        function, least, most = _FUNCTIONS[word]
+        least, most = _FUNCTIONS[word]
         if not least <= len(args) <= most:
             self.fail(f"Function '{word}' takes {least} to {most} arguments")
         if word == "concat":
-            return "(" + " || ".join(f"coalesce(CAST({arg} AS TEXT), '')" for arg in args) + ")"
+            return self.dialect.concat(args)
         if word == "tostring":
-            return f"CAST({args[0]} AS TEXT)"
+            return self.dialect.to_text(args[0])
+        if word == "tofloat":
+            return self.dialect.number(args[0])
         if word == "toint":
-            return f"CAST(il_float({args[0]}) AS INTEGER)"
+            return self.dialect.integer(args[0])
         if word == "if":
             return f"(CASE WHEN {args[0]} THEN {args[1]} ELSE {args[2]} END)"
-        return f"{function}({', '.join(args)})"
+        return self.dialect.scalar(word, args)
 
 
-def _like_to_glob(pattern_sql: str) -> str:
-    # LIKE in HogQL is case-sensitive; SQLite's LIKE is not, so translate % and _ to GLOB's * and ?
-    escaped = f"replace(replace(replace({pattern_sql}, '[', '[[]'), '*', '[*]'), '?', '[?]')"
-    return f"replace(replace({escaped}, '%', '*'), '_', '?')"
-
-
-def compile_expression(text: str, *, attr: str) -> tuple[str, list[Any]]:
-    """SQL over ``events e`` for a HogQL expression of the supported subset, with its bound parameters."""
+def compile_expression(text: str, *, attr: str, dialect: Dialect) -> tuple[str, list[Any]]:
+    """SQL over ``events e``, in ``dialect``, for a HogQL expression of the supported subset, with its bound
+    parameters."""
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("A HogQL expression must be a non-empty string.", attr=attr)
     if len(text) > MAX_EXPRESSION_LENGTH:
@@ -307,11 +304,12 @@ def compile_expression(text: str, *, attr: str) -> tuple[str, list[Any]]:
     problem = text_problem(text)
     if problem is not None:
         raise ValidationError(f"A HogQL expression {problem}.", attr=attr)
-    parser = _Parser(text, attr)
+    parser = _Parser(text, attr, dialect)
     sql = parser.parse()
     return sql, parser.params
 
 
 def check_expression(text: str, *, attr: str) -> None:
-    """A 400 on ``attr`` unless ``text`` is in the supported subset."""
-    compile_expression(text, attr=attr)
+    """A 400 on ``attr`` unless ``text`` is in the supported subset (the same whatever the engine: any dialect
+    can render it, and the rendering is thrown away)."""
+    compile_expression(text, attr=attr, dialect=SQLiteDialect())

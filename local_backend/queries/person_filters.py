@@ -3,7 +3,10 @@
 The operators themselves are compiled by :class:`~local_backend.queries.properties.PropertyCompiler`, the one
 place their meaning lives (the same as in trends and funnels, regexes included); this module only checks that
 every filter is about person properties and that groups are well formed, then runs the result over a row source
-where ``e`` is a person.
+where ``e`` is a person (:func:`persons_as_events`).
+
+The persons list and cohort counts read the persons table of the SQLite file directly (persons stay there
+whatever the event engine), so their SQL is written in the SQLite store's dialect (:func:`persons_dialect`).
 """
 
 from __future__ import annotations
@@ -12,23 +15,35 @@ import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
-from .dialect import DIALECT, register_functions
+from .dialect import Dialect
 from .properties import PropertyCompiler
 from .property_model import parse_properties
 
 __all__ = [
-    "PERSONS_AS_E",
+    "persons_as_events",
+    "persons_dialect",
     "person_properties_condition",
     "validate_person_filters",
     "check_person_filters",
     "MAX_FILTER_DEPTH",
 ]
 
-# Persons shaped like the ``events e`` rows the filter compiler expects: ``e.properties`` holds the person's
-# properties and ``e.person_id`` is the person itself.
-PERSONS_AS_E = DIALECT.persons_as_events()
 MAX_FILTER_DEPTH = 5
 _GROUP_TYPES = ("AND", "OR")
+
+
+def persons_dialect(conn: sqlite3.Connection) -> Dialect:
+    """The dialect of statements over the persons table of ``conn`` (the SQLite store's; it makes its functions
+    available on ``conn``)."""
+    from ..store.sqlite_event_store import SQLiteEventStore
+
+    return SQLiteEventStore(conn).dialect
+
+
+def persons_as_events(conn: sqlite3.Connection) -> str:
+    """The project's persons (one bound parameter: the project id) shaped like the ``events e`` rows the filter
+    compiler expects: ``e.properties`` holds the person's properties and ``e.person_id`` is the person itself."""
+    return persons_dialect(conn).persons_as_events()
 
 
 def check_person_filters(node: Any, attr: str, *, depth: int = 0) -> Any:
@@ -60,7 +75,7 @@ def check_person_filters(node: Any, attr: str, *, depth: int = 0) -> Any:
 
 
 def _on_own_properties(node: Any) -> Any:
-    """The checked filters re-aimed at ``e.properties``: rows of :data:`PERSONS_AS_E` carry the person's own
+    """The checked filters re-aimed at ``e.properties``: rows of :func:`persons_as_events` carry the person's own
     properties there, so reading them directly spares a lookup of the same row for every filter."""
     if isinstance(node, list):
         return [_on_own_properties(item) for item in node]
@@ -77,8 +92,9 @@ def validate_person_filters(properties: Any, attr: str) -> None:
 def person_properties_condition(
     conn: sqlite3.Connection, project_id: int, properties: Any, attr: str
 ) -> tuple[str, list[Any]]:
-    """SQL over :data:`PERSONS_AS_E` rows (``e``) holding for persons that match ``properties``; it runs on
+    """SQL over :func:`persons_as_events` rows (``e``) holding for persons that match ``properties``; it runs on
     ``conn``, where the functions it calls are registered."""
-    register_functions(conn)
-    compiler = PropertyCompiler(conn=conn, project_id=project_id, hot_columns=False)  # persons have none
+    dialect = persons_dialect(conn)
+    # persons have no hot columns
+    compiler = PropertyCompiler(conn=conn, project_id=project_id, dialect=dialect, hot_columns=False)
     return compiler.compile(_on_own_properties(check_person_filters(properties, attr)), attr)

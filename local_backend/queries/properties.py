@@ -1,6 +1,6 @@
 """Property filters compiled to SQL over ``events e``, with PostHog's semantics (reference section 3).
 
-A value is compared as the text PostHog compares (:meth:`.dialect.SQLiteDialect.text`): ``''`` when the key
+A value is compared as the text PostHog compares (:meth:`.dialect.Dialect.text`): ``''`` when the key
 is missing, ``true``/``false``/``null``, numbers as written. So ``exact`` with ``["true"]`` matches a boolean,
 ``is_not`` and ``not_icontains`` pass events without the property, ``gt``/``gte``/``lt``/``lte`` compare
 numerically and fail on anything that does not read as a number, ``is_set`` is true for a present key even
@@ -17,6 +17,9 @@ session    ``$session_duration``: seconds from the first to the last event of th
 element    the autocapture ``elements_chain``: ``tag_name``, ``text``, ``href``, ``selector``
 hogql      a boolean expression of the subset in :mod:`.hogql`
 =========  ==========================================================================================
+
+The SQL is written in the dialect the compiler is given (:attr:`PropertyCompiler.dialect`): the one of the
+event store the filter will run on.
 """
 
 from __future__ import annotations
@@ -34,24 +37,24 @@ from ..store.events import to_micros
 from ..store.hot_properties import hot_column
 from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use
-from .dialect import DIALECT
+from .dialect import Dialect
 from .elements import element_condition
 from .hogql import compile_expression
 from .property_model import Property, PropertyGroup, parse_properties, parse_property_date
 
-__all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "PERSON_PROPERTIES", "group_properties_column"]
+__all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "group_properties_column", "compare_json", "compare_value"]
 
 Sql = tuple[str, list[Any]]
 EVENT_PROPERTIES = "e.properties"
-PERSON_PROPERTIES = DIALECT.person_properties()
 MAX_COHORT_DEPTH = 5
 _NUMBER_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
-def group_properties_column(index: int) -> str:
+def group_properties_column(dialect: Dialect, index: int) -> str:
+    """The properties of the event's group of type ``index`` in ``dialect``; an index outside 0..4 is a 400."""
     if not 0 <= index <= 4:
         raise ValidationError("group_type_index must be 0 to 4.", attr="group_type_index")
-    return DIALECT.group_properties(index)
+    return dialect.group_properties(index)
 
 
 def _as_texts(value: Any) -> list[str]:
@@ -71,11 +74,14 @@ def _as_texts(value: Any) -> list[str]:
 
 @dataclass
 class PropertyCompiler:
-    """Compiles property groups for one project; cohorts and actions are read through ``conn``."""
+    """Compiles property groups for one project, in ``dialect`` (the event store's that will run the SQL);
+    cohorts and actions are read through ``conn``."""
 
     conn: sqlite3.Connection
     project_id: int
-    person_column: str = PERSON_PROPERTIES
+    dialect: Dialect
+    # where ``e`` rows find their person's properties: by default the dialect's person_properties()
+    person_column: str | None = None
     # whether ``e`` rows are events with the hot property columns (``e.v_browser``, ...); rows of another source
     # (persons shaped as events) read every property from ``e.properties``
     hot_columns: bool = True
@@ -87,6 +93,13 @@ class PropertyCompiler:
     _used: set[tuple[str, str]] = field(default_factory=set, repr=False, compare=False)
     # the project's live actions this compiler has read, by id: a filter naming one in several steps reads it once
     _actions: dict[int, dict[str, Any] | None] = field(default_factory=dict, repr=False, compare=False)
+    # whether ``person_column`` is the dialect's own (materialized person columns apply only then)
+    _own_persons: bool = field(default=True, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._own_persons = self.person_column is None
+        if self.person_column is None:
+            self.person_column = self.dialect.person_properties()
 
     def action(self, action_id: Any) -> dict[str, Any] | None:
         """The project's live action ``action_id``, or None; read once per compiler."""
@@ -115,8 +128,8 @@ class PropertyCompiler:
 
     def person_value_column(self, key: str) -> str | None:
         """The persons column holding person property ``key`` as read for ``e.person_id``, or None."""
-        column = self.materialized.person.get(key) if self.person_column == PERSON_PROPERTIES else None
-        return f"(SELECT p.{column} FROM persons p WHERE p.id = e.person_id)" if column else None
+        column = self.materialized.person.get(key) if self._own_persons else None
+        return self.dialect.person_column(column) if column else None
 
     def compile(self, group: PropertyGroup | Any, attr: str = "properties") -> Sql:
         """``(sql, params)`` for a group (or any raw shape :func:`parse_properties` reads); empty -> ``1``."""
@@ -143,29 +156,30 @@ class PropertyCompiler:
         if prop.type == "cohort":
             return self._cohort(prop, depth)
         if prop.type == "element":
-            return element_condition(prop)
+            return element_condition(prop, self.dialect)
         if prop.type == "hogql":
-            sql, params = compile_expression(prop.key, attr="properties")
+            sql, params = compile_expression(prop.key, attr="properties", dialect=self.dialect)
             return f"coalesce({sql}, 0)", params
         if prop.type == "session":
             return self._session(prop)
         if prop.type == "person":
             self.note_use("person", prop.key)
-            return compare_json(self.person_column, prop, value_column=self.person_value_column(prop.key))
+            assert self.person_column is not None  # set in __post_init__
+            return compare_json(self.dialect, self.person_column, prop, value_column=self.person_value_column(prop.key))
         if prop.type == "group":
-            return compare_json(group_properties_column(prop.group_type_index or 0), prop)
+            return compare_json(self.dialect, group_properties_column(self.dialect, prop.group_type_index or 0), prop)
         self.note_use("event", prop.key)
-        return compare_json(EVENT_PROPERTIES, prop, value_column=self.event_column(prop.key))
+        return compare_json(self.dialect, EVENT_PROPERTIES, prop, value_column=self.event_column(prop.key))
 
     def _session(self, prop: Property) -> Sql:
         inner = Property(key="d", value=prop.value, operator=prop.operator, type="event")
-        duration = "((max(s.timestamp) - min(s.timestamp)) / 1000000.0)"
+        duration = self.dialect.session_duration()
         if prop.operator in ("is_set", "is_not_set"):
             test = "1"
             params: list[Any] = []
         else:
-            test, params = compare_value(duration, inner)
-        sql = DIALECT.session_having(test)
+            test, params = compare_value(self.dialect, duration, inner)
+        sql = self.dialect.session_having(test)
         if prop.operator == "is_not_set":
             return "coalesce(e.session_id, '') = ''", []
         if prop.operator == "is_set":
@@ -177,7 +191,7 @@ class PropertyCompiler:
         if cohort is None or cohort["deleted"]:
             raise ValidationError(f"Cohort {prop.value} does not exist.", attr="properties", code="does_not_exist")
         if cohort["is_static"]:
-            sql: str = DIALECT.static_cohort_member()
+            sql: str = self.dialect.static_cohort_member()
             params: list[Any] = [cohort["id"]]
         else:
             if depth >= MAX_COHORT_DEPTH:
@@ -203,18 +217,18 @@ def _only_person_conditions(group: PropertyGroup, cohort_id: int) -> None:
             )
 
 
-def compare_json(column: str, prop: Property, *, value_column: str | None = None) -> Sql:
-    """A condition on one key of a JSON properties column.
+def compare_json(dialect: Dialect, column: str, prop: Property, *, value_column: str | None = None) -> Sql:
+    """A condition, in ``dialect``, on one key of a JSON properties column.
 
     ``value_column`` is SQL reading the key as a hot or materialized column does (``'true'``/``'false'`` for
     booleans, else the extracted value); it is used only where it gives the JSON's answer.
     """
     operator = prop.operator
     if operator == "is_set":
-        kind, params = DIALECT.json_type(column, prop.key)
+        kind, params = dialect.json_type(column, prop.key)
         return f"{kind} IS NOT NULL", params
     if operator == "is_not_set":
-        kind, params = DIALECT.json_type(column, prop.key)
+        kind, params = dialect.json_type(column, prop.key)
         return f"coalesce({kind}, 'null') = 'null'", params
     if operator in ("exact", "is_not"):
         texts = _as_texts(prop.value)
@@ -226,47 +240,47 @@ def compare_json(column: str, prop: Property, *, value_column: str | None = None
             # which no such string equals; its index can serve the filter
             value_sql, params = value_column, []
         else:
-            value_sql, params = DIALECT.extract(column, prop.key) if plain else DIALECT.text(column, prop.key)
+            value_sql, params = dialect.extract(column, prop.key) if plain else dialect.text(column, prop.key)
         marks = ",".join("?" for _ in texts) or "NULL"
         clause = f"{value_sql} IN ({marks})"
         if operator == "exact":
             return clause, [*params, *texts]
         return f"coalesce({clause}, 0) = 0", [*params, *texts]
-    value_sql, params = DIALECT.text(column, prop.key)
-    test, test_params = compare_value(value_sql, prop)
+    value_sql, params = dialect.text(column, prop.key)
+    test, test_params = compare_value(dialect, value_sql, prop)
     return test, [*params, *test_params]
 
 
-def compare_value(value_sql: str, prop: Property) -> Sql:
-    """A condition on a value expression, for the operators that do not look at the JSON type."""
+def compare_value(dialect: Dialect, value_sql: str, prop: Property) -> Sql:
+    """A condition, in ``dialect``, on a value expression, for the operators that do not look at the JSON type."""
     operator = prop.operator
     if operator in ("exact", "is_not"):
         texts = _as_texts(prop.value)
         marks = ",".join("?" for _ in texts) or "NULL"
-        clause = f"CAST({value_sql} AS TEXT) IN ({marks})"
+        clause = f"{dialect.to_text(value_sql)} IN ({marks})"
         return (clause if operator == "exact" else f"coalesce({clause}, 0) = 0"), texts
     if operator in ("icontains", "not_icontains"):
-        clause = f"coalesce({value_sql}, '') LIKE ('%' || ? || '%')"
+        clause = dialect.contains(value_sql)
         return (clause if operator == "icontains" else f"NOT ({clause})"), [str(prop.value)]
     if operator in ("regex", "not_regex"):
-        clause = DIALECT.regex(f"coalesce({value_sql}, '')")
+        clause = dialect.regex(f"coalesce({value_sql}, '')")
         return (clause if operator == "regex" else f"NOT {clause}"), [str(prop.value)]
     if operator in ("gt", "gte", "lt", "lte"):
         symbol = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[operator]
-        return f"coalesce({DIALECT.number(value_sql)} {symbol} ?, 0)", [prop.value]
+        return f"coalesce({dialect.number(value_sql)} {symbol} ?, 0)", [prop.value]
     if operator in ("is_date_exact", "is_date_before", "is_date_after"):
-        return _date_condition(value_sql, prop)
+        return _date_condition(dialect, value_sql, prop)
     raise ValidationError(f"Operator '{operator}' does not apply here.", attr="properties")
 
 
-def _date_condition(value_sql: str, prop: Property) -> Sql:
+def _date_condition(dialect: Dialect, value_sql: str, prop: Property) -> Sql:
     from datetime import UTC, timedelta
 
     parsed = parse_property_date(prop.value)
     assert parsed is not None  # checked when the filter was read
     moment, bare = parsed
     start = to_micros(moment.replace(tzinfo=UTC))
-    date_sql = DIALECT.date(value_sql)
+    date_sql = dialect.date(value_sql)
     if prop.operator == "is_date_before":
         return f"coalesce({date_sql} < ?, 0)", [start]
     if prop.operator == "is_date_after":

@@ -15,13 +15,12 @@ from fastapi import APIRouter, Depends, Request
 from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
 from ..models.actions import Action, ActionUpdate, ActionWrite, action_body, validate_steps
-from ..models.common import ActivityPage, Paginated
 from ..store import actions as store
 from ..store.accounts import get_user
 from ..store.db import transaction
 from ..web.deps import now_iso
-from ..web.pagination import paginated
-from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
+from .common import Conn, LoggedResource
+from .resource_routes import declare_list, declare_retrieve, declare_soft_deleted_item
 
 __all__ = ["router", "ACTIONS"]
 
@@ -47,14 +46,15 @@ def _check_name(conn: sqlite3.Connection, access: ProjectAccess, name: str, acti
         )
 
 
-@router.get(
+declare_list(
+    router,
     "/api/projects/{project_id}/actions",
-    response_model=Paginated[Action],
+    reader=Reader,
+    model=Action,
+    rows=store.list_actions,
+    body=_body,
     summary="List actions (deleted ones hidden), by name",
 )
-def list_actions_route(request: Request, access: Reader, page: PageQuery, conn: Conn, search: Search = None) -> Any:
-    rows, total = store.list_actions(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
-    return paginated(request, page, total, [_body(conn, row) for row in rows])
 
 
 @router.post("/api/projects/{project_id}/actions", response_model=Action, status_code=201, summary="Create an action")
@@ -77,24 +77,13 @@ def create_action_route(request: Request, body: ActionWrite, access: Writer, con
     return _body(conn, action)
 
 
-@router.get(
-    "/api/projects/{project_id}/actions/{action_id}",
-    response_model=Action,
-    summary="Retrieve an action (deleted ones too)",
-)
-def retrieve_action(action_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
-    return _body(conn, ACTIONS.load(conn, access, action_id))
-
-
 @router.patch(
-    "/api/projects/{project_id}/actions/{action_id}",
+    "/api/projects/{project_id}/actions/{id}",
     response_model=Action,
     summary="Update an action; deleted: true hides it",
 )
-def update_action_route(
-    request: Request, action_id: str, body: ActionUpdate, access: Writer, conn: Conn
-) -> dict[str, Any]:
-    action = ACTIONS.load(conn, access, action_id)
+def update_action_route(request: Request, id: str, body: ActionUpdate, access: Writer, conn: Conn) -> dict[str, Any]:
+    action = ACTIONS.load(conn, access, id)
     changes = body.model_dump(exclude_unset=True)
     for field in ("name", "steps", "tags", "deleted"):
         if field in changes and changes[field] is None:
@@ -108,25 +97,18 @@ def update_action_route(
         if "name" in changes or (changes.get("deleted") is False and action["deleted"]):
             _check_name(conn, access, name, action["id"])
         store.update_action(conn, action["id"], changes, now=now_iso(request))
-    after = ACTIONS.load(conn, access, action_id)
+    after = ACTIONS.load(conn, access, id)
     ACTIONS.log_updated(conn, access, action, after, now=after["updated_at"])
     return _body(conn, after)
 
 
-@router.delete(
-    "/api/projects/{project_id}/actions/{action_id}",
-    **REFUSED_DELETE,
-    summary='Refused: actions are soft-deleted with PATCH {"deleted": true}',
+declare_retrieve(
+    router,
+    "/api/projects/{project_id}/actions/{id}",
+    reader=Reader,
+    model=Action,
+    load=ACTIONS.load,
+    body=_body,
+    summary="Retrieve an action (deleted ones too)",
 )
-def delete_action_route(action_id: str, access: Writer) -> None:
-    refuse_delete()
-
-
-@router.get(
-    "/api/projects/{project_id}/actions/{action_id}/activity",
-    response_model=ActivityPage,
-    summary="Activity of one action",
-)
-def action_activity(request: Request, action_id: str, access: ActivityReader, conn: Conn) -> dict[str, Any]:
-    action = ACTIONS.load(conn, access, action_id)
-    return ACTIONS.activity(request, conn, access, action["id"])
+declare_soft_deleted_item(router, "/api/projects/{project_id}/actions/{id}", ACTIONS, noun="action", writer=Writer)

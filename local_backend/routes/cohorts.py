@@ -25,7 +25,7 @@ from ..models.cohorts import (
     parse_cohort_csv,
     validate_cohort_filters,
 )
-from ..models.common import ActivityPage, Paginated
+from ..models.common import Paginated
 from ..models.fields import NON_BLANK
 from ..models.persons import Person, person_body
 from ..store import cohorts as store
@@ -35,7 +35,8 @@ from ..store.person_list import list_persons
 from ..web.deps import now_iso
 from ..web.pagination import paginated
 from ..web.request_bodies import body_openapi, parse_model, read_body
-from .common import REFUSED_DELETE, ActivityReader, Conn, LoggedResource, PageQuery, Search, refuse_delete
+from .common import Conn, LoggedResource, PageQuery
+from .resource_routes import declare_list, declare_retrieve, declare_soft_deleted_item
 
 __all__ = ["router", "COHORTS"]
 
@@ -121,14 +122,15 @@ def _members_given(body: CohortWrite, upload: bytes | None) -> tuple[IdType, lis
     return ("distinct_id", ids) if ids else None
 
 
-@router.get(
+declare_list(
+    router,
     "/api/projects/{project_id}/cohorts",
-    response_model=Paginated[Cohort],
+    reader=Reader,
+    model=Cohort,
+    rows=store.list_cohorts,
+    body=_body,
     summary="List cohorts (deleted ones hidden), newest first",
 )
-def list_cohorts_route(request: Request, access: Reader, page: PageQuery, conn: Conn, search: Search = None) -> Any:
-    rows, total = store.list_cohorts(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
-    return paginated(request, page, total, [_body(conn, row) for row in rows])
 
 
 @router.post(
@@ -158,23 +160,14 @@ async def create_cohort_route(request: Request, access: Writer, conn: Conn) -> d
     return _body(conn, cohort, unknown)
 
 
-@router.get(
-    "/api/projects/{project_id}/cohorts/{cohort_id}",
-    response_model=Cohort,
-    summary="Retrieve a cohort (deleted ones too)",
-)
-def retrieve_cohort(cohort_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
-    return _body(conn, COHORTS.load(conn, access, cohort_id))
-
-
 @router.patch(
-    "/api/projects/{project_id}/cohorts/{cohort_id}",
+    "/api/projects/{project_id}/cohorts/{id}",
     response_model=Cohort,
     summary="Update a cohort; deleted: true hides it; distinct_ids or a csv file add members to a static one",
     openapi_extra=COHORT_UPDATE_OPENAPI,
 )
-async def update_cohort_route(request: Request, cohort_id: str, access: Writer, conn: Conn) -> dict[str, Any]:
-    cohort = COHORTS.load(conn, access, cohort_id)
+async def update_cohort_route(request: Request, id: str, access: Writer, conn: Conn) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, id)
     body, upload = await _read_cohort_body(request)
     changes = body.model_dump(exclude_unset=True)
     changes.pop("distinct_ids", None)
@@ -194,29 +187,20 @@ async def update_cohort_route(request: Request, cohort_id: str, access: Writer, 
         raise ValidationError("Only a static cohort takes a list of persons.", attr="csv" if upload else "distinct_ids")
     members, unknown = store.resolve_person_ids(conn, access.project_id, *given) if given else (None, None)
     store.update_cohort(conn, cohort["id"], changes, members=members, now=now_iso(request))
-    after = COHORTS.load(conn, access, cohort_id)
+    after = COHORTS.load(conn, access, id)
     people = [{"type": COHORTS.scope, "action": "changed", "field": "people", "before": None, "after": None}]
     COHORTS.log_updated(conn, access, cohort, after, now=after["updated_at"], extra=people if given is not None else ())
     return _body(conn, after, unknown)
 
 
-@router.delete(
-    "/api/projects/{project_id}/cohorts/{cohort_id}",
-    **REFUSED_DELETE,
-    summary='Refused: cohorts are soft-deleted with PATCH {"deleted": true}',
-)
-def delete_cohort_route(cohort_id: str, access: Writer) -> None:
-    refuse_delete()
-
-
 @router.get(
-    "/api/projects/{project_id}/cohorts/{cohort_id}/persons",
+    "/api/projects/{project_id}/cohorts/{id}/persons",
     response_model=Paginated[Person],
     summary="The persons in a cohort now (needs cohort:read and person:read)",
 )
-def cohort_persons(request: Request, cohort_id: str, access: Reader, page: PageQuery, conn: Conn) -> dict[str, Any]:
+def cohort_persons(request: Request, id: str, access: Reader, page: PageQuery, conn: Conn) -> dict[str, Any]:
     access.caller.require_scope("person:read")
-    cohort = COHORTS.load(conn, access, cohort_id)
+    cohort = COHORTS.load(conn, access, id)
     persons, total = list_persons(
         conn,
         access.project_id,
@@ -227,11 +211,13 @@ def cohort_persons(request: Request, cohort_id: str, access: Reader, page: PageQ
     return paginated(request, page, total, [person_body(person) for person in persons])
 
 
-@router.get(
-    "/api/projects/{project_id}/cohorts/{cohort_id}/activity",
-    response_model=ActivityPage,
-    summary="Activity of one cohort",
+declare_retrieve(
+    router,
+    "/api/projects/{project_id}/cohorts/{id}",
+    reader=Reader,
+    model=Cohort,
+    load=COHORTS.load,
+    body=_body,
+    summary="Retrieve a cohort (deleted ones too)",
 )
-def cohort_activity(request: Request, cohort_id: str, access: ActivityReader, conn: Conn) -> dict[str, Any]:
-    cohort = COHORTS.load(conn, access, cohort_id)
-    return COHORTS.activity(request, conn, access, cohort["id"])
+declare_soft_deleted_item(router, "/api/projects/{project_id}/cohorts/{id}", COHORTS, noun="cohort", writer=Writer)

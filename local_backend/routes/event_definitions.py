@@ -12,6 +12,7 @@ from ..models.definitions import EventDefinition, event_definition_body
 from ..store.definitions import find_event_definition, list_event_definitions
 from ..web.pagination import paginated
 from .common import Conn, PageQuery, found
+from .resource_routes import declare_retrieve
 
 __all__ = ["router"]
 
@@ -35,11 +36,12 @@ def list_event_definitions_route(
     return paginated(request, page, total, [event_definition_body(row) for row in rows])
 
 
-@router.get(
-    "/api/projects/{project_id}/event_definitions/{definition_id}",
-    response_model=EventDefinition,
+declare_retrieve(
+    router,
+    "/api/projects/{project_id}/event_definitions/{id}",
+    reader=Reader,
+    model=EventDefinition,
+    load=lambda conn, access, id: found(find_event_definition(conn, access.project_id, id)),
+    body=lambda conn, row: event_definition_body(row),
     summary="Retrieve an event definition",
 )
-def retrieve_event_definition(definition_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
-    row = found(find_event_definition(conn, access.project_id, definition_id))
-    return event_definition_body(row)

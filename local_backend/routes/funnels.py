@@ -31,7 +31,7 @@ from ..web.filter_params import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..web.pagination import Page, page_params, paginated
 from ..web.query_params import enum_text, integer_text
-from ..web.request_bodies import body_openapi
+from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
 __all__ = ["router"]
@@ -39,16 +39,13 @@ __all__ = ["router"]
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 
 
-@router.get(
+@calculation_route(
+    router,
     "/api/projects/{project_id}/insights/funnel",
     response_model=FunnelResponse,
-    summary="Funnel, the filter in the query string",
-)
-@router.post(
-    "/api/projects/{project_id}/insights/funnel",
-    response_model=FunnelResponse,
+    filter_model=FunnelFilter,
+    title="Funnel",
     summary="Funnel: how many reached each step, how long it took, and who dropped off",
-    openapi_extra=body_openapi(FunnelFilter, form=False),
 )
 async def funnel_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
     calc = await read_calculation(request, FunnelFilter)
@@ -113,16 +110,13 @@ def _people_page(
     return {**envelope, "count": len(actors)}
 
 
-@router.get(
+@calculation_route(
+    router,
     "/api/projects/{project_id}/insights/funnel/correlation",
     response_model=CorrelationResponse,
-    summary="Funnel correlation, filter in the query",
-)
-@router.post(
-    "/api/projects/{project_id}/insights/funnel/correlation",
-    response_model=CorrelationResponse,
+    filter_model=FunnelFilter,
+    title="Funnel correlation",
     summary="Events or person properties most associated with converting or dropping off",
-    openapi_extra=body_openapi(FunnelFilter, form=False),
 )
 async def funnel_correlation_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
     calc = await read_calculation(request, FunnelFilter)

@@ -24,7 +24,7 @@ from ..models.materialized import (
     MaterializeRequest,
 )
 from ..store.db import connect
-from ..store.materialized import backfill, check_key, drop_materialized, list_materialized, materialize
+from ..store.materialized import backfill_pending, check_key, drop_materialized, list_materialized, materialize
 from ..store.property_usage import auto_materialize, most_used
 from .common import Conn
 
@@ -41,10 +41,7 @@ def _backfill_pending(db_path: str) -> None:
     """Fill every column still backfilling, on a connection of its own (after the response is sent)."""
     conn = connect(db_path)
     try:
-        pending = conn.execute("SELECT column_name FROM materialized_columns WHERE state != 'ready'")
-        columns = [row[0] for row in pending]
-        for column in columns:
-            backfill(conn, column)
+        backfill_pending(conn)
     finally:
         conn.close()
 

@@ -10,7 +10,7 @@ from ..models.paths import PathsResponse
 from ..queries.paths import PathFilter, compute_paths
 from ..web.calculation_envelope import calculate, calculation_envelope, read_calculation
 from ..web.off_loop import CALCULATION_RESPONSES
-from ..web.request_bodies import body_openapi
+from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
 __all__ = ["router"]
@@ -18,16 +18,14 @@ __all__ = ["router"]
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 
 
-@router.get(
+@calculation_route(
+    router,
     "/api/projects/{project_id}/insights/path",
     response_model=PathsResponse,
-    summary="Paths, the filter in the query string",
-)
-@router.post(
-    "/api/projects/{project_id}/insights/path",
-    response_model=PathsResponse,
+    filter_model=PathFilter,
+    title="Paths",
     summary="Paths: which pages, screens or events follow which, per session",
-    openapi_extra=body_openapi(PathFilter, form=False, required=False),
+    body_required=False,
 )
 async def path_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
     calc = await read_calculation(request, PathFilter)

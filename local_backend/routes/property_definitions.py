@@ -23,6 +23,7 @@ from ..store.definitions import (
 from ..web.pagination import paginated, parse_int_param
 from ..web.query_params import BOOL_TEXT, JSON_TEXT, enum_text, integer_text, parse_bool_param, parse_json_list_param
 from .common import Conn, PageQuery, found
+from .resource_routes import declare_retrieve
 
 __all__ = ["router"]
 
@@ -94,11 +95,12 @@ def list_property_definitions_route(
     return paginated(request, page, total, [property_definition_body(row) for row in rows])
 
 
-@router.get(
-    "/api/projects/{project_id}/property_definitions/{definition_id}",
-    response_model=PropertyDefinition,
+declare_retrieve(
+    router,
+    "/api/projects/{project_id}/property_definitions/{id}",
+    reader=Reader,
+    model=PropertyDefinition,
+    load=lambda conn, access, id: found(find_property_definition(conn, access.project_id, id)),
+    body=lambda conn, row: property_definition_body(row),
     summary="Retrieve a property definition",
 )
-def retrieve_property_definition(definition_id: str, access: Reader, conn: Conn) -> dict[str, Any]:
-    row = found(find_property_definition(conn, access.project_id, definition_id))
-    return property_definition_body(row)

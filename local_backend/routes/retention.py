@@ -24,7 +24,7 @@ from ..web.filter_params import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..web.pagination import Page, page_params, paginated, parse_int_param
 from ..web.query_params import integer_text
-from ..web.request_bodies import body_openapi
+from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
 __all__ = ["router"]
@@ -32,16 +32,14 @@ __all__ = ["router"]
 router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
 
 
-@router.get(
+@calculation_route(
+    router,
     "/api/projects/{project_id}/insights/retention",
     response_model=RetentionResponse,
-    summary="Retention, the filter in the query string",
-)
-@router.post(
-    "/api/projects/{project_id}/insights/retention",
-    response_model=RetentionResponse,
+    filter_model=RetentionFilter,
+    title="Retention",
     summary="Retention: cohorts by period and how many of each came back later",
-    openapi_extra=body_openapi(RetentionFilter, form=False, required=False),
+    body_required=False,
 )
 async def retention_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
     calc = await read_calculation(request, RetentionFilter)

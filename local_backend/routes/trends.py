@@ -22,7 +22,7 @@ from ..queries.trends import TrendsFilter, compute_trends
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.off_loop import CALCULATION_RESPONSES
 from ..web.pagination import parse_int_param
-from ..web.request_bodies import body_openapi
+from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
 __all__ = ["router", "trend_csv"]
@@ -53,18 +53,14 @@ def trend_csv(series: list[dict[str, Any]], filename: str) -> Response:
     )
 
 
-@router.get(
+@calculation_route(
+    router,
     "/api/projects/{project_id}/insights/trend",
     response_model=TrendsResponse,
-    response_model_exclude_unset=True,
-    summary="Trend, the filter in the query string",
-)
-@router.post(
-    "/api/projects/{project_id}/insights/trend",
-    response_model=TrendsResponse,
-    response_model_exclude_unset=True,
+    filter_model=TrendsFilter,
+    title="Trend",
     summary="Trend: events, users or a property aggregated per hour, day, week or month",
-    openapi_extra=body_openapi(TrendsFilter, form=False),
+    response_model_exclude_unset=True,
 )
 async def trend_route(request: Request, access: InsightReader, conn: Conn) -> Any:
     output = request.query_params.get("format")

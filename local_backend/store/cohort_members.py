@@ -10,13 +10,14 @@ import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
-from ..queries.person_filters import PERSONS_AS_E, person_properties_condition
+from ..queries.person_filters import person_properties_condition, persons_as_events
 
 __all__ = ["cohort_member_condition", "cohort_count", "cohort_count_or_none"]
 
 
 def cohort_member_condition(conn: sqlite3.Connection, cohort: dict[str, Any]) -> tuple[str, list[Any]]:
-    """SQL over persons ``e`` (see :data:`PERSONS_AS_E`) holding for the cohort's members, run on ``conn``."""
+    """SQL over persons ``e`` (see :func:`~local_backend.queries.person_filters.persons_as_events`) holding for
+    the cohort's members, run on ``conn``."""
     if cohort["is_static"]:
         return "e.id IN (SELECT person_id FROM cohort_people WHERE cohort_id = ?)", [cohort["id"]]
     rules = cohort["filters"].get("properties")
@@ -29,7 +30,8 @@ def cohort_count(conn: sqlite3.Connection, cohort: dict[str, Any]) -> int:
         row = conn.execute("SELECT count(*) FROM cohort_people WHERE cohort_id = ?", (cohort["id"],)).fetchone()
         return int(row[0])
     condition, params = cohort_member_condition(conn, cohort)
-    row = conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", [cohort["project_id"], *params])
+    persons = persons_as_events(conn)
+    row = conn.execute(f"SELECT count(*) FROM {persons} e WHERE {condition}", [cohort["project_id"], *params])
     return int(row.fetchone()[0])
 
 

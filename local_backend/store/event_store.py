@@ -15,10 +15,11 @@ months) is applied by the caller when it makes the spans, so an engine only comp
 Metadata (projects, actions, cohorts, insights) is not read through this interface: it stays in SQLite
 whatever the event engine, and calculations read it through the other :mod:`local_backend.store` modules with
 the connection they are given. :func:`event_store` is how a calculation gets the store for that connection
-(the filter compilers still use :data:`local_backend.queries.dialect.DIALECT`, which is the SQLite store's
-``dialect``; a second engine hands its own to them)::
+(the filter compilers write the SQL of the dialect they are handed, this store's ``dialect``; a second engine
+hands its own to them, :class:`~local_backend.queries.dialect.Dialect` lists what it writes)::
 
     store = event_store(conn)
+    compiler = PropertyCompiler(conn=conn, project_id=1, dialect=store.dialect)
     where = compiler.compile(filter.properties)          # in store.dialect's SQL
     counts = store.aggregate_spans(SpanAggregate(project_id=1, spans=[(lo, hi)], where=where, measure=COUNT))
 """

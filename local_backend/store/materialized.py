@@ -42,6 +42,7 @@ __all__ = [
     "list_materialized",
     "materialize",
     "backfill",
+    "backfill_pending",
     "drop_materialized",
 ]
 
@@ -239,6 +240,12 @@ def backfill(
     with transaction(conn):
         conn.execute("UPDATE materialized_columns SET state = 'ready' WHERE column_name = ?", [column])
     return done
+
+
+def backfill_pending(conn: sqlite3.Connection) -> int:
+    """Fill every column still backfilling (each resumes where it stopped); returns the rows updated."""
+    pending = [row[0] for row in conn.execute("SELECT column_name FROM materialized_columns WHERE state != 'ready'")]
+    return sum(backfill(conn, column) for column in pending)
 
 
 def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, kind: str = "event") -> None:

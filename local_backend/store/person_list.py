@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from ..queries.person_filters import PERSONS_AS_E
+from ..queries.person_filters import persons_as_events
 from .ids import parse_id
 from .person_lookup import persons_by_id
 from .text_search import search_condition
@@ -45,12 +45,12 @@ def list_persons(
     """One page of the project's persons meeting every condition (newest first) and how many meet them."""
     condition = " AND ".join(["1", *(sql for sql, _ in where)])
     params: list[Any] = [project_id, *(p for _, ps in where for p in ps)]
-    total = int(conn.execute(f"SELECT count(*) FROM {PERSONS_AS_E} e WHERE {condition}", params).fetchone()[0])
+    persons = persons_as_events(conn)
+    total = int(conn.execute(f"SELECT count(*) FROM {persons} e WHERE {condition}", params).fetchone()[0])
     ids = [
         row[0]
         for row in conn.execute(
-            f"SELECT e.id FROM {PERSONS_AS_E} e WHERE {condition} ORDER BY e.created_at DESC, e.id DESC"
-            " LIMIT ? OFFSET ?",
+            f"SELECT e.id FROM {persons} e WHERE {condition} ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?",
             [*params, limit, offset],
         )
     ]

@@ -243,7 +243,7 @@ class SQLiteEventStore:
         columns = ["e.person_id", "e.timestamp", "e.event"]
         params: list[Any] = []
         for key in request.properties:
-            sql, key_params = DIALECT.extract("e.properties", key)
+            sql, key_params = self.dialect.extract("e.properties", key)
             columns.append(sql)
             params += key_params
         sql = (

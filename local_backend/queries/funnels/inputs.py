@@ -140,19 +140,17 @@ def is_same_or_wider(later: Entity, earlier: Entity) -> bool:
     return all(prop in earlier_props for prop in later_props)
 
 
-def breakdown_expression(filter: FunnelFilter, compiler: PropertyCompiler | None = None) -> tuple[str, list[Any]]:
-    """SQL text of each event's breakdown value (NULL when missing), the trends expression per property: one
-    text, or a JSON array of texts (missing ones ``""``) whenever the breakdown is given as a list, even of one
-    property, so that every value reads back as the list the API shows."""
+def breakdown_expression(filter: FunnelFilter, compiler: PropertyCompiler) -> tuple[str, list[Any]]:
+    """SQL text, in the compiler's dialect, of each event's breakdown value (NULL when missing), the trends
+    expression per property: one text, or a JSON array of texts (missing ones ``""``) whenever the breakdown is
+    given as a list, even of one property, so that every value reads back as the list the API shows."""
     if not isinstance(filter.breakdown, list):
         return shared_breakdown_expression(filter, compiler)
     parts = [
         shared_breakdown_expression(filter.model_copy(update={"breakdown": str(key)}), compiler)
         for key in filter.breakdown
     ]
-    return "json_array(" + ", ".join(f"coalesce({sql}, '')" for sql, _ in parts) + ")", [
-        param for _, params in parts for param in params
-    ]
+    return compiler.dialect.text_array([sql for sql, _ in parts]), [param for _, params in parts for param in params]
 
 
 def cohort_members(

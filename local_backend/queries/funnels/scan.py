@@ -226,7 +226,8 @@ def _value_text(value: Any) -> str:
 
 
 def _blank_list(breakdown: Any) -> str:
-    """The value text of an event carrying none of a list breakdown's properties (as SQLite's json_array writes it)."""
+    """The value text of an event carrying none of a list breakdown's properties (as
+    :meth:`~local_backend.queries.dialect.Dialect.text_array` writes it)."""
     return json.dumps([""] * len(breakdown), separators=(",", ":")) if isinstance(breakdown, list) else ""
 
 

@@ -133,7 +133,7 @@ def _active_by_day(
 def _entity_series(ctx: _Context, entity: Entity, date_range: DateRange, buckets: Buckets) -> list[RawSeries]:
     filter = ctx.filter
     where = _and(entity_condition(ctx.compiler, entity, f"{entity.type}__{entity.index}"), ctx.global_where)
-    plan = plan_math(entity, filter)
+    plan = plan_math(entity, filter, ctx.compiler.dialect)
     spans, lower, upper = _spans(ctx, date_range, buckets, plan)
     width = 1 if filter.is_aggregate else len(buckets)
     cumulative_distinct = (

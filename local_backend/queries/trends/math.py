@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..dialect import DIALECT
+from ..dialect import Dialect
 from ..filters import PROPERTY_MATHS, BaseFilter, Entity
 
 __all__ = ["MathPlan", "plan_math", "ACTIVE_DAYS", "QUANTILES"]
@@ -66,13 +66,14 @@ def actor_column(entity: Entity, filter: BaseFilter) -> str:
     return "e.person_id"
 
 
-def _outer_for(name: str) -> str:
+def _outer_for(name: str, dialect: Dialect) -> str:
     if name in _SIMPLE:
         return f"{_SIMPLE[name]}({{v}})"
-    return DIALECT.quantile("{v}", QUANTILES[name])
+    return dialect.quantile("{v}", QUANTILES[name])
 
 
-def plan_math(entity: Entity, filter: BaseFilter) -> MathPlan:
+def plan_math(entity: Entity, filter: BaseFilter, dialect: Dialect) -> MathPlan:
+    """How ``entity``'s math aggregates, in ``dialect`` (the event store's that runs it)."""
     math = entity.math or "total"
     if math == "total":
         return MathPlan(outer="count(*)")
@@ -81,17 +82,19 @@ def plan_math(entity: Entity, filter: BaseFilter) -> MathPlan:
         return MathPlan(outer=f"count(DISTINCT {actor})", active_days=ACTIVE_DAYS.get(math, 0), distinct_actor=actor)
     if math.endswith("_count_per_actor"):
         name = math.removesuffix("_count_per_actor")
-        return MathPlan(outer=_outer_for(name), per=actor_column(entity, filter), inner_sql="count(*)", numeric=True)
+        return MathPlan(
+            outer=_outer_for(name, dialect), per=actor_column(entity, filter), inner_sql="count(*)", numeric=True
+        )
     assert math in PROPERTY_MATHS and entity.math_property
     if entity.math_property == SESSION_DURATION:
         return MathPlan(
-            outer=_outer_for(math),
+            outer=_outer_for(math, dialect),
             per="e.session_id",  # each session's whole duration is worked out by the event store
             numeric=True,
             needs_sessions=True,
         )
-    value_sql, params = DIALECT.text("e.properties", entity.math_property)
-    outer = _outer_for(math)
+    value_sql, params = dialect.text("e.properties", entity.math_property)
+    outer = _outer_for(math, dialect)
     if math in _SIMPLE:
-        outer = outer.replace("{v}", DIALECT.number("{v}"))
+        outer = outer.replace("{v}", dialect.number("{v}"))
     return MathPlan(outer=outer, value_sql=value_sql, value_params=tuple(params), numeric=True)

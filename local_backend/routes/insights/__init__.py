@@ -5,7 +5,7 @@
 - :mod:`.actions`: ``viewed``, ``my_last_viewed``, ``cancel``, and the activity of one or all insights.
 - :mod:`.sharing`: ``insights/:id/sharing/``, the sharing configuration.
 
-Insight ids match digits only (``{insight_id:int}``), so the fixed paths (``activity``, ``cancel``, and the
+Insight ids match digits only (``{id:int}``), so the fixed paths (``activity``, ``cancel``, and the
 calculation paths ``trend``, ``funnel``, ...) never reach the routes of one insight.
 """
 

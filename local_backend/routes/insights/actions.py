@@ -12,7 +12,8 @@ from ...models.insights import CancelRequest, InsightBasic, insight_basic_body
 from ...store.insights import last_viewed_insights, record_view, with_related
 from ...web.deps import now_iso
 from ..common import Conn
-from .crud import INSIGHTS, load_insight
+from ..resource_routes import declare_soft_deleted_item
+from .crud import INSIGHTS, Writer, load_insight
 
 __all__ = ["router", "LAST_VIEWED_COUNT"]
 
@@ -51,23 +52,25 @@ def cancel_calculation(request: Request, body: CancelRequest, access: Reader, co
 
 
 @router.post(
-    "/api/projects/{project_id}/insights/{insight_id:int}/viewed",
+    "/api/projects/{project_id}/insights/{id:int}/viewed",
     response_class=Response,
     responses={200: {"description": "Recorded; no body"}},
     summary="Record that the caller viewed it",
 )
-def mark_viewed(request: Request, insight_id: int, access: Reader, conn: Conn) -> Response:
-    insight = load_insight(conn, access, insight_id)
+def mark_viewed(request: Request, id: int, access: Reader, conn: Conn) -> Response:
+    insight = load_insight(conn, access, id)
     now = now_iso(request)
     record_view(conn, project_id=access.project_id, user_id=access.user_id, insight_id=insight["id"], now=now)
     return Response(status_code=200)
 
 
-@router.get(
-    "/api/projects/{project_id}/insights/{insight_id:int}/activity",
-    response_model=ActivityPage,
-    summary="Activity of one insight",
+declare_soft_deleted_item(
+    router,
+    "/api/projects/{project_id}/insights/{id:int}",
+    INSIGHTS,
+    noun="insight",
+    writer=Writer,
+    activity_reader=ActivityReader,
+    load=lambda conn, access, id: load_insight(conn, access, id, include_deleted=True),
+    id_type=int,
 )
-def insight_activity(request: Request, insight_id: int, access: ActivityReader, conn: Conn) -> Any:
-    insight = load_insight(conn, access, insight_id, include_deleted=True)
-    return INSIGHTS.activity(request, conn, access, insight["id"])

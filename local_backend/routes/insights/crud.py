@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ...auth import ProjectAccess, project_access
 from ...clock import format_instant
-from ...errors import NotFound, ValidationError
+from ...errors import APIError, NotFound, ValidationError
 from ...limits import MAX_INT64, MIN_INT64
 from ...models.common import Paginated
 from ...models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
@@ -39,7 +39,7 @@ from ...web.deps import get_settings, now_iso
 from ...web.off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ...web.pagination import paginated
 from ...web.query_params import enum_text, integer_text
-from ..common import REFUSED_DELETE, Conn, LoggedResource, PageQuery, does_not_exist, found, path_id, refuse_delete
+from ..common import Conn, LoggedResource, PageQuery, does_not_exist, found, path_id
 
 __all__ = ["router", "load_insight", "INSIGHTS"]
 
@@ -102,7 +102,8 @@ def _result_package(
 ) -> dict[str, Any] | None:
     """The insight's result by ``refresh`` mode, or None for kinds this backend cannot calculate.
 
-    ``strict`` (retrieve) turns a request to calculate such a kind into a 400; a list just shows no result.
+    ``strict`` (retrieve) turns a request to calculate such a kind, or a filter that cannot be calculated, into
+    a 400; a list just shows no result for that insight.
     ``dashboard_filters`` are those of the dashboard the insight is shown on (``from_dashboard``).
     """
     mode = execution_mode(refresh)
@@ -118,17 +119,22 @@ def _result_package(
             calculation_for(kind, access.project, legacy, get_settings(request).clock.now())  # raises the 400
         return None
     now = get_settings(request).clock.now()
-    return serve_calculation(
-        conn,
-        request.app.state.query_runner,
-        calculation_for(kind, access.project, legacy, now),
-        mode=mode,
-        project_id=access.project_id,
-        user_id=access.user_id,
-        now=now,
-        insight_id=insight["id"],
-        guard=guard,
-    )
+    try:
+        return serve_calculation(
+            conn,
+            request.app.state.query_runner,
+            calculation_for(kind, access.project, legacy, now),
+            mode=mode,
+            project_id=access.project_id,
+            user_id=access.user_id,
+            now=now,
+            insight_id=insight["id"],
+            guard=guard,
+        )
+    except APIError as error:
+        if strict or error.status_code != 400:
+            raise
+        return None  # a saved draft whose filter cannot be calculated yet: the list shows it without a result
 
 
 def _dashboard_filters(conn: sqlite3.Connection, access: ProjectAccess, value: str) -> dict[str, Any]:
@@ -276,14 +282,14 @@ def create_insight_route(
 
 
 @router.get(
-    "/api/projects/{project_id}/insights/{insight_id:int}",
+    "/api/projects/{project_id}/insights/{id:int}",
     response_model=Insight,
     responses={**CSV_RESPONSES, **CALCULATION_RESPONSES},
     summary="Retrieve an insight",
 )
 async def retrieve_insight(
     request: Request,
-    insight_id: int,
+    id: int,
     access: Reader,
     conn: Conn,
     format: Format = None,
@@ -296,7 +302,7 @@ async def retrieve_insight(
     guard = guard_for(request)  # a result computed now stops when this client disconnects
 
     def answer() -> dict[str, Any]:
-        insight = load_insight(conn, access, insight_id)
+        insight = load_insight(conn, access, id)
         dashboard = _dashboard_filters(conn, access, from_dashboard) if from_dashboard not in (None, "") else None
         package = _result_package(
             request, conn, access, insight, refresh, strict=True, dashboard_filters=dashboard, guard=guard
@@ -307,14 +313,14 @@ async def retrieve_insight(
 
 
 @router.patch(
-    "/api/projects/{project_id}/insights/{insight_id:int}",
+    "/api/projects/{project_id}/insights/{id:int}",
     response_model=Insight,
     responses=CSV_RESPONSES,
     summary="Update an insight",
 )
 def update_insight_route(
     request: Request,
-    insight_id: int,
+    id: int,
     body: InsightUpdate,
     access: Writer,
     conn: Conn,
@@ -323,7 +329,7 @@ def update_insight_route(
     as_csv = _wants_csv(format)
     changes = body.model_dump(exclude_unset=True)
     # Only an explicit undelete may reach a soft-deleted insight.
-    insight = load_insight(conn, access, insight_id, include_deleted=changes.get("deleted") is False)
+    insight = load_insight(conn, access, id, include_deleted=changes.get("deleted") is False)
     for field in ("filters", "tags", "deleted", "favorited", "saved"):
         if field in changes and changes[field] is None:
             raise ValidationError("This field may not be null.", attr=field, code="null")
@@ -339,12 +345,3 @@ def update_insight_route(
     after = {**after_row, "dashboards": insight_dashboard_ids(conn, insight["id"])}
     INSIGHTS.log_updated(conn, access, before, after, now=now, name=_logged_name(after_row))
     return _answer(insight_body(with_related(conn, after_row)), as_csv)
-
-
-@router.delete(
-    "/api/projects/{project_id}/insights/{insight_id:int}",
-    **REFUSED_DELETE,
-    summary='Refused: insights are soft-deleted with PATCH {"deleted": true}',
-)
-def delete_insight(insight_id: int, access: Writer) -> None:
-    refuse_delete()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from local_backend.queries.breakdowns import breakdown_expression
+from local_backend.queries.dialect import SQLiteDialect
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.filters import compiler_for
 from local_backend.queries.trends import TrendsFilter
@@ -103,7 +104,7 @@ def test_person_property_with_a_hot_name_reads_the_person(conn, world):
 
 def breakdown_counts(conn, project_id: int, key: str) -> dict[str | None, int]:
     filter = parse_filter(TrendsFilter, {"events": [{"id": "$pageview"}], "breakdown": key})
-    sql, params = breakdown_expression(filter)
+    sql, params = breakdown_expression(filter, dialect=SQLiteDialect())
     rows = conn.execute(
         f"SELECT {sql}, count(*) FROM events e WHERE e.project_id = ? GROUP BY 1", [*params, project_id]
     )
@@ -159,7 +160,7 @@ def test_migration_adds_one_column_per_hot_property(conn):
 def test_browser_filter_with_os_breakdown_is_an_index_range_scan(conn, events):
     conn.execute("ANALYZE")
     filter = parse_filter(TrendsFilter, {"events": [{"id": "$pageview"}], "breakdown": "$os"})
-    value_sql, value_params = breakdown_expression(filter)
+    value_sql, value_params = breakdown_expression(filter, dialect=SQLiteDialect())
     condition = {"key": "$browser", "value": "Chrome"}
     where, where_params = compiler_for(conn, {"id": events}).compile([condition])
     plan = " | ".join(

@@ -77,6 +77,22 @@ def test_changing_filters_gives_a_new_cache_entry(client, world, views):
     assert after["result"] is None  # the old result belonged to the old filters
 
 
+def test_a_draft_that_cannot_be_calculated_does_not_break_the_refreshed_list(client, world, views):
+    base = f"/api/projects/{world.project_id}/insights/"
+    retention = client.post(base, json={"name": "Retention", "filters": RETENTION}, headers=world.headers()).json()
+    draft = client.post(base, json={"name": "Draft", "filters": {"insight": "TRENDS"}}, headers=world.headers()).json()
+
+    listed = client.get(base + "?refresh=blocking", headers=world.headers())
+    assert listed.status_code == 200, listed.text
+    results = {row["name"]: row["result"] for row in listed.json()["results"]}
+    assert results["Draft"] is None
+    assert counts(results["Retention"]) == EXPECTED
+    assert retention["id"] != draft["id"]
+
+    alone = client.get(f"{base}{draft['id']}/?refresh=blocking", headers=world.headers())
+    assert (alone.status_code, alone.json()["attr"]) == (400, "events")
+
+
 def test_insight_kinds_without_an_engine_say_so(client, world):
     base = f"/api/projects/{world.project_id}/insights/"
     stickiness = client.post(base, json={"filters": {"insight": "STICKINESS"}}, headers=world.headers()).json()

@@ -36,12 +36,12 @@ MISSING = {"does_not_exist"}  # an id that names no object of the project
 # number for gt/gte/lt/lte, a cohort id for cohorts, in/not_in only for cohorts).
 CONDITION_GRAMMARS = {"invalid_input"}
 DECLARED_REFUSALS: dict[str, set[str]] = {
-    "DELETE /api/projects/{project_id}/actions/{action_id}": SOFT_DELETE,
-    "DELETE /api/projects/{project_id}/cohorts/{cohort_id}": SOFT_DELETE,
-    "DELETE /api/projects/{project_id}/insights/{insight_id}": SOFT_DELETE,
-    "GET /api/projects/{project_id}/insights/{insight_id}": MISSING,  # from_dashboard
+    "DELETE /api/projects/{project_id}/actions/{id}": SOFT_DELETE,
+    "DELETE /api/projects/{project_id}/cohorts/{id}": SOFT_DELETE,
+    "DELETE /api/projects/{project_id}/insights/{id}": SOFT_DELETE,
+    "GET /api/projects/{project_id}/insights/{id}": MISSING,  # from_dashboard
     "POST /api/projects/{project_id}/insights": MISSING,  # dashboards
-    "PATCH /api/projects/{project_id}/insights/{insight_id}": MISSING,  # dashboards
+    "PATCH /api/projects/{project_id}/insights/{id}": MISSING,  # dashboards
     # cohort; properties is JSON text in a query parameter: a schema can say it is text, not what the text holds
     "GET /api/projects/{project_id}/persons": MISSING | {"invalid_input"},
     # plugin; config holds the fields of the plugin named by plugin (its own config schema, one per plugin)
@@ -51,7 +51,7 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     # a name is required on create (the body is shared with update) and unique in the project; the steps' regexes
     # and property conditions must parse
     "POST /api/projects/{project_id}/actions": {"required", "unique"} | CONDITION_GRAMMARS,
-    "PATCH /api/projects/{project_id}/actions/{action_id}": {"unique"} | CONDITION_GRAMMARS,
+    "PATCH /api/projects/{project_id}/actions/{id}": {"unique"} | CONDITION_GRAMMARS,
     # fields declared so that clients learn they are refused: retention breakdowns, paths within a funnel
     "POST /api/projects/{project_id}/insights/retention": {"invalid_input"} | CONDITION_GRAMMARS,
     "POST /api/projects/{project_id}/insights/path": {"unsupported"} | CONDITION_GRAMMARS,
@@ -59,7 +59,7 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     # conditions the person filter parser reads
     "POST /api/projects/{project_id}/cohorts": {"invalid_input"},
     # is_static cannot change: a rule against the stored cohort
-    "PATCH /api/projects/{project_id}/cohorts/{cohort_id}": {"invalid_input"},
+    "PATCH /api/projects/{project_id}/cohorts/{id}": {"invalid_input"},
     # the calculation routes read their filter from query parameters the schema does not list one by one (the
     # POST body's fields, as JSON text): a request without a series is refused
     "GET /api/projects/{project_id}/insights/trend": {"invalid_input"},
@@ -103,12 +103,17 @@ def _build() -> tuple[Any, dict[str, str], dict[str, Any]]:
         assert response.status_code in (200, 201), response.text
         return response.json()["id"]
 
+    # insights, actions and cohorts all name their id {id}: one of each, made first, shares the pinned number
+    items = {
+        made("/insights/", {"name": "P", "filters": {"insight": "TRENDS", "events": [{"id": "a"}]}}),
+        made("/actions/", {"name": "Signed up", "steps": [{"event": "signup"}]}),
+        made("/cohorts/", {"name": "Static", "is_static": True}),
+    }
+    assert len(items) == 1, items
     pins: dict[str, Any] = {
         "project_id": project["id"],
         "organization_id": "@current",
-        "insight_id": made("/insights/", {"name": "P", "filters": {"insight": "TRENDS", "events": [{"id": "a"}]}}),
-        "action_id": made("/actions/", {"name": "Signed up", "steps": [{"event": "signup"}]}),
-        "cohort_id": made("/cohorts/", {"name": "Static", "is_static": True}),
+        "id": items.pop(),
         "dashboard_id": 1,
     }
     return app, headers, pins
