@@ -92,3 +92,49 @@ def mirror(conn: sqlite3.Connection, client: ChdbClient) -> None:
         ("project_id", "group_type_index", "group_key", "properties", "created_at", "version"),
         [tuple(row) for row in groups],
     )
+
+
+def _signature(conn: sqlite3.Connection) -> tuple[Any, ...]:
+    """What changes whenever a test writes events, persons or groups (the test data are small)."""
+    return (
+        conn.execute("SELECT count(*), max(id), total(person_id), total(length(properties)) FROM events").fetchone(),
+        conn.execute("SELECT group_concat(id || ':' || properties, ';') FROM persons").fetchone(),
+        conn.execute("SELECT group_concat(group_key || ':' || properties, ';') FROM groups").fetchone(),
+    )
+
+
+class MirroredEngine:
+    """Answers every calculation of a test from ClickHouse: ``event_store(conn)`` gives a ClickHouse store
+    whose database holds a copy of the SQLite file's events, persons and groups, copied again whenever the
+    test (or a request it makes) has written more."""
+
+    def __init__(self, client: ChdbClient) -> None:
+        self.client = client
+        self._copied: tuple[Any, ...] | None = None
+
+    def event_store(self, conn: sqlite3.Connection) -> Any:
+        from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+
+        signature = _signature(conn)
+        if signature != self._copied:
+            for table in ("events", "persons", "groups", "person_overrides"):
+                self.client.command(f"TRUNCATE TABLE `{self.client.database}`.{table}")
+            mirror(conn, self.client)
+            self._copied = signature
+        return ClickHouseEventStore(conn, self.client)
+
+
+def use_clickhouse(monkeypatch: Any, client: ChdbClient) -> MirroredEngine:
+    """Make every ``event_store(conn)`` of the backend (each module holds its own reference to the function)
+    return the ClickHouse store of :class:`MirroredEngine`, for the rest of the test."""
+    import sys
+
+    import local_backend.app  # noqa: F401 - imports every module a request can reach
+    from local_backend.store import event_store as module
+
+    engine = MirroredEngine(client)
+    original = module.event_store
+    for name, loaded in list(sys.modules.items()):
+        if name.startswith("local_backend") and getattr(loaded, "event_store", None) is original:
+            monkeypatch.setattr(loaded, "event_store", engine.event_store)
+    return engine
