@@ -100,13 +100,27 @@ class ClickHouseEventStore:
         return f"{source} AS e", params
 
     def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:
-        """``ARRAY JOIN`` of each event with the (0-based) indexes of the spans holding it, and the range test."""
+        """``ARRAY JOIN`` of each event with the (1-based) indexes of the spans holding it, and the range test.
+
+        Spans in order without overlaps (every calendar's) hold an event at most once: its span is found by a
+        binary search (``roundDown`` to the latest start at or before it) and a hash lookup of that start. Any
+        other spans are each tested against every event.
+        """
         lows = [int(low) for low, _ in spans]
         highs = [int(high) for _, high in spans]
+        count = len(spans)
+        ordered = all(low < high for low, high in zip(lows, highs, strict=True)) and all(
+            highs[index] <= lows[index + 1] for index in range(count - 1)
+        )
+        if ordered:
+            sql = (
+                f" ARRAY JOIN [transform(roundDown(e.timestamp, ?), ?, range(1, {count + 1}), toUInt64(0))] AS {_SPAN}"
+                f" WHERE e.timestamp >= ? AND e.timestamp < ? AND e.timestamp < arrayElement(?, {_SPAN})"
+            )
+            return sql, [lows, lows, min(lows), max(highs), highs]
         sql = (
             " ARRAY JOIN arrayFilter(x -> e.timestamp >= arrayElement(?, x) AND e.timestamp < arrayElement(?, x),"
-            f" range(1, {len(spans) + 1}))"
-            f" AS {_SPAN} WHERE e.timestamp >= ? AND e.timestamp < ?"
+            f" range(1, {count + 1})) AS {_SPAN} WHERE e.timestamp >= ? AND e.timestamp < ?"
         )
         return sql, [lows, highs, min(lows), max(highs)]
 

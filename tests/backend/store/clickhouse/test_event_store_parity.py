@@ -110,6 +110,9 @@ CASES: dict[str, Case] = {
     "count per day and browser": lambda store, pid: _spans(store, pid, COUNT, group=True),
     "distinct persons": lambda store, pid: _spans(store, pid, Measure(aggregate="count(DISTINCT e.person_id)")),
     "overlapping spans": lambda store, pid: _spans(store, pid, COUNT, spans=[(at(10), at(12)), (at(11), at(13))]),
+    "spans with gaps": lambda store, pid: _spans(
+        store, pid, COUNT, spans=[(at(10, 10, 30), at(10, 11, 30)), (at(11), at(11, 9, 30)), (at(12), at(12, 0, 1))]
+    ),
     "sum of a property": lambda store, pid: _spans(store, pid, _number_measure(store, "sum")),
     "avg of a property": lambda store, pid: _spans(store, pid, _number_measure(store, "avg")),
     "max of a property": lambda store, pid: _spans(store, pid, _number_measure(store, "max")),
@@ -211,6 +214,9 @@ def test_hand_worked_answers_on_clickhouse(stores, project_id, people):
     assert store.earliest_event(project_id) == datetime(2015, 3, 1, 8, tzinfo=UTC)  # 2014's event ignored
     # carol's event at Jan 12 00:00 belongs to Jan 12, not Jan 11
     assert _spans(store, project_id, COUNT) == {(0, None): 3, (1, None): 1, (2, None): 1}
+    # only alice's 11:00 pageview and carol's falls in a span: bob's 9:30 is the second span's end, left out
+    assert CASES["spans with gaps"](store, project_id) == {(0, None): 1, (2, None): 1}
+    assert CASES["overlapping spans"](store, project_id) == {(0, None): 4, (1, None): 2}
     # Jan 10: 10 + "5" + 2
     assert _spans(store, project_id, _number_measure(store, "sum")) == {(0, None): 17.0}
     # prices 2, 5, 10: the median is 5, p90 interpolates 5 + (10 - 5) * 0.8
