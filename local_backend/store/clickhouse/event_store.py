@@ -11,7 +11,9 @@ Statement shapes are ClickHouse's own:
 * A flagged scan comes back as Arrow columns turned into numpy arrays without a loop per row.
 * Distinct counts are exact: ``count(DISTINCT ...)`` is ``uniqExact`` (ClickHouse's default implementation).
 
-Metadata stays in SQLite: ``conn`` is read for static cohorts' members only.
+Metadata stays in SQLite: ``conn`` is read for static cohorts' members and materialized columns' keys. The
+calculation guard watches the SQLite connection and cannot interrupt a ClickHouse statement; each statement
+starts only while the run has time left and is not cancelled (:func:`~local_backend.queries.guard.check_deadline`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ...queries.guard import check_deadline
 from ..event_store import (
     ActiveActors,
     FirstSeen,
@@ -79,10 +82,12 @@ class ClickHouseEventStore:
 
     def _arrow(self, sql: str, params: Sequence[Any]) -> Any:
         text, named = bind(sql, params, self._members)
+        check_deadline()  # the guard cannot interrupt ClickHouse: a run out of time stops between statements
         return self.client.query_arrow(text, named)
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         text, named = bind(sql, params, self._members)
+        check_deadline()
         return self.client.query_rows(text, named)
 
     def _events(self, project_id: int, statement: str) -> Fragment:

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from local_backend.errors import QueryTimeout
+from local_backend.queries.guard import CalculationGuard
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.event_store import (
     COUNT,
@@ -236,3 +238,9 @@ def test_hand_worked_answers_on_clickhouse(stores, project_id, people):
         [at(14, 8), at(14, 9), at(14, 10)], [1, 1, 1], None, ["acme", "zeta"]
     )  # fmt: skip
     assert CASES["persons matching"](store, project_id) == [alice, carol]
+
+
+def test_a_run_out_of_time_stops_before_its_next_clickhouse_statement(stores, project_id, conn):
+    guard = CalculationGuard(timeout_seconds=0)
+    with pytest.raises(QueryTimeout), guard.watching(conn):
+        stores[1].earliest_event(project_id)
