@@ -58,6 +58,17 @@ _ISO = (
 offset: the forms ``datetime.fromisoformat`` reads, each part a group."""
 
 
+def _line_separators_unescaped(json_sql: str) -> str:
+    """JSON text with ClickHouse's escapes of U+2028 and U+2029 written as the characters, as SQLite keeps them."""
+    text = json_sql
+    for _ in range(2):  # an escape after an even run of backslashes (two passes: adjacent escapes)
+        for code in ("2028", "2029"):
+            # RE2 sees (^|[^\\])((?:\\\\)*)\\u2028: the escape, not an escaped backslash before "u2028"
+            pattern = rf"'(^|[^\\\\])((?:\\\\\\\\)*)\\\\u{code}'"
+            text = f"replaceRegexpAll({text}, {pattern}, '\\\\1\\\\2{chr(int(code, 16))}')"
+    return text
+
+
 def _iso_micros(text: str) -> str:
     """``text`` read by :data:`_ISO` as UTC microseconds; NULL when it does not match or names no real moment."""
     year, month, day = "toInt32(g[1])", "toUInt8(g[2])", "toUInt8(g[3])"
@@ -117,7 +128,7 @@ class ClickHouseDialect:
             f" JSONType({column}, ?) = 'Bool', if(JSONExtractBool({column}, ?), {true_text}, {false_text}),"
             f" JSONType({column}, ?) = 'Null', {null},"
             f" JSONType({column}, ?) = 'Double', {_real_text(f'JSONExtractFloat({column}, ?)')},"
-            f" JSONExtractRaw({column}, ?))"
+            f" {_line_separators_unescaped(f'JSONExtractRaw({column}, ?)')})"
         )
         return _keyed(sql, key)
 
@@ -220,13 +231,7 @@ class ClickHouseDialect:
         joined = ", ".join(f"toString(coalesce({part}, ''))" for part in parts)
         text = f"toJSONString([{joined}])"
         # ClickHouse escapes '/', U+2028 and U+2029 where SQLite writes them as they are
-        text = f"replaceAll({text}, '\\\\/', '/')"
-        for _ in range(2):  # an escape after an even run of backslashes (two passes: adjacent escapes)
-            for code in ("2028", "2029"):
-                # RE2 sees (^|[^\\])((?:\\\\)*)\\u2028: the escape, not an escaped backslash before "u2028"
-                pattern = rf"'(^|[^\\\\])((?:\\\\\\\\)*)\\\\u{code}'"
-                text = f"replaceRegexpAll({text}, {pattern}, '\\\\1\\\\2{chr(int(code, 16))}')"
-        return text
+        return _line_separators_unescaped(f"replaceAll({text}, '\\\\/', '/')")
 
     def number(self, value_sql: str) -> str:
         """``il_float``: the value's text without spaces read as a float; NULL unless a finite number."""

@@ -3,13 +3,15 @@
 One person has one event per value below (property ``v``, a minute apart); each dialect method's fragment is
 read for every event on both engines and the two lists compared, and a few answers are worked by hand.
 
-Not here, a known difference: an array or object holding non-ASCII text reads back on ClickHouse with the
-characters themselves (``{"b":"é"}``), where SQLite keeps the stored JSON's escapes (``{"b":"\\u00e9"}``):
-ClickHouse re-serializes the value and cannot return the stored text.
+Not here, a known difference: where the stored JSON spells non-ASCII text as escapes (``{"b":"\\u00e9"}``, as
+the test factories' ``json.dumps`` writes it), an array or object value reads back with the characters on
+ClickHouse (it re-serializes the value) and with the escapes on SQLite (it keeps the stored text). Ingestion
+stores the characters themselves, and then both engines agree (the last test).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -113,3 +115,26 @@ def test_json_type_and_missing_keys(stores):
     project_id, _, store = stores
     kinds = read(store, project_id, store.dialect.json_type("e.properties", "v"))[0]
     assert set(kinds) == {"text", "integer", "real", "true", "false", "null", None, "array", "object"}
+
+
+def test_arrays_and_objects_with_non_ascii_text_as_ingestion_stores_them(conn, ch_client):
+    # ingestion writes properties with the characters themselves (local_backend/json_text.py), as both read back
+    project_id = int(create_project(conn, name="Text", timezone="UTC", now="2026-01-15T12:00:00Z")["id"])
+    add_events(conn, project_id, [("shape", "ann", "2026-01-10T00:00:00Z"), ("shape", "ann", "2026-01-10T00:01:00Z")])
+    stored = [{"v": {"b": "é", "c": ["😀", "x/y"]}}, {"v": ["naïve", {"k": "\u2028"}]}]
+    conn.executemany(
+        "UPDATE events SET properties = ? WHERE project_id = ? AND timestamp = ?",
+        [(json.dumps(props, ensure_ascii=False, separators=(",", ":")), project_id, at(10, 0, minute))
+         for minute, props in enumerate(stored)],
+    )  # fmt: skip
+    conn.commit()
+    mirror(conn, ch_client)
+    stores = (project_id, SQLiteEventStore(conn), ClickHouseEventStore(conn, ch_client))
+    for method in ("text", "breakdown_value"):
+
+        def make(store: EventStore, pid: int, method: str = method) -> tuple[list, list]:
+            return read(store, pid, getattr(store.dialect, method)("e.properties", "v"))
+
+        expected, found = both(stores, make)
+        assert found == expected
+    assert found[0] == ['{"b":"é","c":["😀","x/y"]}', '["naïve",{"k":"\u2028"}]']
