@@ -44,6 +44,11 @@ _folder: list[str] = []
 
 
 def _session_folder() -> str:
+    """The process's chdb folder: the one already open if another test opened one first (chdb refuses a
+    second path in one process)."""
+    opened = next(iter(ChdbClient._sessions), None)
+    if opened is not None:
+        return opened
     if not _folder:
         _folder.append(tempfile.mkdtemp(prefix="insightlab-chdb-"))
         atexit.register(shutil.rmtree, _folder[0], True)
@@ -116,7 +121,7 @@ class MirroredEngine:
         from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 
         signature = _signature(conn)
-        if signature != self._copied:
+        if signature != self._copied:  # the test wrote since the last copy: copy everything again
             for table in ("events", "persons", "groups", "person_overrides"):
                 self.client.command(f"TRUNCATE TABLE `{self.client.database}`.{table}")
             mirror(conn, self.client)
