@@ -1,0 +1,145 @@
+"""ClickHouse test databases holding the same events, persons and groups as a SQLite test database.
+
+Calculation tests write their hand-made events through :mod:`tests.factories` into SQLite; :func:`mirror` copies
+those rows into a ClickHouse database with the engine's own inserts (``insert_arrow`` into the tables of
+:mod:`local_backend.store.clickhouse.schema`), so both engines answer over identical data. The real ingestion
+path into ClickHouse is tested where it is built; here only the reads are under test.
+
+chdb allows one session per process: :func:`chdb_client` opens every database in one temporary folder for the
+whole run (one session), each test in a database of its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import shutil
+import sqlite3
+import tempfile
+from typing import Any
+
+import pyarrow as pa
+
+from local_backend.store.clickhouse.client import ChdbClient
+from local_backend.store.clickhouse.schema import create_tables
+
+__all__ = ["chdb_client", "mirror", "insert_rows", "drop_database"]
+
+_EVENT_COLUMNS = (
+    "project_id", "uuid", "event", "distinct_id", "person_id", "timestamp", "created_at", "properties",
+    "elements_chain", "group_0", "group_1", "group_2", "group_3", "group_4",
+)  # fmt: skip
+_TYPES: dict[str, pa.DataType] = {
+    "project_id": pa.int64(),
+    "person_id": pa.int64(),
+    "old_person_id": pa.int64(),
+    "timestamp": pa.int64(),
+    "created_at": pa.int64(),
+    "id": pa.int64(),
+    "version": pa.int64(),
+    "group_type_index": pa.uint8(),
+}
+_numbers = itertools.count(1)
+_folder: list[str] = []
+
+
+def _session_folder() -> str:
+    """The process's chdb folder: the one already open if another test opened one first (chdb refuses a
+    second path in one process)."""
+    opened = next(iter(ChdbClient._sessions), None)
+    if opened is not None:
+        return opened
+    if not _folder:
+        _folder.append(tempfile.mkdtemp(prefix="insightlab-chdb-"))
+        atexit.register(shutil.rmtree, _folder[0], True)
+    return _folder[0]
+
+
+def chdb_client() -> ChdbClient:
+    """A client on a new, empty database holding the engine's tables (one chdb session for the run)."""
+    client = ChdbClient.open(_session_folder(), database=f"test_{next(_numbers)}")
+    create_tables(client)
+    return client
+
+
+def drop_database(client: ChdbClient) -> None:
+    client.command(f"DROP DATABASE IF EXISTS `{client.database}`")
+
+
+def insert_rows(client: ChdbClient, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` (values in ``columns`` order, the table's own column order) as one Arrow insert."""
+    if not rows:
+        return
+    arrays = {
+        name: pa.array([row[index] for row in rows], type=_TYPES.get(name, pa.string()))
+        for index, name in enumerate(columns)
+    }
+    client.insert_arrow(f"`{client.database}`.{table}", pa.table(arrays))
+
+
+def mirror(conn: sqlite3.Connection, client: ChdbClient) -> None:
+    """Copy every event, person and group of the SQLite database into the (empty) ClickHouse database."""
+    events = conn.execute(f"SELECT {', '.join(_EVENT_COLUMNS)} FROM events ORDER BY id").fetchall()
+    insert_rows(client, "events", _EVENT_COLUMNS, [tuple(row) for row in events])
+    persons = conn.execute("SELECT project_id, id, uuid, properties, created_at, 1 FROM persons").fetchall()
+    insert_rows(
+        client,
+        "persons",
+        ("project_id", "id", "uuid", "properties", "created_at", "version"),
+        [tuple(row) for row in persons],
+    )
+    groups = conn.execute(
+        "SELECT project_id, group_type_index, group_key, properties, created_at, 1 FROM groups"
+    ).fetchall()
+    insert_rows(
+        client,
+        "groups",
+        ("project_id", "group_type_index", "group_key", "properties", "created_at", "version"),
+        [tuple(row) for row in groups],
+    )
+
+
+def _signature(conn: sqlite3.Connection) -> tuple[Any, ...]:
+    """What changes whenever a test writes events, persons or groups (the test data are small)."""
+    return (
+        conn.execute("SELECT count(*), max(id), total(person_id), total(length(properties)) FROM events").fetchone(),
+        conn.execute("SELECT group_concat(id || ':' || properties, ';') FROM persons").fetchone(),
+        conn.execute("SELECT group_concat(group_key || ':' || properties, ';') FROM groups").fetchone(),
+    )
+
+
+class MirroredEngine:
+    """Answers every calculation of a test from ClickHouse: ``event_store(conn)`` gives a ClickHouse store
+    whose database holds a copy of the SQLite file's events, persons and groups, copied again whenever the
+    test (or a request it makes) has written more."""
+
+    def __init__(self, client: ChdbClient) -> None:
+        self.client = client
+        self._copied: tuple[Any, ...] | None = None
+
+    def event_store(self, conn: sqlite3.Connection) -> Any:
+        from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+
+        signature = _signature(conn)
+        if signature != self._copied:  # the test wrote since the last copy: copy everything again
+            for table in ("events", "persons", "groups", "person_overrides"):
+                self.client.command(f"TRUNCATE TABLE `{self.client.database}`.{table}")
+            mirror(conn, self.client)
+            self._copied = signature
+        return ClickHouseEventStore(conn, self.client)
+
+
+def use_clickhouse(monkeypatch: Any, client: ChdbClient) -> MirroredEngine:
+    """Make every ``event_store(conn)`` of the backend (each module holds its own reference to the function)
+    return the ClickHouse store of :class:`MirroredEngine`, for the rest of the test."""
+    import sys
+
+    import local_backend.app  # noqa: F401 - imports every module a request can reach
+    from local_backend.store import event_store as module
+
+    engine = MirroredEngine(client)
+    original = module.event_store
+    for name, loaded in list(sys.modules.items()):
+        if name.startswith("local_backend") and getattr(loaded, "event_store", None) is original:
+            monkeypatch.setattr(loaded, "event_store", engine.event_store)
+    return engine

@@ -1,0 +1,140 @@
+"""The ClickHouse dialect reads every shape of JSON value as the SQLite dialect does.
+
+One person has one event per value below (property ``v``, a minute apart); each dialect method's fragment is
+read for every event on both engines and the two lists compared, and a few answers are worked by hand.
+
+Not here, a known difference: where the stored JSON spells non-ASCII text as escapes (``{"b":"\\u00e9"}``, as
+the test factories' ``json.dumps`` writes it), an array or object value reads back with the characters on
+ClickHouse (it re-serializes the value) and with the escapes on SQLite (it keeps the stored text). Ingestion
+stores the characters themselves, and then both engines agree (the last test).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.event_store import EventStore, FlaggedScan, Fragment, Measure, SpanAggregate
+from local_backend.store.projects import create_project
+from local_backend.store.sqlite_event_store import SQLiteEventStore
+from tests.backend.store.clickhouse.mirror import mirror
+from tests.backend.store.test_event_store import at
+from tests.factories import add_events
+
+MISSING = object()
+VALUES: list[Any] = [
+    "Chrome", "café", "", " 12 ", "1.5", "x y", "\t7\n", "1e3", "nan", "inf", "1_000", "0x10",
+    10, -3, 0, 1.5, 1.0, 1e20, 0.30000000000000004, -0.0, 1.5e-7, 123456789012345678,
+    True, False, None, MISSING, [1, "a"], {"b": 1, "c": [True, None], "d": "tab\there \"q\""},
+    "2026-01-10", "2026-01-10T10:00:00Z", "2026-01-10T10:00:00+02:00", "2026-01-10 10:00:00.5",
+    "2026-01-10Tnonsense", "2026-02-30", "1700000000", "20260110", "10/01/2026",
+]  # fmt: skip
+KEYS = ["v", 'we"ird', "$dollar"]
+
+
+@pytest.fixture
+def stores(conn, ch_client) -> tuple[int, SQLiteEventStore, ClickHouseEventStore]:
+    project_id = int(create_project(conn, name="Shapes", timezone="UTC", now="2026-01-15T12:00:00Z")["id"])
+    events = []
+    for index, value in enumerate(VALUES):
+        properties = {} if value is MISSING else {key: value for key in KEYS}
+        events.append(("shape", "ann", f"2026-01-10T{index // 60:02d}:{index % 60:02d}:00Z", properties))
+    add_events(conn, project_id, events)
+    mirror(conn, ch_client)
+    return project_id, SQLiteEventStore(conn), ClickHouseEventStore(conn, ch_client)
+
+
+def read(store: EventStore, project_id: int, value: Fragment, flags: list[Fragment] = ()) -> tuple[list, list]:
+    rows = store.flagged_rows(
+        FlaggedScan(project_id=project_id, lower=at(10), upper=at(11), where=("1", []), flags=list(flags),
+                    only_flagged=False, value=value)
+    )  # fmt: skip
+    return rows.values or [], rows.flags.tolist()
+
+
+def both(stores, make) -> tuple[Any, Any]:
+    project_id, sqlite_store, clickhouse_store = stores
+    return make(sqlite_store, project_id), make(clickhouse_store, project_id)
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("method", ["text", "breakdown_value", "json_type"])
+def test_json_reads_give_sqlites_values(stores, key, method):
+    expected, found = both(stores, lambda s, pid: read(s, pid, getattr(s.dialect, method)("e.properties", key)))
+    assert found == expected
+
+
+def test_text_by_hand(stores):
+    project_id, _, store = stores
+    texts = dict(
+        zip(map(repr, VALUES), read(store, project_id, store.dialect.text("e.properties", "v"))[0], strict=True)
+    )
+    assert texts["True"] == "true" and texts["None"] == "null" and texts[repr(MISSING)] == ""
+    assert texts["1.0"] == "1.0" and texts["1e+20"] == "1.0e+20" and texts["0.30000000000000004"] == "0.3"
+    assert texts["-0.0"] == "0.0" and texts["1.5e-07"] == "1.5e-07" and texts["10"] == "10"
+    assert texts["[1, 'a']"] == '[1,"a"]'
+
+
+@pytest.mark.parametrize("read_as", ["number", "date"])
+def test_numbers_and_dates_read_as_sqlite_reads_them(stores, read_as):
+    def make(store: EventStore, project_id: int) -> list:
+        text_sql, params = store.dialect.text("e.properties", "v")
+        return read(store, project_id, (getattr(store.dialect, read_as)(text_sql), params))[0]
+
+    expected, found = both(stores, make)
+    assert found == expected
+    assert len([value for value in found if value is not None]) > 5
+
+
+@pytest.mark.parametrize("pattern", ["^Chr", "[0-9]+", "^$", "é", "^true$", "(?i)chrome"])
+def test_regexes_match_as_on_sqlite(stores, pattern):
+    def make(store: EventStore, project_id: int) -> list:
+        text_sql, params = store.dialect.text("e.properties", "v")
+        condition = (store.dialect.regex(f"coalesce({text_sql}, '')"), [*params, pattern])
+        return read(store, project_id, ("1", []), [condition])[1]
+
+    expected, found = both(stores, make)
+    assert found == expected and any(found)
+
+
+@pytest.mark.parametrize("level", [0.0, 0.25, 0.5, 0.9, 0.99, 1.0])
+def test_quantiles_interpolate_as_on_sqlite(stores, level):
+    def make(store: EventStore, project_id: int) -> Any:
+        measure = Measure(aggregate=store.dialect.quantile("{v}", level), value=store.dialect.text("e.properties", "v"))
+        request = SpanAggregate(project_id=project_id, spans=[(at(10), at(11))], where=("1", []), measure=measure)
+        return store.aggregate_spans(request)
+
+    expected, found = both(stores, make)
+    assert found == expected
+
+
+def test_json_type_and_missing_keys(stores):
+    project_id, _, store = stores
+    kinds = read(store, project_id, store.dialect.json_type("e.properties", "v"))[0]
+    assert set(kinds) == {"text", "integer", "real", "true", "false", "null", None, "array", "object"}
+
+
+def test_arrays_and_objects_with_non_ascii_text_as_ingestion_stores_them(conn, ch_client):
+    # ingestion writes properties with the characters themselves (local_backend/json_text.py), as both read back
+    project_id = int(create_project(conn, name="Text", timezone="UTC", now="2026-01-15T12:00:00Z")["id"])
+    add_events(conn, project_id, [("shape", "ann", "2026-01-10T00:00:00Z"), ("shape", "ann", "2026-01-10T00:01:00Z")])
+    stored = [{"v": {"b": "é", "c": ["😀", "x/y"]}}, {"v": ["naïve", {"k": "\u2028"}]}]
+    conn.executemany(
+        "UPDATE events SET properties = ? WHERE project_id = ? AND timestamp = ?",
+        [(json.dumps(props, ensure_ascii=False, separators=(",", ":")), project_id, at(10, 0, minute))
+         for minute, props in enumerate(stored)],
+    )  # fmt: skip
+    conn.commit()
+    mirror(conn, ch_client)
+    stores = (project_id, SQLiteEventStore(conn), ClickHouseEventStore(conn, ch_client))
+    for method in ("text", "breakdown_value"):
+
+        def make(store: EventStore, pid: int, method: str = method) -> tuple[list, list]:
+            return read(store, pid, getattr(store.dialect, method)("e.properties", "v"))
+
+        expected, found = both(stores, make)
+        assert found == expected
+    assert found[0] == ['{"b":"é","c":["😀","x/y"]}', '["naïve",{"k":"\u2028"}]']
