@@ -11,7 +11,6 @@ Commands (the contract other tools rely on):
   connect
 * ``load-events --db PATH --project ID FILE [--format csv|jsonl|parquet] [--batch-size N] [--engine E]``
   bulk-loads a file and prints what it loaded; bad input exits with 2, a storage failure part-way with 1
-
 * ``migrate-events --db PATH --to ENGINE`` moves the database's events to another engine
   (:mod:`.migrate_events_command`)
 * ``materialize --db PATH --project ID (--property KEY [--person] [--drop] | --list | --auto [--limit N])``
