@@ -15,9 +15,10 @@ from typing import Any, Protocol
 
 from ...errors import APIError
 
-__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "EXTRA"]
+__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "bind_text", "EXTRA"]
 
 EXTRA = "insightlab[clickhouse]"
+ESCAPED = {"\\": "\\\\", "'": "\\'", "`": "\\`", "\t": "\\t", "\n": "\\n"}
 
 
 class MissingExtra(APIError):
@@ -37,6 +38,31 @@ def require(package: str) -> Any:
         return importlib.import_module(package)
     except ImportError:
         raise MissingExtra(package) from None
+
+
+def bind_text(value: Any, *, nested: bool = False) -> str:
+    r"""``value`` as the text ClickHouse parses for a ``{name:Type}`` parameter, as a server reads ``param_name``.
+
+    The value is data, never SQL: at the top a string is sent bare with backslash escapes (a backslash, quote,
+    tab or newline comes back as sent); inside an array or tuple it is a quoted literal.
+
+    >>> print(bind_text("it's C:\\new"))
+    it\'s C:\\new
+    >>> print(bind_text(["a", None, 2]))
+    ['a', NULL, 2]
+    """
+    if value is None:
+        return "NULL" if nested else "\\N"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, str):
+        escaped = "".join(ESCAPED.get(char, char) for char in value)
+        return f"'{escaped}'" if nested else escaped
+    if isinstance(value, list):
+        return "[" + ", ".join(bind_text(item, nested=True) for item in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(bind_text(item, nested=True) for item in value) + ")"
+    return str(value)
 
 
 class ClickHouseClient(Protocol):
@@ -89,7 +115,8 @@ class ChdbClient:
 
     def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
         if params:
-            return self._session.query(sql, fmt, params=dict(params))
+            # chdb reads each value as a server reads ``param_NAME``: escaped text, not a Python object
+            return self._session.query(sql, fmt, params={name: bind_text(value) for name, value in params.items()})
         return self._session.query(sql, fmt)
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
@@ -108,9 +135,16 @@ class ChdbClient:
         return list(zip(*(column.to_pylist() for column in table.columns), strict=True)) if table.num_columns else []
 
     def insert_arrow(self, table: str, data: Any) -> None:
+        """Insert ``data`` into ``table`` (a name in this database, or ``db.table``) as one insert.
+
+        The Arrow columns are matched to the table's by name; a column left out takes its default.
+        """
         # chdb reads a Python object named in the query; the name below is the argument's
         arrow_table = data  # noqa: F841 - read by chdb's Python() table function
-        self._session.query(f"INSERT INTO {table} SELECT * FROM Python(arrow_table)")
+        target = table if "." in table else f"`{self.database}`.{table}"  # a bare name is in this database
+        # named columns: the others (and MATERIALIZED ones) take their defaults, as on a server
+        columns = ", ".join(f"`{name}`" for name in data.column_names)
+        self._session.query(f"INSERT INTO {target} ({columns}) SELECT * FROM Python(arrow_table)")
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb allows one); nothing to release per client."""
