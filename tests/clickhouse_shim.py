@@ -17,7 +17,9 @@ Errors come back as ClickHouse sends them: status 500, the text ``Code: N. DB::E
 ``X-ClickHouse-Exception-Code`` header, so the client raises its own ``DatabaseError``.
 
 Run it as its own process (``python -m tests.clickhouse_shim --path DIR``, it prints the port), which gives it
-its own chdb session like a separate server; :func:`start_shim` does that for the tests.
+its own chdb session like a separate server; :func:`start_shim` does that for the tests. With ``--cluster NAME``
+the engine knows a cluster of that name with one shard, itself, so ``Distributed`` tables over it run for real
+(chdb cannot run ``ON CLUSTER`` or replication: there is no Keeper).
 """
 
 from __future__ import annotations
@@ -265,11 +267,32 @@ def serve(session: Any, *, host: str = "127.0.0.1", port: int = 0, log: list[dic
     return server
 
 
+CLUSTER_CONFIG = """<clickhouse>
+  <tcp_port>9000</tcp_port>
+  <remote_servers><{name}><shard><replica><host>localhost</host><port>9000</port></replica></shard></{name}>
+  </remote_servers>
+  <macros><shard>01</shard><replica>shim</replica></macros>
+</clickhouse>
+"""
+
+
+def open_session(path: str, cluster: str | None) -> Any:
+    """A chdb session on ``path``; with ``cluster``, one whose config names a one-shard cluster of itself."""
+    from chdb import session as chdb_session
+
+    if not cluster:
+        return chdb_session.Session(path)
+    config = f"{path.rstrip(os.sep)}.cluster.xml"
+    with open(config, "w") as handle:
+        handle.write(CLUSTER_CONFIG.format(name=cluster))
+    return chdb_session.Session(f"file:{path}?config-file={config}")
+
+
 @contextmanager
-def start_shim(path: str) -> Iterator[int]:
+def start_shim(path: str, *, cluster: str | None = None) -> Iterator[int]:
     """Run the shim in its own process (its own chdb session, data in ``path``) and yield its port."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.clickhouse_shim", "--path", path],
+        [sys.executable, "-m", "tests.clickhouse_shim", "--path", path, *(["--cluster", cluster] if cluster else [])],
         stdout=subprocess.PIPE,
         text=True,
         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -291,10 +314,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--path", required=True, help="folder for chdb's data")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--cluster", help="name of a one-shard cluster of this engine, for Distributed tables")
     args = parser.parse_args(argv)
-    from chdb import session as chdb_session
-
-    server = serve(chdb_session.Session(args.path), port=args.port)
+    server = serve(open_session(args.path, args.cluster), port=args.port)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

@@ -17,49 +17,8 @@ from local_backend.store.clickhouse.client import ChdbClient, MissingExtra
 from local_backend.store.clickhouse.http_client import HttpClient, ServerAddress, parse_server_url
 from local_backend.store.clickhouse.schema import TABLES, create_tables
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
+from tests.backend.store.clickhouse.event_rows import AWKWARD, EVENTS, T0
 from tests.clickhouse_shim import start_shim
-
-AWKWARD = 'it\'s "C:\\new\\table"\twith `ticks`\nand \\N and {curly:String}'
-EVENT_TYPES = {"project_id": pa.int64(), "person_id": pa.int64(), "timestamp": pa.int64(), "created_at": pa.int64()}
-DAY = 86_400_000_000
-T0 = 1_700_000_000_000_000  # 2023-11-14 22:13:20 UTC
-
-
-def events_table(rows: list[tuple[str, str, str, int, int, str]]) -> pa.Table:
-    """Arrow rows of the events table: (uuid, event, distinct_id, person_id, timestamp, properties)."""
-    columns = {
-        "project_id": [1] * len(rows),
-        "uuid": [row[0] for row in rows],
-        "event": [row[1] for row in rows],
-        "distinct_id": [row[2] for row in rows],
-        "person_id": [row[3] for row in rows],
-        "timestamp": [row[4] for row in rows],
-        "created_at": [row[4] for row in rows],
-        "properties": [row[5] for row in rows],
-        "elements_chain": [""] * len(rows),
-    }
-    return pa.table(
-        {name: pa.array(values, type=EVENT_TYPES.get(name, pa.string())) for name, values in columns.items()}
-    )
-
-
-EVENTS = events_table(
-    [
-        ("u1", "$pageview", "alice", 1, T0, '{"$browser": "Chrome", "path": "/"}'),
-        ("u2", "$pageview", "alice", 1, T0 + 60_000_000, '{"$browser": "Chrome", "path": "/pricing"}'),
-        ("u3", "signup", "alice", 1, T0 + DAY, '{"plan": "pro"}'),
-        (
-            "u4",
-            "$pageview",
-            "bob",
-            2,
-            T0 + DAY,
-            '{"$browser": "Firefox", "path": "' + AWKWARD.replace('"', '\\"') + '"}',
-        ),
-        ("u5", AWKWARD, "bob", 2, T0 + 2 * DAY, "{}"),
-        ("u6", "$pageview", "carol", 3, T0 + 2 * DAY, '{"$browser": "Safari", "$session_id": "s1"}'),
-    ]
-)
 
 
 @pytest.fixture(scope="module")
