@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ...errors import ValidationError
+from ...errors import APIError, ValidationError
 from .client import require
 
-__all__ = ["HttpClient", "ServerAddress", "parse_server_url"]
+__all__ = ["HttpClient", "ServerAddress", "ServerUnavailable", "parse_server_url"]
 
 SCHEMES = {"clickhouse": False, "clickhouses": True}
 DEFAULT_DATABASE = "insightlab"
@@ -65,6 +65,14 @@ class ServerAddress:
         cluster = f", cluster={self.cluster!r}" if self.cluster else ""
         scheme = "https" if self.secure else "http"
         return f"ServerAddress({scheme}://{self.user}@{self.host}:{self.port}/{self.database}{cluster})"
+
+
+class ServerUnavailable(APIError):
+    """The ClickHouse server an engine URL names could not be reached or refused the connection."""
+
+    status = 503
+    type = "server_error"
+    default_code = "engine_unavailable"
 
 
 def invalid(detail: str) -> ValidationError:
@@ -141,18 +149,24 @@ class HttpClient:
         address = parse_server_url(url)
         clickhouse_connect = require("clickhouse_connect")
         require("pyarrow")
-        client = clickhouse_connect.get_client(
-            host=address.host,
-            port=address.port,
-            username=address.user,
-            password=address.password,
-            secure=address.secure,
-            autogenerate_session_id=False,
-            settings=dict(CLUSTER_SETTINGS) if address.cluster else None,
-            **options,
-        )
         on_cluster = f" ON CLUSTER `{address.cluster}`" if address.cluster else ""
-        client.command(f"CREATE DATABASE IF NOT EXISTS `{address.database}`{on_cluster}")
+        try:
+            client = clickhouse_connect.get_client(
+                host=address.host,
+                port=address.port,
+                username=address.user,
+                password=address.password,
+                secure=address.secure,
+                autogenerate_session_id=False,
+                settings=dict(CLUSTER_SETTINGS) if address.cluster else None,
+                **options,
+            )
+            client.command(f"CREATE DATABASE IF NOT EXISTS `{address.database}`{on_cluster}")
+        except clickhouse_connect.driver.exceptions.ClickHouseError as exc:
+            reason = str(exc).replace(address.password, "***") if len(address.password) >= 4 else str(exc)
+            raise ServerUnavailable(
+                f"The ClickHouse server {address!r} did not accept the connection: {reason}"
+            ) from None
         client.database = address.database
         return cls(client, address.database, cluster=address.cluster)
 

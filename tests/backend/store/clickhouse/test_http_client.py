@@ -14,7 +14,7 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.store.clickhouse.client import ChdbClient, MissingExtra
-from local_backend.store.clickhouse.http_client import HttpClient, ServerAddress, parse_server_url
+from local_backend.store.clickhouse.http_client import HttpClient, ServerAddress, ServerUnavailable, parse_server_url
 from local_backend.store.clickhouse.schema import TABLES, create_tables
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.event_rows import AWKWARD, EVENTS, T0
@@ -231,3 +231,23 @@ def test_without_clickhouse_connect_the_error_names_the_extra(monkeypatch: pytes
 
 def test_unqualified_names_resolve_in_the_client_database(server: HttpClient) -> None:
     assert server.query_rows("SELECT currentDatabase()") == [(server.database,)]
+
+
+def test_an_empty_answer_is_an_empty_table_on_both_clients(server: HttpClient, embedded: ChdbClient) -> None:
+    sql = "SELECT number AS n, toString(number) AS s FROM numbers(3) WHERE n > {above:Int64}"
+    assert server.query_rows(sql, {"above": 5}) == embedded.query_rows(sql, {"above": 5}) == []
+    over_http, in_process = server.query_arrow(sql, {"above": 5}), embedded.query_arrow(sql, {"above": 5})
+    assert (over_http.num_rows, in_process.num_rows) == (0, 0)
+    assert over_http.schema.names == in_process.schema.names
+
+
+def test_a_server_that_does_not_answer_is_one_clear_error_without_the_password() -> None:
+    with pytest.raises(ServerUnavailable, match=r"127\.0\.0\.1:1/db.*did not accept") as raised:
+        HttpClient.connect("clickhouse://u:secretpw@127.0.0.1:1/db")
+    assert "secretpw" not in str(raised.value.detail)
+    assert (raised.value.status, raised.value.code) == (503, "engine_unavailable")
+
+
+def test_a_statement_refused_while_connecting_is_the_same_error(server_port: int) -> None:
+    with pytest.raises(ServerUnavailable, match="did not accept"):
+        HttpClient.connect(f"clickhouse://default:@127.0.0.1:{server_port}/bad?cluster=no_such_cluster")
