@@ -177,9 +177,10 @@ def quote_setting(value: str) -> str:
 
 def run_request(session: Any, request: ShimRequest, scratch: str) -> bytes:
     """Run the request's statement in ``session`` and return the body ClickHouse would answer with."""
-    session.query(f"USE `{request.database}`")
-    undo = with_settings(session, request.settings)
+    undo: list[str] = []
     try:
+        session.query("USE `" + request.database.replace("\\", "\\\\").replace("`", "\\`") + "`")
+        undo = with_settings(session, request.settings)
         insert = INSERT_WITH_DATA.match(request.query) if request.data is not None else None
         if insert is not None:
             path = os.path.join(scratch, f"insert-{uuid.uuid4().hex}")

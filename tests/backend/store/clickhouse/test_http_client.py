@@ -251,3 +251,10 @@ def test_a_server_that_does_not_answer_is_one_clear_error_without_the_password()
 def test_a_statement_refused_while_connecting_is_the_same_error(server_port: int) -> None:
     with pytest.raises(ServerUnavailable, match="did not accept"):
         HttpClient.connect(f"clickhouse://default:@127.0.0.1:{server_port}/bad?cluster=no_such_cluster")
+
+
+def test_a_database_that_does_not_exist_is_the_server_error_not_a_dropped_connection(server: HttpClient) -> None:
+    server._client.database = "no_such_database"
+    with pytest.raises(Exception, match="UNKNOWN_DATABASE|does not exist"):
+        server.query_rows("SELECT 1")
+    server._client.database = server.database
