@@ -15,9 +15,12 @@ from typing import Any, Protocol
 
 from ...errors import APIError
 
-__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "EXTRA"]
+__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "bind_text", "EXTRA"]
 
 EXTRA = "insightlab[clickhouse]"
+# what ClickHouse's escaped text format needs escaped in a value (a backslash, tab, newline, carriage return or NUL
+# would otherwise cut it short or be refused; quotes matter inside arrays)
+ESCAPED = {"\\": "\\\\", "'": "\\'", "`": "\\`", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"}
 
 
 class MissingExtra(APIError):
@@ -37,6 +40,31 @@ def require(package: str) -> Any:
         return importlib.import_module(package)
     except ImportError:
         raise MissingExtra(package) from None
+
+
+def bind_text(value: Any, *, nested: bool = False) -> str:
+    r"""``value`` as the text ClickHouse parses for a ``{name:Type}`` parameter, as a server reads ``param_name``.
+
+    The value is data, never SQL: at the top a string is sent bare with backslash escapes (a backslash, quote,
+    tab or newline comes back as sent); inside an array or tuple it is a quoted literal.
+
+    >>> print(bind_text("it's C:\\new"))
+    it\'s C:\\new
+    >>> print(bind_text(["a", None, 2]))
+    ['a', NULL, 2]
+    """
+    if value is None:
+        return "NULL" if nested else "\\N"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, str):
+        escaped = "".join(ESCAPED.get(char, char) for char in value)
+        return f"'{escaped}'" if nested else escaped
+    if isinstance(value, list):
+        return "[" + ", ".join(bind_text(item, nested=True) for item in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(bind_text(item, nested=True) for item in value) + ")"
+    return str(value)
 
 
 class ClickHouseClient(Protocol):
@@ -61,35 +89,6 @@ class ClickHouseClient(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-# ClickHouse reads a string parameter's text in its "escaped" format (as in TabSeparated): a backslash, tab or
-# newline in a value must be escaped, or the value is cut short or refused. Other types are read as literals,
-# where a quote must be escaped as well.
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
-_QUOTED_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
-
-
-def _literal(value: Any) -> str:
-    """A value as a ClickHouse literal, for the elements of an array parameter."""
-    if isinstance(value, str):
-        return "'" + value.translate(_QUOTED_ESCAPES) + "'"
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_literal(item) for item in value) + "]"
-    return str(value)
-
-
-def _param_text(value: Any) -> str:
-    """A parameter's value as the text ClickHouse parses for its declared type."""
-    if isinstance(value, str):
-        return value.translate(_ESCAPES)
-    if value is None:
-        return "\\N"
-    return _literal(value)
 
 
 class ChdbClient:
@@ -118,7 +117,8 @@ class ChdbClient:
 
     def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
         if params:
-            return self._session.query(sql, fmt, params={name: _param_text(value) for name, value in params.items()})
+            # chdb reads each value as a server reads ``param_NAME``: escaped text, not a Python object
+            return self._session.query(sql, fmt, params={name: bind_text(value) for name, value in params.items()})
         return self._session.query(sql, fmt)
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
@@ -137,11 +137,17 @@ class ChdbClient:
         return list(zip(*(column.to_pylist() for column in table.columns), strict=True)) if table.num_columns else []
 
     def insert_arrow(self, table: str, data: Any) -> None:
+        """Insert ``data`` into ``table`` (a name in this database, or ``db.table``) as one insert.
+
+        The Arrow columns are matched to the table's by name; a column left out takes its default.
+        """
         # chdb reads a Python object named in the query; the name below is the argument's
         arrow_table = data  # noqa: F841 - read by chdb's Python() table function
-        # named, so the Arrow columns may come in any order (INSERT ... SELECT * would match them by position)
+        target = table if "." in table else f"`{self.database}`.{table}"  # a bare name is in this database
+        # named columns, so the Arrow columns may come in any order; the others (and MATERIALIZED ones) take
+        # their defaults, as on a server
         columns = ", ".join(f"`{name}`" for name in data.column_names)
-        self._session.query(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM Python(arrow_table)")
+        self._session.query(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM Python(arrow_table)")
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb allows one); nothing to release per client."""

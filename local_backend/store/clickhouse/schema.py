@@ -11,15 +11,21 @@ Times are UTC microseconds (``Int64``) as in SQLite, so the calculations' spans 
   reads take the newest version with ``FINAL`` or ``argMax``.
 * ``person_overrides``: ``(project_id, old_person_id) -> person_id``, newest version wins.
 
-With a cluster (``?cluster=NAME``) each table is created ``ON CLUSTER`` as a ``Replicated...`` table sharded by
-person, with a ``Distributed`` table of the same name in front; the single-node DDL is below.
+With a cluster (``?cluster=NAME``), :func:`cluster_statements` turns the same DDL into PostHog's layout: every
+statement runs ``ON CLUSTER``; ``events`` becomes ``events_local``, a ``ReplicatedMergeTree`` on each shard, split
+across shards by person (``sipHash64(person_id)``, so one person's events sit on one shard), with a
+``Distributed`` table named ``events`` in front; ``persons``, ``person_overrides`` and ``groups`` are
+``Replicated...`` tables with one copy on every node (one replication path for the whole cluster), so a query
+that joins them to events runs on each shard against a local copy. Every query names the same tables either way.
 """
 
 from __future__ import annotations
 
+import re
+
 from .client import ClickHouseClient
 
-__all__ = ["TABLES", "create_tables"]
+__all__ = ["TABLES", "SHARDING_KEYS", "create_tables", "cluster_statements"]
 
 TABLES: dict[str, str] = {
     "events": """
@@ -80,7 +86,55 @@ TABLES: dict[str, str] = {
 }
 
 
-def create_tables(client: ClickHouseClient) -> None:
-    """Create every table that does not exist yet (idempotent)."""
+#: Tables split across the shards of a cluster, by this expression; the others have a full copy on every node.
+SHARDING_KEYS: dict[str, str] = {"events": "sipHash64(person_id)"}
+
+#: ZooKeeper/Keeper paths of the replicated tables; ``{shard}``, ``{replica}``, ``{database}`` and ``{table}``
+#: are ClickHouse's macros, filled in by each node.
+SHARDED_REPLICATION = ("/clickhouse/tables/{shard}/{database}/{table}", "{replica}")
+WHOLE_REPLICATION = ("/clickhouse/tables/noshard/{database}/{table}", "{replica}-{shard}")
+
+_HEADER = re.compile(r"CREATE TABLE IF NOT EXISTS (?P<db>`[^`]+`)\.(?P<table>\w+) \(")
+_ENGINE = re.compile(r"ENGINE = (?P<engine>\w*MergeTree)(?:\((?P<args>[^)]*)\))?")
+
+
+def _replicated(ddl: str, path: str, replica: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        args = [f"'{path}'", f"'{replica}'"] + ([match["args"]] if match["args"] else [])
+        return f"ENGINE = Replicated{match['engine']}({', '.join(args)})"
+
+    return _ENGINE.sub(swap, ddl, count=1)
+
+
+def cluster_statements(database: str, cluster: str) -> list[str]:
+    """The DDL that lays the tables out on ``cluster`` (see the module docstring), in the order to run it."""
+    db, on_cluster = f"`{database}`", f"ON CLUSTER `{cluster}`"
+    statements: list[str] = []
+    for name, ddl in TABLES.items():
+        text = ddl.format(db=db)
+        key = SHARDING_KEYS.get(name)
+        if key is None:
+            header = f"CREATE TABLE IF NOT EXISTS {db}.{name} {on_cluster} ("
+            statements.append(_replicated(_HEADER.sub(header, text, count=1), *WHOLE_REPLICATION))
+            continue
+        header = f"CREATE TABLE IF NOT EXISTS {db}.{name}_local {on_cluster} ("
+        statements.append(_replicated(_HEADER.sub(header, text, count=1), *SHARDED_REPLICATION))
+        statements.append(
+            f"CREATE TABLE IF NOT EXISTS {db}.{name} {on_cluster} AS {db}.{name}_local\n"
+            f"        ENGINE = Distributed(`{cluster}`, {db}, {name}_local, {key})"
+        )
+    return statements
+
+
+def create_tables(client: ClickHouseClient, cluster: str | None = None) -> None:
+    """Create every table that does not exist yet (idempotent); on ``cluster``, in the cluster layout.
+
+    ``cluster`` defaults to the client's own (an ``HttpClient`` connected with ``?cluster=NAME``).
+    """
+    cluster = cluster or getattr(client, "cluster", None)
+    if cluster:
+        for statement in cluster_statements(client.database, cluster):
+            client.command(statement)
+        return
     for ddl in TABLES.values():
         client.command(ddl.format(db=f"`{client.database}`"))
