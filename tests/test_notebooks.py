@@ -141,11 +141,16 @@ def _sanitize(text: str) -> str:
         ("2026-01-15T12:03:09Z", "2026-01-15 12:MM:SSZ"),
         ("<matplotlib.lines.Line2D at 0x7f3a2c1d9e80>", "<matplotlib.lines.Line2D at 0xADDRESS>"),
         ("816ab888-9258-5e4e-9b21-f07bf33164dc", "UUID"),
+        (
+            "from 30000 rows in 1.5 s (20,447 rows/s).",
+            "from 30000 rows in S s (N rows/s).",
+        ),
         # what the notebooks show as results stays as it is
         ("2026-01-15 10:30:07.816+00:00", "2026-01-15 10:30:07.816+00:00"),
         ("2026-01-14 12:00:00+00:00", "2026-01-14 12:00:00+00:00"),
         ("Signup to purchase  FUNNELS   True", "Signup to purchase  FUNNELS   True"),
         ("0x1f", "0x1f"),
+        ("Loaded 30000 events (0 already stored", "Loaded 30000 events (0 already stored"),
     ],
 )
 def test_sanitize_replaces_what_changes_between_runs_and_nothing_else(output, expected):
