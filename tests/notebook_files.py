@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
-# the six notebooks of the documentation, one topic each
+# the seven notebooks of the documentation, one topic each
 NOTEBOOKS = [
     "01_quickstart.ipynb",
     "02_trends.ipynb",
@@ -14,4 +14,5 @@ NOTEBOOKS = [
     "04_builders.ipynb",
     "05_saved_insights_and_plugins.ipynb",
     "06_connecting_to_posthog.ipynb",
+    "07_large_data.ipynb",
 ]
