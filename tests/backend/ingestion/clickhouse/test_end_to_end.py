@@ -1,6 +1,7 @@
-"""The real write path into chdb gives SQLite's answers: the same events captured through ``/batch/`` (or
-loaded with ``load-events``) into a SQLite database and a chdb one, then trends, funnels, retention and paths
-through the API on both. The expected numbers are worked out by hand from the events of :mod:`.end_to_end`.
+"""The real write path into ClickHouse gives SQLite's answers: the same events captured through ``/batch/`` (or
+loaded with ``load-events``) into a SQLite database and a ClickHouse one (chdb, or a server reached over HTTP through
+clickhouse-connect), then trends, funnels, retention and paths through the API on both. The expected numbers are
+worked out by hand from the events of :mod:`.end_to_end`.
 
 Persons once the second send is stored: A = anon-1 + alice (plan pro, merged after both had events),
 B = bob (plan free), C = carol (plan free). Each day's pageviews: 12th A A A; 13th B A; 14th C C.
@@ -19,6 +20,7 @@ from local_backend.__main__ import main
 from local_backend.store.db import connect
 from local_backend.store.engines import client_for
 from tests.backend.ingestion.clickhouse.end_to_end import FIRST, SECOND, answers, site, write_jsonl
+from tests.clickhouse_shim import start_shim
 
 MIN = 60_000  # ms
 
@@ -48,13 +50,26 @@ def create(db: Path, engine: str) -> Path:
     return db
 
 
-@pytest.fixture
-def databases(tmp_path: Path, chdb_folder: str) -> Iterator[tuple[Path, Path]]:
-    """A SQLite database and a chdb one (a database of its own in the run's chdb folder), each with a project."""
+@pytest.fixture(scope="module")
+def server_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A ClickHouse HTTP interface (the test shim, chdb in a process of its own) for the server engine."""
+    with start_shim(str(tmp_path_factory.mktemp("shim"))) as port:
+        yield port
+
+
+@pytest.fixture(params=["chdb", "clickhouse-http"])
+def databases(request: pytest.FixtureRequest, tmp_path: Path, chdb_folder: str) -> Iterator[tuple[Path, Path]]:
+    """A SQLite database and a ClickHouse one, each with a project: embedded (a database of its own in the run's
+    chdb folder) or a server reached through clickhouse-connect."""
+    name = f"e2e_{uuid.uuid4().hex[:12]}"
+    if request.param == "chdb":
+        spec = f"chdb:{chdb_folder}?database={name}"
+    else:
+        spec = f"clickhouse://default:@127.0.0.1:{request.getfixturevalue('server_port')}/{name}"
     sqlite_db = create(tmp_path / "sqlite.db", "sqlite")
-    chdb_db = create(tmp_path / "chdb.db", f"chdb:{chdb_folder}?database=e2e_{uuid.uuid4().hex[:12]}")
-    yield sqlite_db, chdb_db
-    conn = connect(chdb_db)
+    clickhouse_db = create(tmp_path / "chdb.db", spec)
+    yield sqlite_db, clickhouse_db
+    conn = connect(clickhouse_db)
     try:
         ch = client_for(conn)
         ch.command(f"DROP DATABASE IF EXISTS `{ch.database}`")
@@ -62,7 +77,7 @@ def databases(tmp_path: Path, chdb_folder: str) -> Iterator[tuple[Path, Path]]:
         conn.close()
 
 
-def stored_in_chdb(db: Path) -> list[tuple[Any, ...]]:
+def stored_in_clickhouse(db: Path) -> list[tuple[Any, ...]]:
     conn = connect(db)
     try:
         ch = client_for(conn)
@@ -82,7 +97,7 @@ def test_captured_events_give_the_same_answers_on_both_engines(databases, clock)
     assert sqlite_answers == EXPECTED
     assert chdb_answers == EXPECTED
     # the events are in ClickHouse, not in the SQLite file (the resent purchase is one row)
-    stored = dict(stored_in_chdb(databases[1]))
+    stored = dict(stored_in_clickhouse(databases[1]))
     assert stored == {"$groupidentify": 1, "$identify": 1, "$pageview": 7, "purchase": 2, "signup": 2}
     conn = connect(databases[1])
     try:
@@ -115,4 +130,4 @@ def test_loaded_files_give_the_same_answers_on_both_engines(databases, clock, tm
                 assert main(command) == 0
             results.append(answers(target))
     assert results == [EXPECTED, EXPECTED]
-    assert dict(stored_in_chdb(databases[1]))["purchase"] == 2
+    assert dict(stored_in_clickhouse(databases[1]))["purchase"] == 2
