@@ -1,14 +1,21 @@
 """A project to compute in: the engines are called directly on the connection, no HTTP in between.
 
-``engine`` names the event engine a calculation test runs on: ``sqlite``, or ``chdb``, where every read of
-events, persons and groups goes to an embedded ClickHouse database holding a copy of the test's SQLite data
-(:func:`tests.backend.store.clickhouse.mirror.use_clickhouse`). A test directory opts in by requesting it
-(trends and funnels do, in their ``conftest.py``), so each of its tests runs once per engine.
+``engine`` names the event engine a calculation test runs on: ``sqlite``; ``chdb``, where every read of events,
+persons and groups goes to an embedded ClickHouse database holding a copy of the test's SQLite data
+(:func:`tests.backend.store.clickhouse.mirror.use_clickhouse`); or ``clickhouse-http``, the same copy read
+through the server client (:class:`~local_backend.store.clickhouse.http_client.HttpClient`, clickhouse-connect)
+from :mod:`tests.clickhouse_shim`, a ClickHouse HTTP interface running each statement in chdb in a process of
+its own. A test directory opts in by requesting it (trends, funnels, retention and paths do, in their
+``conftest.py``), so each of its tests runs once per engine.
+
+The server path runs only the trends and funnels tests: over HTTP the whole calculation suite costs several
+minutes more in ``make test``, and trends and funnels exercise every statement shape the engine sends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +23,9 @@ import pytest
 from local_backend.clock import format_instant
 from local_backend.store.projects import create_project
 
-ENGINES = ("sqlite", "chdb")
+ENGINES = ("sqlite", "chdb", "clickhouse-http")
+#: The test directories that also run over HTTP (see the module docstring).
+OVER_HTTP = ("trends", "funnels")
 
 
 @pytest.fixture
@@ -25,14 +34,43 @@ def project(conn, clock) -> dict[str, Any]:
     return create_project(conn, name="Engines", timezone="UTC", now=format_instant(clock.now()))
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(scope="session")
+def shim_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A client of one ClickHouse HTTP shim for the run (its own process and chdb folder), its tables made once:
+    each test's copy empties them before it writes (:class:`~tests.backend.store.clickhouse.mirror.MirroredEngine`).
+    """
+    from local_backend.store.clickhouse.http_client import HttpClient
+    from local_backend.store.clickhouse.schema import create_tables
+    from tests.clickhouse_shim import start_shim
+
+    with start_shim(str(tmp_path_factory.mktemp("shim"))) as port:
+        server = HttpClient.connect(f"clickhouse://default:@127.0.0.1:{port}/calculations")
+        create_tables(server)
+        yield server
+        server.close()
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``engine`` takes ``clickhouse-http`` only in the directories of :data:`OVER_HTTP`."""
+    if "engine" not in metafunc.fixturenames:
+        return
+    over_http = Path(str(metafunc.definition.path)).parent.name in OVER_HTTP
+    engines = ENGINES if over_http else tuple(name for name in ENGINES if name != "clickhouse-http")
+    metafunc.parametrize("engine", engines, indirect=True)
+
+
+@pytest.fixture
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     if request.param == "sqlite":
         yield "sqlite"
         return
     from tests.backend.store.clickhouse.mirror import chdb_client, drop_database, use_clickhouse
 
-    client = chdb_client()
-    use_clickhouse(monkeypatch, client)
-    yield "chdb"
-    drop_database(client)
+    if request.param == "chdb":
+        client = chdb_client()
+        use_clickhouse(monkeypatch, client)
+        yield "chdb"
+        drop_database(client)
+        return
+    use_clickhouse(monkeypatch, request.getfixturevalue("shim_server"))
+    yield "clickhouse-http"
