@@ -9,13 +9,14 @@ HTTP. SQL reaches both as text with server-side parameters, ``{name:Type}`` plac
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...errors import APIError
 
-__all__ = ["ClickHouseClient", "ChdbClient", "MissingExtra", "require", "bind_text", "EXTRA"]
+__all__ = ["ClickHouseClient", "ChdbClient", "EngineBusy", "MissingExtra", "require", "bind_text", "EXTRA"]
 
 EXTRA = "insightlab[clickhouse]"
 # what ClickHouse's escaped text format needs escaped in a value (a backslash, tab, newline, carriage return or NUL
@@ -91,6 +92,41 @@ class ClickHouseClient(Protocol):
     def close(self) -> None: ...
 
 
+class EngineBusy(APIError):
+    """The chdb folder is held by another process: embedded ClickHouse lets one process open a folder."""
+
+    status = 409
+    default_code = "engine_busy"
+
+
+def _open_session(session_module: Any, path: str) -> Any:
+    try:
+        return session_module.Session(path)
+    except RuntimeError as error:
+        if _held_elsewhere(path) or "Another server instance" in str(error):
+            raise EngineBusy(
+                f"The chdb folder {path} is open in another process (a running insightlab serve?): stop it first,"
+                " or send the events to that server."
+            ) from None
+        raise EngineBusy(f"The chdb folder {path} cannot be opened: {str(error).splitlines()[0][:300]}") from None
+
+
+def _held_elsewhere(path: str) -> bool:
+    """Whether another process holds the folder's lock (ClickHouse locks ``status`` while it has it open)."""
+    import fcntl
+
+    try:
+        with open(os.path.join(path, "status"), "rb") as status:
+            try:
+                fcntl.flock(status, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(status, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
 class ChdbClient:
     """ClickHouse embedded in this process through chdb, its data kept in ``path``.
 
@@ -111,7 +147,7 @@ class ChdbClient:
         with cls._guard:
             session = cls._sessions.get(path)
             if session is None:
-                session = cls._sessions[path] = session_module.Session(path)
+                session = cls._sessions[path] = _open_session(session_module, path)
         session.query(f"CREATE DATABASE IF NOT EXISTS `{database}`")
         return cls(session, database)
 

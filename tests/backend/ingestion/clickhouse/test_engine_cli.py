@@ -107,3 +107,28 @@ def test_toolkit_and_the_sqlite_default_import_without_chdb_or_pyarrow():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_chdb_folder_held_by_another_process_is_a_one_line_error(tmp_path):
+    db = tmp_path / "big.db"
+    assert run_cli("create-project", "--db", str(db), "--name", "Big", "--engine", "chdb").returncode == 0
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from chdb import session; s = session.Session({str(tmp_path / 'big.db.chdb')!r}); "
+            "s.query('SELECT 1'); print('open', flush=True); import time; time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        loaded = run_cli("load-events", "--db", str(db), "--project", "1", str(events_file(tmp_path)), "--quiet")
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    assert loaded.returncode != 0
+    assert "is open in another process" in loaded.stderr
+    assert "Traceback" not in loaded.stderr
