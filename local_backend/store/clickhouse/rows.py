@@ -5,8 +5,9 @@ as PostHog does:
 
 * ``e.person_id`` is the person *now*: the id written at ingestion mapped through ``person_overrides`` (the
   newest override of each merged-away person).
-* the hot property columns (``e.v_browser``, ...) are computed from the properties, holding what SQLite's
-  generated columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`).
+* the hot property columns (``e.v_browser``, ...) and materialized ones (``e.mat_...``) hold what SQLite's
+  columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`): read from the table where it stores them
+  (:mod:`.stored_columns`), computed from the properties otherwise.
 * ``e.person_properties``, ``e.group_<i>_properties`` (the newest version of each person and group) and
   ``e.session_seconds`` are joined in once per statement, and only when the statement reads them;
   ``e.session_duration`` (unrounded seconds, NULL for events without a non-empty session) likewise.
@@ -45,12 +46,17 @@ def materialized_names(statement: str) -> tuple[set[str], set[str]]:
 
 
 def event_rows(
-    dialect: ClickHouseDialect, project_id: int, statement: str, materialized: Mapping[str, str] | None = None
+    dialect: ClickHouseDialect,
+    project_id: int,
+    statement: str,
+    materialized: Mapping[str, str] | None = None,
+    stored: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Any]]:
     """A derived table (to alias ``e``) of the project's events with every column ``statement`` reads.
 
     ``materialized`` gives the property key of each materialized column (``mat_...``, ``pmat_...``) the
-    statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`).
+    statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`),
+    unless the column is one of ``stored``, the events table's own (:func:`.stored_columns.stored_columns`).
     """
     materialized = materialized or {}
     event_columns, person_columns = materialized_names(statement)
@@ -59,6 +65,9 @@ def event_rows(
     params: list[Any] = []
     hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}
     for name, key in sorted({**hot, **{name: materialized[name] for name in event_columns}}.items()):
+        if name in stored:
+            columns.append(f"ev.{name} AS {name}")
+            continue
         sql, key_params = dialect.hot_value("ev.properties", key)
         columns.append(f"{sql} AS {name}")
         params += key_params
