@@ -4,7 +4,7 @@ SQLite's ``events e`` already holds what a fragment reads. In ClickHouse some of
 as PostHog does:
 
 * ``e.person_id`` is the person *now*: the id written at ingestion mapped through ``person_overrides`` (the
-  newest override of each merged-away person).
+  newest override of each merged-away person), joined only into statements that read the person.
 * the hot property columns (``e.v_browser``, ...) and materialized ones (``e.mat_...``) hold what SQLite's
   columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`): read from the table where it stores them
   (:mod:`.stored_columns`), computed from the properties otherwise.
@@ -60,8 +60,13 @@ def event_rows(
     """
     materialized = materialized or {}
     event_columns, person_columns = materialized_names(statement)
+    joined = joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())
+    if person_columns:
+        joined.add("person_properties")
+    # the person after merges costs a join: only a statement that reads the person pays for it
+    merged = "person_id" in statement or "person_properties" in joined
     columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
-    columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id")
+    columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id" if merged else "ev.person_id AS person_id")
     params: list[Any] = []
     hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}
     for name, key in sorted({**hot, **{name: materialized[name] for name in event_columns}}.items()):
@@ -71,14 +76,9 @@ def event_rows(
         sql, key_params = dialect.hot_value("ev.properties", key)
         columns.append(f"{sql} AS {name}")
         params += key_params
-    sql = (
-        f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev LEFT JOIN {_overrides(dialect)} AS ov"
-        " ON ov.old_person_id = ev.person_id WHERE ev.project_id = ?"
-    )
-    params += [project_id, project_id]
-    joined = joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())
-    if person_columns:
-        joined.add("person_properties")
+    overrides = f" LEFT JOIN {_overrides(dialect)} AS ov ON ov.old_person_id = ev.person_id" if merged else ""
+    sql = f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev{overrides} WHERE ev.project_id = ?"
+    params += [project_id, project_id] if merged else [project_id]
     for name in sorted(joined):
         table, on, table_params = _joined(dialect, name, project_id)
         sql = f"SELECT b.*, j.value AS {name} FROM ({sql}) AS b LEFT JOIN {table} AS j ON {on}"
