@@ -3,7 +3,8 @@
 #   make test          install into .venv with the test extras, run the whole suite (notebooks included)
 #   make lab           install JupyterLab into .venv and open the example notebooks in it
 #   make test-browser  run every notebook in JupyterLab in Chromium and drive the builders (needs chromium)
-#   make bench         every benchmark; scale_bench.py at 1M, 5M and 20M events (hours, and ~30 GB in /tmp)
+#   make bench         every benchmark; scale_bench.py at 1M, 5M and 20M events, on chdb at 5M and 20M
+#                      (hours, and ~40 GB in /tmp)
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -55,7 +56,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
-	$(PY) benchmarks/run_all.py --scale-sizes 1000000 5000000 20000000
+	$(PY) benchmarks/run_all.py --scale-sizes 1000000 5000000 20000000 --chdb-sizes 5000000 20000000
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

@@ -173,7 +173,19 @@ def materialize(
             " THEN 'manual' ELSE source END",
             [project_id, kind, key, source, now],
         )
+    if kind == "event":
+        _store_in_engine(conn, column, key)
     return column
+
+
+def _store_in_engine(conn: sqlite3.Connection, column: str, key: str) -> None:
+    """On a ClickHouse engine, the property as a stored column of its events table too (PostHog's mat_*)."""
+    from .engines import client_for, recorded_engine
+
+    if recorded_engine(conn).kind != "sqlite":
+        from .clickhouse.stored_columns import add_property_column
+
+        add_property_column(client_for(conn), column, key)
 
 
 def _add_event_column(conn: sqlite3.Connection, column: str, key: str) -> None:

@@ -43,6 +43,7 @@ from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows
+from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
 
@@ -101,7 +102,8 @@ class ClickHouseEventStore:
                 f"SELECT column_name, key FROM materialized_columns WHERE column_name IN ({marks})", names
             )
             keys = {str(name): str(key) for name, key in rows}
-        source, params = event_rows(self._dialect, project_id, statement, keys)
+        stored = stored_columns(self.client) if keys or any(f"e.{name}" in statement for name in HOT_COLUMNS) else None
+        source, params = event_rows(self._dialect, project_id, statement, keys, stored or frozenset())
         return f"{source} AS e", params
 
     def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:

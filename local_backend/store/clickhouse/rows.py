@@ -4,9 +4,10 @@ SQLite's ``events e`` already holds what a fragment reads. In ClickHouse some of
 as PostHog does:
 
 * ``e.person_id`` is the person *now*: the id written at ingestion mapped through ``person_overrides`` (the
-  newest override of each merged-away person).
-* the hot property columns (``e.v_browser``, ...) are computed from the properties, holding what SQLite's
-  generated columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`).
+  newest override of each merged-away person), joined only into statements that read the person.
+* the hot property columns (``e.v_browser``, ...) and materialized ones (``e.mat_...``) hold what SQLite's
+  columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`): read from the table where it stores them
+  (:mod:`.stored_columns`), computed from the properties otherwise.
 * ``e.person_properties``, ``e.group_<i>_properties`` (the newest version of each person and group) and
   ``e.session_seconds`` are joined in once per statement, and only when the statement reads them;
   ``e.session_duration`` (unrounded seconds, NULL for events without a non-empty session) likewise.
@@ -45,31 +46,39 @@ def materialized_names(statement: str) -> tuple[set[str], set[str]]:
 
 
 def event_rows(
-    dialect: ClickHouseDialect, project_id: int, statement: str, materialized: Mapping[str, str] | None = None
+    dialect: ClickHouseDialect,
+    project_id: int,
+    statement: str,
+    materialized: Mapping[str, str] | None = None,
+    stored: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Any]]:
     """A derived table (to alias ``e``) of the project's events with every column ``statement`` reads.
 
     ``materialized`` gives the property key of each materialized column (``mat_...``, ``pmat_...``) the
-    statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`).
+    statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`),
+    unless the column is one of ``stored``, the events table's own (:func:`.stored_columns.stored_columns`).
     """
     materialized = materialized or {}
     event_columns, person_columns = materialized_names(statement)
-    columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
-    columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id")
-    params: list[Any] = []
-    hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}
-    for name, key in sorted({**hot, **{name: materialized[name] for name in event_columns}}.items()):
-        sql, key_params = dialect.hot_value("ev.properties", key)
-        columns.append(f"{sql} AS {name}")
-        params += key_params
-    sql = (
-        f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev LEFT JOIN {_overrides(dialect)} AS ov"
-        " ON ov.old_person_id = ev.person_id WHERE ev.project_id = ?"
-    )
-    params += [project_id, project_id]
     joined = joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())
     if person_columns:
         joined.add("person_properties")
+    # the person after merges costs a join: only a statement that reads the person pays for it
+    merged = "person_id" in statement or "person_properties" in joined
+    columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
+    columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id" if merged else "ev.person_id AS person_id")
+    params: list[Any] = []
+    hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}
+    for name, key in sorted({**hot, **{name: materialized[name] for name in event_columns}}.items()):
+        if name in stored:
+            columns.append(f"ev.{name} AS {name}")
+            continue
+        sql, key_params = dialect.hot_value("ev.properties", key)
+        columns.append(f"{sql} AS {name}")
+        params += key_params
+    overrides = f" LEFT JOIN {_overrides(dialect)} AS ov ON ov.old_person_id = ev.person_id" if merged else ""
+    sql = f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev{overrides} WHERE ev.project_id = ?"
+    params += [project_id, project_id] if merged else [project_id]
     for name in sorted(joined):
         table, on, table_params = _joined(dialect, name, project_id)
         sql = f"SELECT b.*, j.value AS {name} FROM ({sql}) AS b LEFT JOIN {table} AS j ON {on}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .client import ClickHouseClient
+from .stored_columns import add_hot_columns
 
 __all__ = ["TABLES", "SHARDING_KEYS", "create_tables", "cluster_statements"]
 
@@ -127,7 +128,8 @@ def cluster_statements(database: str, cluster: str) -> list[str]:
 
 
 def create_tables(client: ClickHouseClient, cluster: str | None = None) -> None:
-    """Create every table that does not exist yet (idempotent); on ``cluster``, in the cluster layout.
+    """Create every table that does not exist yet (idempotent); on ``cluster``, in the cluster layout. On one
+    server the hot properties are stored as columns of the events table (:mod:`.stored_columns`).
 
     ``cluster`` defaults to the client's own (an ``HttpClient`` connected with ``?cluster=NAME``).
     """
@@ -138,3 +140,4 @@ def create_tables(client: ClickHouseClient, cluster: str | None = None) -> None:
         return
     for ddl in TABLES.values():
         client.command(ddl.format(db=f"`{client.database}`"))
+    add_hot_columns(client)

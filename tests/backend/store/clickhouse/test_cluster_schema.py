@@ -17,6 +17,8 @@ import pytest
 from local_backend.store.clickhouse.client import ChdbClient, require
 from local_backend.store.clickhouse.http_client import CLUSTER_SETTINGS, HttpClient
 from local_backend.store.clickhouse.schema import TABLES, cluster_statements, create_tables
+from local_backend.store.clickhouse.stored_columns import property_expression
+from local_backend.store.hot_properties import HOT_PROPERTIES
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.event_rows import AWKWARD, EVENTS, OVERRIDES, PERSONS, T0
 from tests.clickhouse_shim import start_shim
@@ -75,13 +77,25 @@ class RecordingClient:
     def command(self, sql: str, params: Any = None) -> None:
         self.sent.append(sql)
 
+    def query_rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+        return []  # no column stored yet
+
 
 def test_create_tables_uses_the_cluster_layout_when_the_client_has_a_cluster() -> None:
     on_cluster, single = RecordingClient(CLUSTER), RecordingClient()
     create_tables(on_cluster)  # type: ignore[arg-type]
     create_tables(single)  # type: ignore[arg-type]
     assert on_cluster.sent == STATEMENTS
-    assert single.sent == [ddl.format(db="`insightlab`") for ddl in TABLES.values()]
+    stored = [
+        statement
+        for key, column in HOT_PROPERTIES.items()
+        for statement in (
+            f"ALTER TABLE `insightlab`.events ADD COLUMN IF NOT EXISTS {column} Nullable(String)"
+            f" MATERIALIZED {property_expression(key)}",
+            f"ALTER TABLE `insightlab`.events MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1",
+        )
+    ]
+    assert single.sent == [ddl.format(db="`insightlab`") for ddl in TABLES.values()] + stored
     assert not any("ON CLUSTER" in statement or "Replicated" in statement for statement in single.sent)
 
 

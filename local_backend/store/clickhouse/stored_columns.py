@@ -1,0 +1,70 @@
+"""Property columns stored in the events table, as PostHog stores its ``mat_*`` columns.
+
+The hot properties (``v_browser``, ...) and every materialized event property (``mat_...``) become
+``MATERIALIZED`` columns of ``events``: ClickHouse computes each from ``properties`` as a row is inserted, and
+:meth:`MATERIALIZE COLUMN <add_property_column>` fills the rows stored before. The expression is the one a
+query would otherwise compute per row (:meth:`.ClickHouseDialect.hot_value`), so a stored value is the value a
+query computes, and a part written before the column existed answers with the same expression on read.
+
+Reads (:mod:`.rows`) take the stored column when the table has it (:func:`stored_columns`) and compute the
+value otherwise. On a cluster the columns are not added (the ``Distributed`` table and its shards would each
+need the DDL): reads compute them there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..hot_properties import HOT_PROPERTIES
+from .client import ClickHouseClient
+from .dialect import ClickHouseDialect
+from .params import bind
+
+__all__ = ["HOT_COLUMNS", "add_hot_columns", "add_property_column", "property_expression", "stored_columns"]
+
+HOT_COLUMNS = tuple(HOT_PROPERTIES.values())
+_MARK = re.compile(r"\{p(\d+):String\}")
+
+
+def property_expression(key: str) -> str:
+    """The value of property ``key`` of an event's ``properties``, with the key written into the text (a
+    column's expression cannot take parameters); keys holding a quote or a backslash are refused."""
+    if any(char in key for char in "'\\`") or any(ord(char) < 32 for char in key):
+        raise ValueError(f"property key {key!r} cannot be written into a column's expression")
+    sql, params = ClickHouseDialect("").hot_value("properties", key)
+    text, named = bind(sql, params)
+    return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
+
+
+def stored_columns(client: ClickHouseClient) -> frozenset[str]:
+    """The names of the ``MATERIALIZED`` columns of the events table."""
+    rows = client.query_rows(
+        "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'events'"
+        " AND default_kind = 'MATERIALIZED'",
+        {"db": client.database},
+    )
+    return frozenset(str(name) for (name,) in rows)
+
+
+def add_property_column(client: ClickHouseClient, column: str, key: str) -> bool:
+    """Store property ``key`` in column ``column`` of the events table, filling the rows already stored;
+    False when it is there already or the events are on a cluster."""
+    if getattr(client, "cluster", None) or column in stored_columns(client):
+        return False
+    table = f"`{client.database}`.events"
+    client.command(
+        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} Nullable(String)"
+        f" MATERIALIZED {property_expression(key)}"
+    )
+    client.command(f"ALTER TABLE {table} MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1")
+    return True
+
+
+def add_hot_columns(client: ClickHouseClient) -> None:
+    """Store every hot property (idempotent)."""
+    if getattr(client, "cluster", None):
+        return
+    present = stored_columns(client)
+    for key, column in HOT_PROPERTIES.items():
+        if column not in present:
+            add_property_column(client, column, key)

@@ -1,0 +1,75 @@
+"""A materialized property stored as a real column of ClickHouse's events table reads as SQLite's column does
+(numbers as their text, as the value computed from the JSON reads).
+
+event        plan (the property)
+$pageview    "pro"          text
+$pageview    true           a boolean: 'true'
+$pageview    1.5            a real: '1.5'
+$pageview    3              an integer: '3'
+$pageview    null           JSON null: NULL
+$pageview    (missing)      NULL
+$pageview    {"a": 1}       an object: its JSON text
+signup       "free"         stored after the column was added (the insert computes it)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from local_backend.store.clickhouse.dialect import ClickHouseDialect
+from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.clickhouse.rows import event_rows
+from local_backend.store.clickhouse.stored_columns import add_property_column, property_expression, stored_columns
+from local_backend.store.materialized import backfill, materialize
+from local_backend.store.projects import create_project
+from local_backend.store.sqlite_event_store import SQLiteEventStore
+from tests.backend.store.clickhouse.mirror import insert_rows, mirror
+from tests.backend.store.clickhouse.test_joins_parity import values
+from tests.factories import add_events
+
+NOW = "2026-01-15T12:00:00Z"
+EVENTS = [
+    ("$pageview", "alice", "2026-01-10T10:00:00Z", {"plan": "pro"}),
+    ("$pageview", "alice", "2026-01-10T10:01:00Z", {"plan": True}),
+    ("$pageview", "bob", "2026-01-10T10:02:00Z", {"plan": 1.5}),
+    ("$pageview", "bob", "2026-01-10T10:03:00Z", {"plan": 3}),
+    ("$pageview", "carol", "2026-01-10T10:04:00Z", {"plan": None}),
+    ("$pageview", "carol", "2026-01-10T10:05:00Z", {}),
+    ("$pageview", "dave", "2026-01-10T10:06:00Z", {"plan": {"a": 1}}),
+]
+LATER = [("signup", "dave", "2026-01-11T09:00:00Z", {"plan": "free"})]
+COLUMNS = ("project_id", "uuid", "event", "distinct_id", "person_id", "timestamp", "created_at", "properties",
+           "elements_chain")  # fmt: skip
+EXPECTED = ["pro", "true", "1.5", "3", None, None, '{"a":1}', "free"]
+
+
+def test_a_stored_column_holds_what_sqlites_column_holds_for_old_and_new_rows(conn, ch_client):
+    project_id = int(create_project(conn, name="Stored", timezone="UTC", now=NOW)["id"])
+    add_events(conn, project_id, EVENTS)
+    conn.commit()
+    mirror(conn, ch_client)
+    column = materialize(conn, project_id, "plan", now=NOW)
+    backfill(conn, column)
+    assert column not in stored_columns(ch_client)
+    assert add_property_column(ch_client, column, "plan") is True  # the rows stored so far are filled in
+    assert add_property_column(ch_client, column, "plan") is False
+    assert column in stored_columns(ch_client)
+    add_events(conn, project_id, LATER)
+    conn.commit()
+    later = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM events WHERE event = 'signup'").fetchall()
+    insert_rows(ch_client, "events", COLUMNS, [tuple(row) for row in later])  # ClickHouse computes the column
+    sqlite_rows = values(SQLiteEventStore(conn), project_id, (f"e.{column}", []))
+    clickhouse_rows = values(ClickHouseEventStore(conn, ch_client), project_id, (f"e.{column}", []))
+    # SQLite's column keeps JSON numbers as numbers; ClickHouse's holds their text, as a computed value does
+    as_text = [value if value is None or isinstance(value, str) else str(value) for value in sqlite_rows[0]]
+    assert clickhouse_rows[0] == as_text == EXPECTED
+    # the rows read the stored column instead of computing it
+    dialect = ClickHouseDialect(ch_client.database)
+    rows, _ = event_rows(dialect, project_id, f"e.{column}", {column: "plan"}, stored_columns(ch_client))
+    assert f"ev.{column} AS {column}" in rows and "JSONHas" not in rows
+
+
+@pytest.mark.parametrize("key", ["it's", "back\\slash", "tick`"])
+def test_a_key_that_cannot_be_written_into_a_column_expression_is_refused(key):
+    with pytest.raises(ValueError, match="cannot be written"):
+        property_expression(key)
