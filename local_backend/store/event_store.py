@@ -297,6 +297,14 @@ class EventStore(Protocol):
         """Up to ``limit`` values, most frequent first, ties by value ascending."""
         ...
 
+    def has_events(self, project_id: int) -> bool:
+        """Whether the project has any stored event."""
+        ...
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        """The property keys of the project's newest ``sample`` events named ``event_name``."""
+        ...
+
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
         """Ids of the project's persons for which ``where`` holds over ``e.person_id``, ascending."""
         ...

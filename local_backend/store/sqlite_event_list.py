@@ -12,7 +12,13 @@ from typing import Any
 from ..queries.dialect import DIALECT
 from .event_store import EventListing, PropertyValues, StoredEvent
 
-__all__ = ["list_sqlite_events", "get_sqlite_event", "sqlite_property_values"]
+__all__ = [
+    "list_sqlite_events",
+    "get_sqlite_event",
+    "sqlite_property_values",
+    "sqlite_has_events",
+    "sqlite_property_keys",
+]
 
 _COLUMNS = "e.id, e.uuid, e.event, e.distinct_id, e.person_id, e.timestamp, e.properties, e.elements_chain"
 
@@ -65,3 +71,17 @@ def sqlite_property_values(conn: sqlite3.Connection, request: PropertyValues) ->
     search = [request.search] if request.search else []
     rows = conn.execute(sql, [*value_params, *params, request.sample, *search, request.limit]).fetchall()
     return [str(row[0]) for row in rows]
+
+
+def sqlite_has_events(conn: sqlite3.Connection, project_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE project_id = ? LIMIT 1", (project_id,)).fetchone() is not None
+
+
+def sqlite_property_keys(conn: sqlite3.Connection, project_id: int, event_name: str, sample: int) -> set[str]:
+    rows = conn.execute(
+        "SELECT DISTINCT keys.key FROM (SELECT properties FROM events WHERE project_id = ? AND event = ?"
+        " ORDER BY timestamp DESC LIMIT ?) AS recent,"
+        " json_each(CASE WHEN json_valid(recent.properties) THEN recent.properties ELSE '{}' END) AS keys",
+        (project_id, event_name, sample),
+    )
+    return {str(row[0]) for row in rows}

@@ -45,7 +45,13 @@ from .event_store import (
 )
 from .events import earliest_event_time
 from .integer_text import distinct_ids, integers
-from .sqlite_event_list import get_sqlite_event, list_sqlite_events, sqlite_property_values
+from .sqlite_event_list import (
+    get_sqlite_event,
+    list_sqlite_events,
+    sqlite_has_events,
+    sqlite_property_keys,
+    sqlite_property_values,
+)
 
 __all__ = ["SQLiteEventStore"]
 
@@ -333,6 +339,12 @@ class SQLiteEventStore:
 
     def property_values(self, request: PropertyValues) -> list[str]:
         return sqlite_property_values(self.conn, request)
+
+    def has_events(self, project_id: int) -> bool:
+        return sqlite_has_events(self.conn, project_id)
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        return sqlite_property_keys(self.conn, project_id, event_name, sample)
 
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
         sql, params = where

@@ -15,7 +15,13 @@ from ..event_store import EventListing, PropertyValues, StoredEvent
 if TYPE_CHECKING:
     from .event_store import ClickHouseEventStore
 
-__all__ = ["list_clickhouse_events", "get_clickhouse_event", "clickhouse_property_values"]
+__all__ = [
+    "list_clickhouse_events",
+    "get_clickhouse_event",
+    "clickhouse_property_values",
+    "clickhouse_has_events",
+    "clickhouse_property_keys",
+]
 
 _KEY = "toInt64(intDiv(cityHash64(e.uuid), 2))"
 _COLUMNS = f"{_KEY} AS __key, e.uuid, e.event, e.distinct_id, e.person_id, e.timestamp, e.properties, e.elements_chain"
@@ -70,3 +76,19 @@ def clickhouse_property_values(store: ClickHouseEventStore, request: PropertyVal
     search = [request.search] if request.search else []
     rows = store._rows(sql, [*value_params, *params, request.sample, *search, request.limit])
     return [str(row[0]) for row in rows]
+
+
+def clickhouse_has_events(store: ClickHouseEventStore, project_id: int) -> bool:
+    return bool(
+        store._rows(f"SELECT 1 FROM {store.dialect.table('events')} WHERE project_id = ? LIMIT 1", [project_id])
+    )
+
+
+def clickhouse_property_keys(store: ClickHouseEventStore, project_id: int, event_name: str, sample: int) -> set[str]:
+    # JSONExtractKeys gives no keys for text that is not a JSON object, as SQLite's json_each of '{}'
+    rows = store._rows(
+        "SELECT DISTINCT arrayJoin(JSONExtractKeys(properties)) FROM (SELECT properties, timestamp FROM"
+        f" {store.dialect.table('events')} WHERE project_id = ? AND event = ? ORDER BY timestamp DESC LIMIT ?)",
+        [project_id, event_name, sample],
+    )
+    return {str(row[0]) for row in rows}

@@ -44,7 +44,13 @@ from ..event_store import (
 from ..events import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
-from .event_list import clickhouse_property_values, get_clickhouse_event, list_clickhouse_events
+from .event_list import (
+    clickhouse_has_events,
+    clickhouse_property_keys,
+    clickhouse_property_values,
+    get_clickhouse_event,
+    list_clickhouse_events,
+)
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows
 
@@ -317,6 +323,12 @@ class ClickHouseEventStore:
 
     def property_values(self, request: PropertyValues) -> list[str]:
         return clickhouse_property_values(self, request)
+
+    def has_events(self, project_id: int) -> bool:
+        return clickhouse_has_events(self, project_id)
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        return clickhouse_property_keys(self, project_id, event_name, sample)
 
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
         sql, params = where

@@ -1,13 +1,11 @@
 """Events: access, bad input, newest-first order, filters, and paging through ``next`` without losing ties.
 
-The listing and values tests run once per event engine (``engine``): on ``chdb`` the test's events are moved
-into ClickHouse once written, and SQLite's events table is left empty, as on a database on that engine.
+The listing and values tests run once per event engine (``engine``, tests/backend/routes/conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -57,24 +55,6 @@ BAD_INPUT = [
 @pytest.fixture
 def seed(conn, world):
     return seed_catalog(conn, world)
-
-
-@pytest.fixture(params=["sqlite", "chdb"])
-def engine(request, conn, monkeypatch) -> Iterator[Callable[[], str]]:
-    """Call once the test's events are written: on ``chdb`` every read of events then goes to ClickHouse."""
-    if request.param == "sqlite":
-        yield lambda: "sqlite"
-        return
-    from tests.backend.store.clickhouse.mirror import chdb_client, drop_database, move_events_to_clickhouse
-
-    client = chdb_client()
-
-    def move() -> str:
-        move_events_to_clickhouse(monkeypatch, conn, client)
-        return "chdb"
-
-    yield move
-    drop_database(client)
 
 
 @pytest.mark.parametrize("case, kind, status, code", AUTH_CASES, ids=[c[0] for c in AUTH_CASES])
