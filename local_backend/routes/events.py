@@ -3,12 +3,13 @@ values an event property has taken (suggestions for a filter's value field).
 
 Paging follows PostHog: ``next`` repeats the request with ``before`` set to the last event's timestamp. Events
 that share that timestamp are not skipped: the link also carries ``before_id``, the position of the last event
-among them.
+among them (the event store's row key). The events come from the project's event engine, SQLite or ClickHouse.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
@@ -39,10 +40,19 @@ Reader = Annotated[ProjectAccess, Depends(project_access("query:read"))]
 DEFAULT_LIMIT = 100
 
 
+@dataclass(frozen=True)
+class _Selection:
+    """The filters as conditions over ``e`` in the event store's dialect, and the page cursor."""
+
+    where: list[tuple[str, list[Any]]]
+    before: int | None = None
+    before_key: int | None = None
+
+
 def _conditions(
     request: Request, conn: sqlite3.Connection, access: ProjectAccess, params: dict[str, str | None]
-) -> list[tuple[str, list[Any]]] | None:
-    """The filters as conditions over ``events e``; None when they can match nothing (an unknown person)."""
+) -> _Selection | None:
+    """The filters; None when they can match nothing (an unknown person)."""
     where: list[tuple[str, list[Any]]] = []
     if params["event"]:
         where.append(("e.event = ?", [params["event"]]))
@@ -57,19 +67,18 @@ def _conditions(
     now = get_settings(request).clock.now()
     if params["after"]:
         where.append(("e.timestamp > ?", [_instant(params["after"], tz, now, "after")]))
+    before: int | None = None
+    before_key: int | None = None
     if params["before"]:
         before = _instant(params["before"], tz, now, "before")
         if params["before_id"] is not None:
-            last_id = parse_int_param(params["before_id"], name="before_id", default=0, minimum=0, maximum=2**63 - 1)
-            where.append(("(e.timestamp < ? OR (e.timestamp = ? AND e.id < ?))", [before, before, last_id]))
-        else:
-            where.append(("e.timestamp < ?", [before]))
+            before_key = parse_int_param(params["before_id"], name="before_id", default=0, minimum=0, maximum=2**63 - 1)
     elif params["before_id"] is not None:
         raise ValidationError("before_id only applies with before.", attr="before_id")
     properties = parse_filter_param(params["properties"], name="properties")
     if properties is not None:
         where.append(compiler_for(conn, access.project).compile(properties, "properties"))
-    return where
+    return _Selection(where, before, before_key)
 
 
 def _instant(text: str, tz: ZoneInfo, now: datetime, attr: str) -> int:
@@ -105,8 +114,19 @@ def list_events_route(
         "before_id": before_id,
         "properties": properties,
     }
-    where = _conditions(request, conn, access, params)
-    events = list_events(conn, access.project_id, where=where, limit=size + 1) if where is not None else []
+    selection = _conditions(request, conn, access, params)
+    events = (
+        list_events(
+            conn,
+            access.project_id,
+            where=selection.where,
+            limit=size + 1,
+            before=selection.before,
+            before_key=selection.before_key,
+        )
+        if selection is not None
+        else []
+    )
     next_url = None
     if len(events) > size:
         events = events[:size]

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from .event_store import event_store
 from .text_search import search_condition
 
 __all__ = [
@@ -170,13 +171,8 @@ def properties_seen_on_events(
     conn: sqlite3.Connection, project_id: int, event_names: Sequence[str], *, sample: int = EVENT_SAMPLE_SIZE
 ) -> set[str]:
     """The property keys found on the newest ``sample`` events of each name (a sample, not every event)."""
+    store = event_store(conn)
     seen: set[str] = set()
     for name in dict.fromkeys(event_names):
-        rows = conn.execute(
-            "SELECT DISTINCT keys.key FROM (SELECT properties FROM events WHERE project_id = ? AND event = ?"
-            " ORDER BY timestamp DESC LIMIT ?) AS recent,"
-            " json_each(CASE WHEN json_valid(recent.properties) THEN recent.properties ELSE '{}' END) AS keys",
-            (project_id, name, sample),
-        )
-        seen.update(row[0] for row in rows)
+        seen |= store.property_keys(project_id, name, sample)
     return seen

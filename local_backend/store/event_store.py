@@ -47,6 +47,9 @@ __all__ = [
     "FlaggedScan",
     "FlaggedRows",
     "PersonEventScan",
+    "EventListing",
+    "StoredEvent",
+    "PropertyValues",
     "event_store",
 ]
 
@@ -192,6 +195,53 @@ class PersonEventScan:
     properties: Sequence[str] = ()
 
 
+@dataclass(frozen=True)
+class EventListing:
+    """Up to ``limit`` of the project's events matching every ``where`` condition, newest first: by timestamp,
+    then by the store's row key (:attr:`StoredEvent.key`), both descending.
+
+    ``before``: only events earlier than this time; with ``before_key`` also the events at exactly ``before``
+    whose row key is below it (the cursor of the next page, so events sharing a timestamp are not skipped).
+    """
+
+    project_id: int
+    where: Sequence[Fragment]
+    limit: int
+    before: int | None = None
+    before_key: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored event as the events list shows it. ``key``: a non-negative integer, unique among the
+    project's events, that orders events sharing a timestamp (SQLite's row id, ClickHouse's uuid hash);
+    ``properties`` the JSON text as stored; ``person_id`` the person now, after merges."""
+
+    key: int
+    uuid: str
+    event: str
+    distinct_id: str
+    person_id: int
+    timestamp: int
+    properties: str
+    elements_chain: str
+
+
+@dataclass(frozen=True)
+class PropertyValues:
+    """The distinct values of event property ``key`` among the project's newest ``sample`` events (of
+    ``event_names`` when given), as text the way filters compare it (numbers as text, ``true``/``false``),
+    missing, null and empty values left out, containing ``search`` (case-insensitive) when given: the ``limit``
+    most frequent, ties by value ascending."""
+
+    project_id: int
+    key: str
+    limit: int
+    sample: int
+    event_names: Sequence[str] = ()
+    search: str | None = None
+
+
 @runtime_checkable
 class EventStore(Protocol):
     """Reads of events, persons and groups for calculations. Contracts: ``docs/storage.md``."""
@@ -233,6 +283,26 @@ class EventStore(Protocol):
 
     def person_events(self, request: PersonEventScan) -> Iterator[tuple[Any, ...]]:
         """The scan's rows, ordered by person, timestamp, then event name."""
+        ...
+
+    def list_events(self, request: EventListing) -> list[StoredEvent]:
+        """The listing's events, newest first (timestamp, then row key, both descending)."""
+        ...
+
+    def get_event(self, project_id: int, event_uuid: str) -> StoredEvent | None:
+        """The project's event with that uuid, or None."""
+        ...
+
+    def property_values(self, request: PropertyValues) -> list[str]:
+        """Up to ``limit`` values, most frequent first, ties by value ascending."""
+        ...
+
+    def has_events(self, project_id: int) -> bool:
+        """Whether the project has any stored event."""
+        ...
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        """The property keys of the project's newest ``sample`` events named ``event_name``."""
         ...
 
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:

@@ -7,6 +7,7 @@ import sqlite3
 from typing import Any
 
 from .db import row_dict, transaction
+from .event_store import event_store
 from .ids import new_project_token, new_uuid
 
 __all__ = [
@@ -112,11 +113,12 @@ def list_projects(
 
 
 def project_has_events(conn: sqlite3.Connection, project_id: int) -> bool:
-    """Whether the project has ingested an event (False in a database with no events table yet)."""
+    """Whether the project has ingested an event, in whichever engine holds its events (False in a database with
+    no events table yet)."""
     exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
     if not exists:
         return False
-    return conn.execute("SELECT 1 FROM events WHERE project_id = ? LIMIT 1", (project_id,)).fetchone() is not None
+    return event_store(conn).has_events(project_id)
 
 
 def update_project(conn: sqlite3.Connection, project_id: int, changes: dict[str, Any], now: str) -> None:

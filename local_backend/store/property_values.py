@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from .event_store import event_store
+from .event_store import PropertyValues, event_store
 
 __all__ = ["VALUES_LIMIT", "VALUES_SAMPLE", "event_property_values"]
 
@@ -31,18 +31,7 @@ def event_property_values(
 ) -> list[str]:
     """Distinct values of event property ``key``, most frequent first (ties by value), containing ``search``
     (case-insensitive) when given."""
-    dialect = event_store(conn).dialect
-    value_sql, value_params = dialect.text("recent.properties", key)
-    where = ["project_id = ?"]
-    params: list[object] = [project_id]
-    if event_names:
-        where.append(f"event IN ({', '.join('?' for _ in event_names)})")
-        params.extend(event_names)
-    sample = f"SELECT properties FROM events WHERE {' AND '.join(where)} ORDER BY timestamp DESC LIMIT {VALUES_SAMPLE}"
-    matching = f"AND {dialect.find('value')}" if search else ""
-    sql = (
-        f"SELECT value, count(*) AS seen FROM (SELECT {value_sql} AS value FROM ({sample}) AS recent)"
-        f" WHERE value NOT IN ('', 'null') {matching} GROUP BY value ORDER BY seen DESC, value LIMIT ?"
+    request = PropertyValues(
+        project_id, key, limit, VALUES_SAMPLE, event_names=tuple(event_names), search=search or None
     )
-    rows = conn.execute(sql, [*value_params, *params, *([search] if search else []), limit]).fetchall()
-    return [str(row[0]) for row in rows]
+    return event_store(conn).property_values(request)

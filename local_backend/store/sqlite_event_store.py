@@ -30,18 +30,28 @@ import numpy as np
 from ..queries.dialect import DIALECT, SQLiteDialect, register_functions
 from .event_store import (
     ActiveActors,
+    EventListing,
     FirstSeen,
     FlaggedRows,
     FlaggedScan,
     Fragment,
     Measure,
     PersonEventScan,
+    PropertyValues,
     Span,
     SpanAggregate,
+    StoredEvent,
     TopValues,
 )
 from .events import earliest_event_time
 from .integer_text import distinct_ids, integers
+from .sqlite_event_list import (
+    get_sqlite_event,
+    list_sqlite_events,
+    sqlite_has_events,
+    sqlite_property_keys,
+    sqlite_property_values,
+)
 
 __all__ = ["SQLiteEventStore"]
 
@@ -320,6 +330,21 @@ class SQLiteEventStore:
         )
         params += [request.project_id, request.lower, request.upper, *where_params]
         return iter(self._cursor().execute(sql, params))
+
+    def list_events(self, request: EventListing) -> list[StoredEvent]:
+        return list_sqlite_events(self.conn, request)
+
+    def get_event(self, project_id: int, event_uuid: str) -> StoredEvent | None:
+        return get_sqlite_event(self.conn, project_id, event_uuid)
+
+    def property_values(self, request: PropertyValues) -> list[str]:
+        return sqlite_property_values(self.conn, request)
+
+    def has_events(self, project_id: int) -> bool:
+        return sqlite_has_events(self.conn, project_id)
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        return sqlite_property_keys(self.conn, project_id, event_name, sample)
 
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
         sql, params = where

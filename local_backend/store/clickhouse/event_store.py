@@ -1,4 +1,4 @@
-"""The event store over ClickHouse: the same twelve methods as SQLite's, with the same answers.
+"""The event store over ClickHouse: the same methods as SQLite's, with the same answers.
 
 Statement shapes are ClickHouse's own:
 
@@ -29,18 +29,28 @@ import numpy as np
 from ...queries.guard import check_deadline
 from ..event_store import (
     ActiveActors,
+    EventListing,
     FirstSeen,
     FlaggedRows,
     FlaggedScan,
     Fragment,
     Measure,
     PersonEventScan,
+    PropertyValues,
     SpanAggregate,
+    StoredEvent,
     TopValues,
 )
 from ..events import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
+from .event_list import (
+    clickhouse_has_events,
+    clickhouse_property_keys,
+    clickhouse_property_values,
+    get_clickhouse_event,
+    list_clickhouse_events,
+)
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows
 from .stored_columns import HOT_COLUMNS, stored_columns
@@ -306,6 +316,21 @@ class ClickHouseEventStore:
             (row[0], row[1], row[2], *(_json_value(row[3 + 2 * i], row[4 + 2 * i]) for i in range(count)))
             for row in rows
         )
+
+    def list_events(self, request: EventListing) -> list[StoredEvent]:
+        return list_clickhouse_events(self, request)
+
+    def get_event(self, project_id: int, event_uuid: str) -> StoredEvent | None:
+        return get_clickhouse_event(self, project_id, event_uuid)
+
+    def property_values(self, request: PropertyValues) -> list[str]:
+        return clickhouse_property_values(self, request)
+
+    def has_events(self, project_id: int) -> bool:
+        return clickhouse_has_events(self, project_id)
+
+    def property_keys(self, project_id: int, event_name: str, sample: int) -> set[str]:
+        return clickhouse_property_keys(self, project_id, event_name, sample)
 
     def persons_matching(self, project_id: int, where: Fragment) -> list[int]:
         sql, params = where

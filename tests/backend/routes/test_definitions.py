@@ -155,7 +155,8 @@ def test_property_definitions_hide_bookkeeping_keys_and_filter_numbers(client, w
     )
 
 
-def test_event_names_mark_and_order_the_properties_seen_on_them(client, world, seed):
+def test_event_names_mark_and_order_the_properties_seen_on_them(client, world, seed, engine):
+    engine()
     url = f"/api/projects/{world.project_id}/property_definitions/"
     # signup events carry only "plan"; $pageview events carry only "$current_url"
     marked = client.get(url, params={"event_names": '["signup"]'}, headers=world.headers()).json()["results"]

@@ -76,3 +76,14 @@ def test_bad_paging_values_are_400(client, world, query, attr):
     response = client.get(f"/api/projects/?{query}", headers=world.headers())
     assert response.status_code == 400
     assert response.json()["attr"] == attr
+
+
+def test_ingested_event_comes_from_the_event_engine(client, world, conn, engine):
+    from tests.factories import add_events
+
+    add_events(conn, world.project_id, [("$pageview", "a", "2026-01-10T10:00:00Z")])
+    engine()
+    listed = client.get("/api/projects/", headers=world.headers()).json()["results"]
+    assert [(p["name"], p["ingested_event"]) for p in listed] == [("Main", True), ("Other", False)]
+    one = client.get(f"/api/projects/{world.project_id}/", headers=world.headers()).json()
+    assert one["ingested_event"] is True

@@ -23,7 +23,7 @@ import pyarrow as pa
 from local_backend.store.clickhouse.client import ChdbClient
 from local_backend.store.clickhouse.schema import create_tables
 
-__all__ = ["chdb_client", "mirror", "insert_rows", "drop_database"]
+__all__ = ["chdb_client", "mirror", "insert_rows", "drop_database", "use_clickhouse", "move_events_to_clickhouse"]
 
 _EVENT_COLUMNS = (
     "project_id", "uuid", "event", "distinct_id", "person_id", "timestamp", "created_at", "properties",
@@ -129,17 +129,34 @@ class MirroredEngine:
         return ClickHouseEventStore(conn, self.client)
 
 
-def use_clickhouse(monkeypatch: Any, client: ChdbClient) -> MirroredEngine:
+def _patch_event_store(monkeypatch: Any, replacement: Any) -> None:
     """Make every ``event_store(conn)`` of the backend (each module holds its own reference to the function)
-    return the ClickHouse store of :class:`MirroredEngine`, for the rest of the test."""
+    call ``replacement`` instead, for the rest of the test."""
     import sys
 
     import local_backend.app  # noqa: F401 - imports every module a request can reach
     from local_backend.store import event_store as module
 
-    engine = MirroredEngine(client)
     original = module.event_store
     for name, loaded in list(sys.modules.items()):
         if name.startswith("local_backend") and getattr(loaded, "event_store", None) is original:
-            monkeypatch.setattr(loaded, "event_store", engine.event_store)
+            monkeypatch.setattr(loaded, "event_store", replacement)
+
+
+def use_clickhouse(monkeypatch: Any, client: ChdbClient) -> MirroredEngine:
+    """Make every ``event_store(conn)`` of the backend return the ClickHouse store of :class:`MirroredEngine`,
+    for the rest of the test."""
+    engine = MirroredEngine(client)
+    _patch_event_store(monkeypatch, engine.event_store)
     return engine
+
+
+def move_events_to_clickhouse(monkeypatch: Any, conn: sqlite3.Connection, client: ChdbClient) -> None:
+    """Copy the SQLite database's events, persons and groups into ClickHouse, then delete SQLite's events, as a
+    database on the chdb engine holds none: every ``event_store(conn)`` answers from ClickHouse, and a read
+    that still goes to SQLite's events table finds nothing there."""
+    from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+
+    mirror(conn, client)
+    conn.execute("DELETE FROM events")
+    _patch_event_store(monkeypatch, lambda connection: ClickHouseEventStore(connection, client))
