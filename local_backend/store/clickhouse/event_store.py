@@ -52,7 +52,7 @@ from .event_list import (
     list_clickhouse_events,
 )
 from .params import bind
-from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows
+from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
 from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
@@ -80,6 +80,9 @@ class ClickHouseEventStore:
         self.conn = conn
         self.client = client
         self._dialect = ClickHouseDialect(client.database)
+        # projects known to have override rows: an instance lives for one calculation, and a merge written after
+        # it is seen by the next calculation's instance
+        self._merges: dict[int, bool] = {}
 
     @property
     def dialect(self) -> ClickHouseDialect:
@@ -113,8 +116,19 @@ class ClickHouseEventStore:
             )
             keys = {str(name): str(key) for name, key in rows}
         stored = stored_columns(self.client) if keys or any(f"e.{name}" in statement for name in HOT_COLUMNS) else None
-        source, params = event_rows(self._dialect, project_id, statement, keys, stored or frozenset())
+        merges = reads_person(statement) and self._has_merges(project_id)
+        source, params = event_rows(self._dialect, project_id, statement, keys, stored or frozenset(), merges=merges)
         return f"{source} AS e", params
+
+    def _has_merges(self, project_id: int) -> bool:
+        """Whether the project has any override row (a person merged into another): without one the person
+        written at ingestion is the person now, and statements skip the join through ``person_overrides``."""
+        if project_id not in self._merges:
+            rows = self._rows(
+                f"SELECT 1 FROM {self._dialect.table('person_overrides')} WHERE project_id = ? LIMIT 1", [project_id]
+            )
+            self._merges[project_id] = bool(rows)
+        return self._merges[project_id]
 
     def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:
         """``ARRAY JOIN`` of each event with the (1-based) indexes of the spans holding it, and the range test.

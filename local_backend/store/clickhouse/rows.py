@@ -22,7 +22,7 @@ from typing import Any
 from ..hot_properties import HOT_PROPERTIES
 from .dialect import PERSON_COLUMN_PREFIX, ClickHouseDialect, joined_columns
 
-__all__ = ["event_rows", "person_rows", "materialized_names", "SESSION_DURATION"]
+__all__ = ["event_rows", "person_rows", "materialized_names", "reads_person", "SESSION_DURATION"]
 
 SESSION_DURATION = "e.session_duration"
 
@@ -45,26 +45,37 @@ def materialized_names(statement: str) -> tuple[set[str], set[str]]:
     return set(_EVENT_COLUMN.findall(statement)), set(_PERSON_COLUMN.findall(statement))
 
 
+def reads_person(statement: str) -> bool:
+    """Whether ``statement`` reads the person (``e.person_id`` or the person's properties), so that the rows
+    under it must map the person through ``person_overrides``."""
+    return "person_id" in statement or "person_properties" in statement or bool(_PERSON_COLUMN.search(statement))
+
+
 def event_rows(
     dialect: ClickHouseDialect,
     project_id: int,
     statement: str,
     materialized: Mapping[str, str] | None = None,
     stored: frozenset[str] = frozenset(),
+    *,
+    merges: bool = True,
 ) -> tuple[str, list[Any]]:
     """A derived table (to alias ``e``) of the project's events with every column ``statement`` reads.
 
     ``materialized`` gives the property key of each materialized column (``mat_...``, ``pmat_...``) the
     statement reads: ClickHouse computes the value SQLite's column holds (:meth:`~.ClickHouseDialect.hot_value`),
     unless the column is one of ``stored``, the events table's own (:func:`.stored_columns.stored_columns`).
+    ``merges`` false says the project has no override rows: the person written at ingestion is the person now,
+    and the join through ``person_overrides`` is left out.
     """
     materialized = materialized or {}
     event_columns, person_columns = materialized_names(statement)
     joined = joined_columns(statement) | ({"session_duration"} if SESSION_DURATION in statement else set())
     if person_columns:
         joined.add("person_properties")
-    # the person after merges costs a join: only a statement that reads the person pays for it
-    merged = "person_id" in statement or "person_properties" in joined
+    # the person after merges costs a join: only a statement that reads the person, in a project with merges,
+    # pays for it
+    merged = merges and ("person_id" in statement or "person_properties" in joined)
     columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
     columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id" if merged else "ev.person_id AS person_id")
     params: list[Any] = []
