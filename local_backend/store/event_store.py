@@ -93,6 +93,12 @@ class SpanAggregate:
     measure: Measure
     group: Fragment | None = None
 
+    def counted_group(self) -> Fragment:
+        """The group of an ``aggregate_counted`` request, which needs one and a measure without ``per``."""
+        if self.measure.per is not None or self.group is None:
+            raise ValueError("aggregate_counted needs a group and a measure without a per-actor step")
+        return self.group
+
 
 @dataclass(frozen=True)
 class FirstSeen:

@@ -154,14 +154,12 @@ class SQLiteEventStore:
         self, request: SpanAggregate, *, max_groups: int
     ) -> dict[tuple[int, Any], tuple[float, int]] | None:
         measure = request.measure
-        if measure.per is not None or request.group is None:
-            raise ValueError("aggregate_counted needs a group and a measure without a per-actor step")
+        group_sql, group_params = request.counted_group()
         if not request.spans:
             return {}
         # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
         # own (small sorts) instead of one sort of every matching row
         where_sql, where_params = request.where
-        group_sql, group_params = request.group
         value_sql, value_params = measure.value
         sql = (
             f"WITH {_spans_table(request.spans)} SELECT b.i, (SELECT json_group_object(g, json_array(a, n)) FROM"

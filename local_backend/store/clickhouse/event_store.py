@@ -201,12 +201,10 @@ class ClickHouseEventStore:
         self, request: SpanAggregate, *, max_groups: int
     ) -> dict[tuple[int, Any], tuple[float, int]] | None:
         measure = request.measure
-        if measure.per is not None or request.group is None:
-            raise ValueError("aggregate_counted needs a group and a measure without a per-actor step")
+        group_sql, group_params = request.counted_group()
         if not request.spans:
             return {}
         where_sql, where_params = request.where
-        group_sql, group_params = request.group
         value_sql, value_params = measure.value
         spans_sql, spans_params = self._span_join(request.spans)
         head = f"SELECT {_SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)}, count(*) FROM "
