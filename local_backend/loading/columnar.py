@@ -7,14 +7,18 @@ the same work in columns instead:
 1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``): each row's number,
    name, distinct id (cut to 200 characters), time in UTC microseconds (capped at the load's time when more
    than 23 hours ahead), properties as the JSON text of the file, uuid (given, or derived from the content), and
-   the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`.
+   the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`. The properties are
+   parsed once, into names and raw values, and everything else that needs them comes from that one parse: the
+   check that they are an object, the stored hot columns and ``session_id`` (:mod:`..store.clickhouse.raw_values`),
+   ``$groups``, whether the event may change persons, and its shape for the definitions (step 4).
 2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
 3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
    times (Arrow columns, no properties), runs the person rules only for each distinct id's first event and for
    the events that identify, alias, set person properties or carry groups (their properties fetched for them
    alone), maps every event to its person with one vectorised lookup, and ClickHouse copies the batch from the
    staging table into ``events`` joined with that map, before the SQLite commit (as capture does).
-4. Event and property definitions come from aggregates over the batch, not from each row.
+4. Event and property definitions come from aggregates over the batch, not from each row: property types from
+   the first event of each shape (its property names and which of them hold a typed value).
 
 A file this module cannot take as it is (other columns, which become properties; non-text Parquet columns;
 a line ClickHouse cannot read) is loaded by the row-by-row loader instead, with the same outcome.
@@ -41,7 +45,10 @@ from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
 from ..ingestion.writer import pending_writes, write_transaction
 from ..store.clickhouse.client import ClickHouseClient, require
+from ..store.clickhouse.raw_values import hot_value_of_raw, session_id_of_raw
+from ..store.clickhouse.stored_columns import HOT_COLUMNS, stored_columns
 from ..store.engines import client_for, recorded_engine
+from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PersonBook
 from .loader import LoadReport
 from .readers import EventsFile
@@ -51,12 +58,13 @@ __all__ = ["COLUMNAR_BATCH", "load_columnar"]
 COLUMNAR_BATCH = 250_000  # events per transaction at least: ClickHouse wants few large inserts
 _COLUMNS = ("event", "distinct_id", "timestamp", "properties", "uuid")
 _READ_AS = ", ".join(f"{name} Nullable(String)" for name in _COLUMNS)
+_HOT_KEYS = {column: key for key, column in HOT_PROPERTIES.items()}
 _TEXT_TYPES = ("String", "Nullable(String)", "LowCardinality(String)", "LowCardinality(Nullable(String))")
-# A cheap test of the JSON text: events that might change persons; Python decides exactly. (``$groups`` alone
-# does not: ClickHouse reads the group columns itself, see _Stage.copy.)
+# The events that might change persons; Python decides exactly. (``$groups`` alone does not: ClickHouse reads the
+# group columns itself, see _Stage.copy.)
 _MAYBE_PERSON = (
     f"event IN ({', '.join(repr(name) for name in sorted(PERSON_EVENTS))})"
-    " OR multiSearchAny(properties, ['\"$set\"', '\"$set_once\"', '\"$unset\"'])"
+    " OR hasAny(keys, ['$set', '$set_once', '$unset'])"
 )
 # the text of $groups[name] as GroupBook.columns makes it (str() of the value), or NULL, from its raw JSON
 _GROUP_KEY = (
@@ -67,6 +75,13 @@ _GROUP_KEY = (
 
 def _literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _stored_value(column: str) -> str:
+    """The value of a stored column of ``events`` from the staged names (``keys``) and raw values (``raws``)."""
+    key = "$session_id" if column == "session_id" else _HOT_KEYS[column]
+    raw = f"raws[indexOf(keys, {_literal(key)})]"
+    return session_id_of_raw(raw) if column == "session_id" else hot_value_of_raw(raw, "properties", _literal(key))
 
 
 def load_columnar(
@@ -94,7 +109,7 @@ def load_columnar(
     stage = _Stage(client, project_id)
     try:
         try:
-            stage.fill(source, received=to_micros(now))
+            stage.fill(source, received=to_micros(now), stored=stored_columns(client))
         except Exception as error:
             if "DB::Exception" not in str(error):
                 raise
@@ -160,16 +175,22 @@ class _Stage:
         self.kept = f"`{client.database}`.{name}_kept"
         self.map = f"`{client.database}`.{name}_map"
         self.rows = 0
+        self.stored: list[str] = []
 
-    def fill(self, source: str, *, received: int) -> None:
+    def fill(self, source: str, *, received: int, stored: frozenset[str]) -> None:
+        """Read the file into the staging table; ``stored`` names the columns of ``events`` to compute here."""
         db = f"`{self.client.database}`"
+        self.stored = [column for column in (*HOT_COLUMNS, "session_id") if column in stored]
+        values = "".join(f", {column} Nullable(String)" for column in self.stored)
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
-            " uuid String, reason String, maybe_person UInt8) ENGINE = MergeTree ORDER BY row"
+            f" uuid String, reason String, maybe_person UInt8, groups String, shape UInt64{values})"
+            " ENGINE = MergeTree ORDER BY row"
         )
         self.client.command(f"CREATE TABLE {self.kept} (row UInt64) ENGINE = MergeTree ORDER BY row")
         self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
         latest = received + FUTURE_LIMIT_MICROS
+        computed = "".join(f", {_stored_value(column)} AS {column}" for column in self.stored)
         self.client.command(f"""
             INSERT INTO {self.table}
             SELECT row, event, substringUTF8(did, 1, {MAX_DISTINCT_ID_LENGTH}) AS distinct_id,
@@ -179,7 +200,8 @@ class _Stage:
                     substring(digest, 4, 3), '-', substring(digest, 7, 12))) AS uuid,
                 multiIf(
                     event = '', 'event is missing',
-                    NOT isValidJSON(properties) OR NOT startsWith(trimLeft(properties), '{{'),
+                    -- one parse: a non-empty list of names proves a JSON object; an empty one may be {{}}
+                    empty(keys) AND NOT (isValidJSON(properties) AND startsWith(trimLeft(properties), '{{')),
                         'properties is not a JSON object',
                     did = '', 'distinct_id is missing',
                     stamp = '', 'timestamp is missing',
@@ -191,21 +213,34 @@ class _Stage:
                         'event name is longer than {MAX_EVENT_NAME_LENGTH} characters',
                     trimBoth(did) = '', 'no distinct_id',
                     '') AS reason,
-                {_MAYBE_PERSON} AS maybe_person
+                {_MAYBE_PERSON} AS maybe_person,
+                raws[indexOf(keys, '$groups')] AS groups,
+                -- the names, and which of them hold a value with a type (see property_samples)
+                cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
+                    AS shape{computed}
             FROM (
-                SELECT rowNumberInAllBlocks() + 1 AS row, ifNull(event, '') AS event, ifNull(timestamp, '') AS stamp,
-                    if(ifNull(properties, '') = '', '{{}}', properties) AS properties, ifNull(uuid, '') AS raw_uuid,
-                    if(ifNull(distinct_id, '') != '', distinct_id, multiIf(
-                        JSONType(properties, 'distinct_id') = 'String', JSONExtractString(properties, 'distinct_id'),
-                        JSONType(properties, 'distinct_id') IN ('Int64', 'UInt64'),
-                            JSONExtractRaw(properties, 'distinct_id'), '')) AS did,
-                    toUnixTimestamp64Micro(parseDateTime64BestEffortOrNull(stamp, 6, 'UTC')) AS t,
-                    ifNull(toString(toUUIDOrNull(raw_uuid)), '') AS given,
-                    lower(hex(sipHash128(event, did, t, properties))) AS digest,
-                    leftPad(lower(hex(bitAnd(toUInt64(intDiv(ifNull(t, 0), 1000)), 281474976710655))), 12, '0')
-                        AS millis
-                FROM {source})
-            SETTINGS input_format_skip_unknown_fields = 0, max_insert_threads = 2
+                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws
+                FROM (
+                    SELECT rowNumberInAllBlocks() + 1 AS row, ifNull(event, '') AS event,
+                        ifNull(timestamp, '') AS stamp,
+                        if(ifNull(properties, '') = '', '{{}}', assumeNotNull(properties)) AS properties,
+                        ifNull(uuid, '') AS raw_uuid,
+                        JSONExtractKeysAndValuesRaw(properties) AS kv,
+                        if(ifNull(distinct_id, '') != '', distinct_id, multiIf(
+                            JSONType(properties, 'distinct_id') = 'String',
+                                JSONExtractString(properties, 'distinct_id'),
+                            JSONType(properties, 'distinct_id') IN ('Int64', 'UInt64'),
+                                JSONExtractRaw(properties, 'distinct_id'), '')) AS did,
+                        toUnixTimestamp64Micro(parseDateTime64BestEffortOrNull(stamp, 6, 'UTC')) AS t,
+                        ifNull(toString(toUUIDOrNull(raw_uuid)), '') AS given,
+                        -- 72 bits of content hash (CityHash: a quarter of SipHash's cost over the properties)
+                        concat(lower(hex(cityHash64(event, did, t, properties))), lower(hex(cityHash64(t, did, event))))
+                            AS digest,
+                        leftPad(lower(hex(bitAnd(toUInt64(intDiv(ifNull(t, 0), 1000)), 281474976710655))), 12, '0')
+                            AS millis
+                    FROM {source}))
+            SETTINGS input_format_skip_unknown_fields = 0, max_insert_threads = 2,
+                short_circuit_function_evaluation = 'force_enable'
         """)  # every value pasted above is ours; the file's path is quoted by _literal
         self.client.command(
             f"INSERT INTO {self.kept} SELECT row FROM {self.table} WHERE reason = '' AND uuid NOT IN"
@@ -244,28 +279,28 @@ class _Stage:
 
     def property_samples(self, first: int, last: int) -> list[tuple[str, str, str]]:
         """Each property name of the batch's kept events, its first value that has a type and its first value
-        (raw JSON), read from the first event of each shape (events mostly share a few)."""
+        (raw JSON), read from the first event of each shape (events mostly share a few): the first event with a
+        given set of names, each marked by whether its value has a type, holds every name's first typed value."""
         return self.client.query_rows(
             f"SELECT kv.1 AS key, argMinIf(kv.2, row, NOT (startsWith(kv.2, '{{') OR startsWith(kv.2, '[')"
             f" OR kv.2 = 'null')) AS typed, argMin(kv.2, row) AS first"
-            f" FROM (SELECT min(s.row) AS row, argMin(s.properties, s.row) AS properties FROM {self.table} AS s"
+            f" FROM (SELECT row, properties FROM {self.table} WHERE row IN (SELECT min(s.row) FROM {self.table} AS s"
             f" WHERE s.row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND s.row IN"
-            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}})"
-            # the names, and which of them hold a value with a type: the first event of each such set holds
-            # every name's first value with a type
-            f" GROUP BY sipHash64(arrayMap(kv -> (kv.1, kv.2 = 'null' OR startsWith(kv.2, '{{') OR"
-            f" startsWith(kv.2, '[')), JSONExtractKeysAndValuesRaw(s.properties))))"
+            f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) GROUP BY s.shape))"
             f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties) AS kv GROUP BY key",
             {"first": first, "last": last},
         )
 
     def group_types(self, first: int, last: int) -> list[str]:
         """The group type names the batch's kept events name, in order of first sight (as ingestion meets them)."""
-        kept = f"row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN (SELECT row FROM {self.kept})"
+        kept = (
+            f"row BETWEEN {{first:UInt64}} AND {{last:UInt64}}"
+            f" AND row IN (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}})"
+        )
         found = self.client.query_rows(
             f"SELECT name FROM (SELECT kv.1 AS name, row FROM {self.table}"
-            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties, '$groups') AS kv"
-            f" WHERE {kept} AND position(properties, '\"$groups\"') > 0 AND kv.2 NOT IN ('null', '\"\"')"
+            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(groups) AS kv"
+            f" WHERE {kept} AND groups != '' AND kv.2 NOT IN ('null', '\"\"')"
             f" UNION ALL SELECT JSONExtractString(properties, '$group_type') AS name, row FROM {self.table}"
             f" WHERE {kept} AND event = '$groupidentify')"
             " WHERE name != '' GROUP BY name ORDER BY min(row)",
@@ -281,18 +316,17 @@ class _Stage:
         self.client.insert_arrow(self.map, mapping)
         named = {index: name for name, index in groups.items()}
         columns = ", ".join(_GROUP_KEY.format(i=i) if i in named else "NULL" for i in range(5))
-        raw = "".join(
-            f", if(position(properties, '\"$groups\"') > 0, JSONExtractRaw(properties, '$groups', {{g{i}:String}}),"
-            f" '') AS raw_{i}"
-            for i in named
-        )
+        stored = "".join(f", {column}" for column in self.stored)
+        raw = "".join(f", if(groups != '', JSONExtractRaw(groups, {{g{i}:String}}), '') AS raw_{i}" for i in named)
         self.client.command(
             f"INSERT INTO {db}.events (project_id, uuid, event, distinct_id, person_id, timestamp, created_at,"
-            " properties, elements_chain, group_0, group_1, group_2, group_3, group_4)"
+            f" properties, elements_chain, group_0, group_1, group_2, group_3, group_4{stored})"
             f" SELECT {{project:Int64}}, s.uuid, s.event, s.distinct_id, m.person_id, s.ts, {{created:Int64}},"
-            f" s.properties, '', {columns}"
+            f" s.properties, '', {columns}{stored}"
             f" FROM (SELECT *{raw} FROM {self.table} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) AS s"
-            f" INNER JOIN {self.map} AS m ON s.row = m.row",
+            f" INNER JOIN {self.map} AS m ON s.row = m.row"
+            # the stored columns computed by fill() from one parse, rather than by their own expressions
+            " SETTINGS insert_allow_materialized_columns = 1",
             {"project": self.project_id, "created": created_at, "first": first, "last": last,
              **{f"g{i}": name for i, name in named.items()}},
         )  # fmt: skip

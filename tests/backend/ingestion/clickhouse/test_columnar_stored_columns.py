@@ -1,0 +1,67 @@
+"""A chdb bulk load computes the stored property columns itself, from one parse of each event: the values must
+be the ones the columns' own expressions give (what capture stores, and what a query computes for old parts)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import local_backend.loading.columnar as columnar
+from local_backend.loading import load_file
+
+NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
+# the raw JSON of $browser / $session_id in each event, and what the hot column v_browser must hold
+BROWSERS = [
+    ('"Chrome"', "Chrome"),
+    ('"ab\\u00e9\\n\\u2028x"', "ab\u00e9\n\u2028x"),
+    ("1.0", "1.0"),  # a real keeps its point, as SQLite prints it
+    ("1.50", "1.5"),
+    ("1e20", "1.0e+20"),
+    ("0.0", "0.0"),
+    ("12", "12"),
+    ("123456789012345678901234", "123456789012345678901234"),
+    ("true", "true"),
+    ("false", "false"),
+    ("null", None),
+    ('""', ""),
+    ('[1, "\\u2028", 2.50]', '[1,"\u2028",2.5]'),
+    ('{"a": {"b": 1}}', '{"a":{"b":1}}'),
+    (None, None),  # no $browser at all
+]
+
+
+def test_stored_columns_equal_their_own_expressions(ch_conn, ch, tmp_path, world):
+    lines = []
+    for number, (raw, _) in enumerate(BROWSERS):
+        fields = [f'"$browser": {raw}', f'"$session_id": {raw}'] if raw is not None else ['"$os": "Linux"']
+        lines.append(
+            f'{{"event": "e", "distinct_id": "u{number}", "timestamp": "2026-01-10T10:00:{number:02d}Z",'
+            f' "properties": {{"n": {number}, {", ".join(fields)}}}}}'
+        )
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    used = []
+    real = columnar._store
+    columnar._store = lambda *args, **kwargs: used.append(True) or real(*args, **kwargs)
+    try:
+        report = load_file(ch_conn, world.project_id, path, now=NOW)
+    finally:
+        columnar._store = real
+    assert used and report.loaded == len(BROWSERS)
+    db = f"`{ch.database}`"
+    stored = ch.query_rows(
+        "SELECT name, default_expression FROM system.columns WHERE database = {db:String} AND table = 'events'"
+        " AND default_kind = 'MATERIALIZED' AND name != 'day'",
+        {"db": ch.database},
+    )
+    assert {"v_browser", "v_os", "session_id"} <= {name for name, _ in stored}
+    for name, expression in stored:
+        differing = ch.query_rows(
+            f"SELECT JSONExtractInt(properties, 'n'), {name}, {expression} FROM {db}.events"
+            f" WHERE NOT ({name} <=> ({expression})) ORDER BY 1"
+        )
+        assert differing == [], name
+    browsers = dict(ch.query_rows(f"SELECT JSONExtractInt(properties, 'n'), v_browser FROM {db}.events"))
+    assert [browsers[n] for n in range(len(BROWSERS))] == [expected for _, expected in BROWSERS]
+    sessions = dict(ch.query_rows(f"SELECT JSONExtractInt(properties, 'n'), session_id FROM {db}.events"))
+    assert sessions[0] == "Chrome" and sessions[2] == "1" and sessions[8] == "true"
+    assert sessions[10] is None and sessions[12] is None and sessions[14] is None
