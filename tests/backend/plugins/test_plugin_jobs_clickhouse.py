@@ -122,3 +122,41 @@ def test_a_cluster_is_refused_before_anything_is_written():
     with pytest.raises(RewriteUnsupported) as refused:
         StagedRewrite(_ClusterClient())  # type: ignore[arg-type]
     assert (refused.value.status_code, refused.value.code, refused.value.attr) == (400, "unsupported_engine", "engine")
+
+
+def test_the_job_rewrites_events_on_a_clickhouse_server_too(client, world, conn, tmp_path):
+    from local_backend.store.clickhouse.http_client import HttpClient
+    from local_backend.store.clickhouse.schema import create_tables
+    from local_backend.store.engines import choose_engine, parse_engine
+    from tests.backend.store.clickhouse.mirror import mirror
+    from tests.clickhouse_shim import start_shim
+
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("Sign Up", "alice", "2026-01-09T10:00:00Z", {"$browser": "Firefox"}),
+            ("Sign Up", "bob", "2026-01-10T10:00:00Z", {"$browser": "Chrome"}),
+            ("$pageview", "crawler", "2026-01-10T11:00:00Z", {"$user_agent": BOT}),
+        ],
+    )
+    with start_shim(str(tmp_path / "shim")) as port:
+        url = f"clickhouse://default:@127.0.0.1:{port}/jobs"
+        server = HttpClient.connect(url)
+        create_tables(server)
+        mirror(conn, server)  # type: ignore[arg-type]
+        conn.execute("DELETE FROM events")
+        choose_engine(conn, parse_engine(url))
+        rename = add_config(conn, world.project_id, 2, config={"defaultNamingConvention": "snake_case"})
+        bots = add_config(conn, world.project_id, 4, order=2)
+        renamed = run_job(client, world, rename, "2026-01-10", "2026-01-10").json()["result"]
+        assert renamed == {"processed": 2, "changed": 1, "dropped": 0, "unchanged": 1, "failed": 0}
+        dropped = run_job(client, world, bots, "2026-01-01", "2026-01-31").json()["result"]
+        assert dropped == {"processed": 3, "changed": 0, "dropped": 1, "unchanged": 2, "failed": 0}
+        assert stored(conn, world.project_id) == [
+            ("Sign Up", "alice", {"$browser": "Firefox"}),
+            ("sign_up", "bob", {"$browser": "Chrome"}),
+        ]
+        assert (stored_twice(conn), rewrite_tables(conn)) == ([], [])
+        assert trend(client, world, "sign_up") == [0, 1, 0, 0]
+        server.close()
