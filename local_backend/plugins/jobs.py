@@ -123,7 +123,8 @@ class _Tally:
         self.process_event = process_event
         self.config = config
         self.counts = {"processed": 0, "changed": 0, "dropped": 0, "unchanged": 0, "failed": 0}
-        self.renamed: dict[str, int] = {}  # new event name -> the last time of an event renamed to it
+        # (project, new event name) -> the last time of an event renamed to it
+        self.renamed: dict[tuple[int, str], int] = {}
 
     def judge(self, stored: Event, timestamp: int) -> Outcome:
         self.counts["processed"] += 1
@@ -141,11 +142,11 @@ class _Tally:
         self.counts["changed"] += 1
         name = str(after["event"])
         if name != stored["event"]:
-            self.note_renamed(name, timestamp)
+            self.note_renamed(int(stored["team_id"]), name, timestamp)
         return Outcome("changed", name, json.dumps(after["properties"], separators=(",", ":")))
 
-    def note_renamed(self, name: str, timestamp: int) -> None:
-        self.renamed[name] = max(self.renamed.get(name, 0), timestamp)
+    def note_renamed(self, project_id: int, name: str, timestamp: int) -> None:
+        self.renamed[project_id, name] = max(self.renamed.get((project_id, name), 0), timestamp)
 
 
 def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
@@ -182,8 +183,8 @@ def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: in
 def _reprocess_clickhouse(client: ClickHouseClient, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
     """The same pass over a ClickHouse engine: the rewrite is staged, then applied all at once
     (:mod:`local_backend.store.clickhouse.rewrite` says what happens when it is interrupted)."""
-    for name, last in finish_rewrites(client):  # a rewrite an earlier job left half-applied
-        tally.note_renamed(name, last)
+    for project, name, last in finish_rewrites(client):  # a rewrite an earlier job left half-applied
+        tally.note_renamed(project, name, last)
     with StagedRewrite(client) as rewrite:
         batches = stored_event_batches(client, project_id=project_id, start=start, end=end, batch_size=BATCH_SIZE)
         for batch in batches:
@@ -234,7 +235,7 @@ def reprocess_events(
         conn.executemany(
             "INSERT OR IGNORE INTO event_definitions (project_id, name, volume, created_at, last_seen_at)"
             " VALUES (?, ?, 0, ?, ?)",
-            [(project_id, name, seen, seen) for name, seen in tally.renamed.items()],
+            [(project, name, seen, seen) for (project, name), seen in tally.renamed.items()],
         )
     return ReprocessCounts(**tally.counts)
 

@@ -161,11 +161,13 @@ class StagedRewrite:
             self.discard()
 
 
-def apply_rewrite(client: ClickHouseClient, ready: str) -> list[tuple[str, int]]:
-    """Apply the staged table ``ready`` to the events and drop it (step 3; repeatable). Returns the new names of
-    the renamed events with the last time of each, for the event definitions."""
+def apply_rewrite(client: ClickHouseClient, ready: str) -> list[tuple[int, str, int]]:
+    """Apply the staged table ``ready`` to the events and drop it (step 3; repeatable). Returns ``(project, new
+    name, last time)`` of the renamed events, for the event definitions."""
     staged, events = _table(client, ready), _table(client, "events")
-    renamed = client.query_rows(f"SELECT event, max(timestamp) FROM {staged} WHERE renamed = 1 GROUP BY event")
+    renamed = client.query_rows(
+        f"SELECT project_id, event, max(timestamp) FROM {staged} WHERE renamed = 1 GROUP BY project_id, event"
+    )
     client.command(
         f"DELETE FROM {events} WHERE (project_id, uuid) IN (SELECT project_id, uuid FROM {staged})"
         " SETTINGS lightweight_deletes_sync = 2"
@@ -176,12 +178,12 @@ def apply_rewrite(client: ClickHouseClient, ready: str) -> list[tuple[str, int]]
         f" SELECT {columns} FROM {staged} WHERE keep = 1"
     )
     client.command(f"DROP TABLE IF EXISTS {staged}")
-    return [(str(name), int(last)) for name, last in renamed]
+    return [(int(project), str(name), int(last)) for project, name, last in renamed]
 
 
-def finish_rewrites(client: ClickHouseClient, *, drop_unfinished: bool = True) -> list[tuple[str, int]]:
+def finish_rewrites(client: ClickHouseClient, *, drop_unfinished: bool = True) -> list[tuple[int, str, int]]:
     """Apply every rewrite left ready by an interrupted job and (``drop_unfinished``) drop every one left
-    half-staged; returns the renamed events' names and last times, as :func:`apply_rewrite`."""
+    half-staged; returns the renamed events' projects, names and last times, as :func:`apply_rewrite`."""
     if getattr(client, "cluster", None):
         return []
     rows = client.query_rows(
@@ -189,7 +191,7 @@ def finish_rewrites(client: ClickHouseClient, *, drop_unfinished: bool = True) -
         " AND match(name, '^rewrite_[0-9]+_(ready|building)$') ORDER BY name",
         {"db": client.database},
     )
-    renamed: list[tuple[str, int]] = []
+    renamed: list[tuple[int, str, int]] = []
     for (name,) in rows:
         if str(name).endswith(_READY):
             renamed.extend(apply_rewrite(client, str(name)))

@@ -49,9 +49,9 @@ def rewrite_tables(conn: sqlite3.Connection) -> list[str]:
     return [str(name) for (name,) in rows]
 
 
-def run_job(client: Any, world: Any, config_id: int, date_from: str, date_to: str) -> Any:
+def run_job(client: Any, world: Any, config_id: int, date_from: str, date_to: str, project_id: int = 0) -> Any:
     return client.post(
-        f"/api/projects/{world.project_id}/plugin_configs/{config_id}/job/",
+        f"/api/projects/{project_id or world.project_id}/plugin_configs/{config_id}/job/",
         json={"job": {"type": "reprocess_events", "payload": {"date_from": date_from, "date_to": date_to}}},
         headers=world.headers(),
     )

@@ -68,17 +68,18 @@ def test_a_rewrite_cut_after_its_delete_is_finished_by_the_next_job(client, worl
     # the cut: bob's old signup is deleted and his renamed one not inserted yet; the rewrite is ready to finish
     assert [e[1] for e in stored(conn, world.project_id)] == ["alice", "carol"]
     assert len(rewrite_tables(conn)) == 1
-    # the next job finishes it before its own work, and counts only its own events
-    again = run_job(client, world, bots, "2026-01-01", "2026-01-31").json()["result"]
-    assert again == {"processed": 3, "changed": 0, "dropped": 0, "unchanged": 3, "failed": 0}
+    # the next job, even one of another project, finishes it before its own work, and counts only its own events
+    elsewhere = add_config(conn, world.other_project_id, 4)
+    again = run_job(client, world, elsewhere, "2026-01-01", "2026-01-31", world.other_project_id).json()["result"]
+    assert again == {"processed": 0, "changed": 0, "dropped": 0, "unchanged": 0, "failed": 0}
     assert [(e[0], e[1]) for e in stored(conn, world.project_id)] == [
         ("Sign Up", "alice"), ("sign_up", "bob"), ("Sign Up", "carol"),
     ]  # fmt: skip
     assert (stored_twice(conn), rewrite_tables(conn)) == ([], [])
     assert trend(client, world, "Sign Up") == [1, 0, 1, 0]
     assert trend(client, world, "sign_up") == [0, 1, 0, 0]
-    names = {r[0] for r in conn.execute("SELECT name FROM event_definitions WHERE project_id = ?", (world.project_id,))}
-    assert "sign_up" in names
+    names = {tuple(r) for r in conn.execute("SELECT project_id, name FROM event_definitions WHERE name = 'sign_up'")}
+    assert names == {(world.project_id, "sign_up")}
 
 
 def test_a_rewrite_cut_after_its_insert_is_finished_when_the_engine_is_opened(client, world, conn, events, monkeypatch):
