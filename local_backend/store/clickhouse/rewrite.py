@@ -28,6 +28,7 @@ Not on a cluster (``?cluster=``): the staged table would have to be on every sha
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -157,7 +158,8 @@ class StagedRewrite:
     ) -> None:
         if kind is None:
             self.commit()
-        else:
+            return
+        with contextlib.suppress(Exception):  # the job's own error is the one to report; the next job drops it
             self.discard()
 
 
