@@ -2,21 +2,26 @@
 
 The one job the built-in plugins share re-runs a date range of stored events through a config, so a
 property filter or a naming convention set up today also applies to last month's events: changed events
-are rewritten, dropped ones deleted, all in one transaction.
+are rewritten, dropped ones deleted, all or none, on the event engine the database records (SQLite in one
+transaction; ClickHouse through :mod:`local_backend.store.clickhouse.rewrite`). The counts are the same on both.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from ..clock import format_instant, parse_instant
 from ..errors import ValidationError
+from ..store.clickhouse.client import ClickHouseClient
+from ..store.clickhouse.rewrite import StagedRewrite, finish_rewrites, stored_event_batches
 from ..store.db import transaction
+from ..store.engines import client_for, recorded_engine
 from ..store.events import from_micros, to_micros
 from .base import Event, Job, ProcessEvent
 
@@ -89,15 +94,119 @@ def validate_job_payload(job: Job, payload: Any) -> dict[str, Any]:
     return dict(payload)
 
 
-def _stored_event(row: sqlite3.Row, project_id: int) -> Event:
+def _stored_event(
+    *, uuid: str, event: str, distinct_id: str, properties: str, timestamp: int, project_id: int
+) -> Event:
     return {
-        "uuid": row["uuid"],
-        "event": row["event"],
-        "distinct_id": row["distinct_id"],
-        "properties": json.loads(row["properties"]),
-        "timestamp": format_instant(from_micros(row["timestamp"])),
+        "uuid": uuid,
+        "event": event,
+        "distinct_id": distinct_id,
+        "properties": json.loads(properties),
+        "timestamp": format_instant(from_micros(timestamp)),
         "team_id": project_id,
     }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one stored event became: ``event`` and ``properties`` (JSON) are its new values when changed."""
+
+    kind: Literal["changed", "dropped", "unchanged", "failed"]
+    event: str = ""
+    properties: str = ""
+
+
+class _Tally:
+    """Runs each stored event through the config, counting outcomes the same way whatever the engine."""
+
+    def __init__(self, process_event: ProcessEvent, config: Mapping[str, Any]) -> None:
+        self.process_event = process_event
+        self.config = config
+        self.counts = {"processed": 0, "changed": 0, "dropped": 0, "unchanged": 0, "failed": 0}
+        # (project, new event name) -> the last time of an event renamed to it
+        self.renamed: dict[tuple[int, str], int] = {}
+
+    def judge(self, stored: Event, timestamp: int) -> Outcome:
+        self.counts["processed"] += 1
+        try:
+            after = self.process_event(copy.deepcopy(stored), self.config)
+        except Exception:
+            self.counts["failed"] += 1
+            return Outcome("failed")
+        if after is None:
+            self.counts["dropped"] += 1
+            return Outcome("dropped")
+        if after["event"] == stored["event"] and after["properties"] == stored["properties"]:
+            self.counts["unchanged"] += 1
+            return Outcome("unchanged")
+        self.counts["changed"] += 1
+        name = str(after["event"])
+        if name != stored["event"]:
+            self.note_renamed(int(stored["team_id"]), name, timestamp)
+        return Outcome("changed", name, json.dumps(after["properties"], separators=(",", ":")))
+
+    def note_renamed(self, project_id: int, name: str, timestamp: int) -> None:
+        self.renamed[project_id, name] = max(self.renamed.get((project_id, name), 0), timestamp)
+
+
+def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
+    last_id = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, uuid, event, distinct_id, properties, timestamp FROM events WHERE project_id = ?"
+            " AND timestamp BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
+            (project_id, start, end, last_id, BATCH_SIZE),
+        ).fetchall()
+        if not rows:
+            return
+        last_id = rows[-1]["id"]
+        updates: list[tuple[str, str, int]] = []
+        deletes: list[tuple[int]] = []
+        for row in rows:
+            stored = _stored_event(
+                uuid=row["uuid"],
+                event=row["event"],
+                distinct_id=row["distinct_id"],
+                properties=row["properties"],
+                timestamp=row["timestamp"],
+                project_id=project_id,
+            )
+            outcome = tally.judge(stored, row["timestamp"])
+            if outcome.kind == "dropped":
+                deletes.append((row["id"],))
+            elif outcome.kind == "changed":
+                updates.append((outcome.event, outcome.properties, row["id"]))
+        conn.executemany("UPDATE events SET event = ?, properties = ? WHERE id = ?", updates)
+        conn.executemany("DELETE FROM events WHERE id = ?", deletes)
+
+
+def _reprocess_clickhouse(client: ClickHouseClient, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
+    """The same pass over a ClickHouse engine: the rewrite is staged, then applied all at once
+    (:mod:`local_backend.store.clickhouse.rewrite` says what happens when it is interrupted)."""
+    for project, name, last in finish_rewrites(client):  # a rewrite an earlier job left half-applied
+        tally.note_renamed(project, name, last)
+    with StagedRewrite(client) as rewrite:
+        batches = stored_event_batches(client, project_id=project_id, start=start, end=end, batch_size=BATCH_SIZE)
+        for batch in batches:
+            columns = {name: batch[name].to_pylist() for name in ("uuid", "event", "distinct_id", "properties")}
+            timestamps = [int(value) for value in batch["timestamp"].to_pylist()]
+            changed: dict[int, tuple[str, str]] = {}
+            dropped: list[int] = []
+            for index, timestamp in enumerate(timestamps):
+                stored = _stored_event(
+                    uuid=columns["uuid"][index],
+                    event=columns["event"][index],
+                    distinct_id=columns["distinct_id"][index],
+                    properties=columns["properties"][index],
+                    timestamp=timestamp,
+                    project_id=project_id,
+                )
+                outcome = tally.judge(stored, timestamp)
+                if outcome.kind == "dropped":
+                    dropped.append(index)
+                elif outcome.kind == "changed":
+                    changed[index] = (outcome.event, outcome.properties)
+            rewrite.add(batch, changed, dropped)
 
 
 def reprocess_events(
@@ -108,55 +217,27 @@ def reprocess_events(
     config: Mapping[str, Any],
     payload: Mapping[str, Any],
 ) -> ReprocessCounts:
-    """Run stored events of ``payload``'s date range through ``process_event``; one transaction.
+    """Run stored events of ``payload``'s date range through ``process_event``, on the database's event engine.
 
+    SQLite rewrites them in one transaction; ClickHouse stages the rewrite and applies it once every event is
+    decided, so a failure leaves the events as they were, or (once applying has begun) as they will be.
     An event the plugin fails on is left as stored and counted in ``failed``.
     """
     start = to_micros(_parse_bound(payload["date_from"], attr="job__payload__date_from", end=False))
     end = to_micros(_parse_bound(payload["date_to"], attr="job__payload__date_to", end=True))
-    counts = {"processed": 0, "changed": 0, "dropped": 0, "unchanged": 0, "failed": 0}
-    new_names: dict[str, int] = {}
+    tally = _Tally(process_event, config)
     with transaction(conn):
-        last_id = 0
-        while True:
-            rows = conn.execute(
-                "SELECT id, uuid, event, distinct_id, properties, timestamp FROM events WHERE project_id = ?"
-                " AND timestamp BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
-                (project_id, start, end, last_id, BATCH_SIZE),
-            ).fetchall()
-            if not rows:
-                break
-            last_id = rows[-1]["id"]
-            updates: list[tuple[str, str, int]] = []
-            deletes: list[tuple[int]] = []
-            for row in rows:
-                counts["processed"] += 1
-                before = _stored_event(row, project_id)
-                try:
-                    after = process_event(_stored_event(row, project_id), config)
-                except Exception:
-                    counts["failed"] += 1
-                    continue
-                if after is None:
-                    counts["dropped"] += 1
-                    deletes.append((row["id"],))
-                elif after["event"] != before["event"] or after["properties"] != before["properties"]:
-                    counts["changed"] += 1
-                    properties = json.dumps(after["properties"], separators=(",", ":"))
-                    updates.append((str(after["event"]), properties, row["id"]))
-                    if after["event"] != before["event"]:
-                        new_names[str(after["event"])] = max(new_names.get(str(after["event"]), 0), row["timestamp"])
-                else:
-                    counts["unchanged"] += 1
-            conn.executemany("UPDATE events SET event = ?, properties = ? WHERE id = ?", updates)
-            conn.executemany("DELETE FROM events WHERE id = ?", deletes)
+        if recorded_engine(conn).kind == "sqlite":
+            _reprocess_sqlite(conn, tally, project_id=project_id, start=start, end=end)
+        else:
+            _reprocess_clickhouse(client_for(conn), tally, project_id=project_id, start=start, end=end)
         # Renamed events must be offered by the event-name pickers too.
         conn.executemany(
             "INSERT OR IGNORE INTO event_definitions (project_id, name, volume, created_at, last_seen_at)"
             " VALUES (?, ?, 0, ?, ?)",
-            [(project_id, name, seen, seen) for name, seen in new_names.items()],
+            [(project, name, seen, seen) for (project, name), seen in tally.renamed.items()],
         )
-    return ReprocessCounts(**counts)
+    return ReprocessCounts(**tally.counts)
 
 
 def run_plugin_job(

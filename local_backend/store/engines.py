@@ -242,6 +242,7 @@ def open_client(engine: Engine, db_file: str) -> ClickHouseClient:
 
 def _connect(engine: Engine, db_file: str) -> ClickHouseClient:
     from .clickhouse.client import ChdbClient
+    from .clickhouse.rewrite import finish_rewrites
     from .clickhouse.schema import create_tables
 
     client: ClickHouseClient
@@ -264,4 +265,5 @@ def _connect(engine: Engine, db_file: str) -> ClickHouseClient:
             raise EngineError("This version cannot reach a ClickHouse server yet; use chdb.", attr="engine") from None
         client = http_client.HttpClient.connect(str(engine.url))
     create_tables(client)
+    finish_rewrites(client, drop_unfinished=False)  # a plugin job's rewrite cut short when the process died
     return client

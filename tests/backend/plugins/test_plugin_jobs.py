@@ -1,31 +1,21 @@
-"""The reprocess_events job: stored events of a date range run again through one config."""
+"""The reprocess_events job: stored events of a date range run again through one config, on every engine.
+
+Each test runs on SQLite and on chdb (``engine``); the counts the job reports and the events it leaves are
+the same on both.
+"""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from local_backend.plugins import jobs
+from local_backend.plugins.jobs import reprocess_events
 from tests.backend.plugin_helpers import add_config
+from tests.backend.plugins.jobs_helpers import rewrite_tables, run_job, stored, stored_twice, trend
 from tests.factories import add_events
 
 BOT = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0"
-
-
-def stored(conn, project_id):
-    rows = conn.execute(
-        "SELECT event, distinct_id, properties FROM events WHERE project_id = ? ORDER BY timestamp, id", (project_id,)
-    ).fetchall()
-    return [(r["event"], r["distinct_id"], json.loads(r["properties"])) for r in rows]
-
-
-def run_job(client, world, config_id, date_from, date_to):
-    return client.post(
-        f"/api/projects/{world.project_id}/plugin_configs/{config_id}/job/",
-        json={"job": {"type": "reprocess_events", "payload": {"date_from": date_from, "date_to": date_to}}},
-        headers=world.headers(),
-    )
 
 
 @pytest.fixture
@@ -44,7 +34,8 @@ def events(conn, world):
     add_events(conn, world.other_project_id, [("Signed Up", "erin", "2026-01-10T12:00:00Z", {"$ip": "5.5.5.5"})])
 
 
-def test_taxonomy_job_renames_events_in_the_range_only(client, world, conn, events):
+def test_taxonomy_job_renames_events_in_the_range_only(client, world, conn, events, engine):
+    engine()
     config_id = add_config(conn, world.project_id, 2, config={"defaultNamingConvention": "snake_case"})
     response = run_job(client, world, config_id, "2026-01-10", "2026-01-11")
     assert response.status_code == 200
@@ -56,9 +47,17 @@ def test_taxonomy_job_renames_events_in_the_range_only(client, world, conn, even
     assert [e[0] for e in stored(conn, world.other_project_id)] == ["Signed Up"]
     names = {r[0] for r in conn.execute("SELECT name FROM event_definitions WHERE project_id = ?", (world.project_id,))}
     assert {"signed_up", "plan_changed"} <= names
+    # each renamed event is counted once, under its new name only, right after the job (days 9, 10, 11, 12)
+    assert trend(client, world, "signed_up") == [0, 1, 0, 0]
+    assert trend(client, world, "Signed Up") == [1, 0, 0, 1]
+    assert trend(client, world, "plan_changed") == [0, 0, 1, 0]
+    assert stored_twice(conn) == []
 
 
-def test_property_filter_job_strips_properties_and_bot_filter_job_deletes_bot_events(client, world, conn, events):
+def test_property_filter_job_strips_properties_and_bot_filter_job_deletes_bot_events(
+    client, world, conn, events, engine
+):
+    engine()
     strip = add_config(conn, world.project_id, 1, config={"event_properties": "$ip"})
     bots = add_config(conn, world.project_id, 4, order=2)
     stripped = run_job(client, world, strip, "2026-01-10T00:00:00Z", "2026-01-11T23:59:59Z").json()["result"]
@@ -71,9 +70,35 @@ def test_property_filter_job_strips_properties_and_bot_filter_job_deletes_bot_ev
         ("Plan Changed", "carol", {"$user_agent": FIREFOX}),
         ("Signed Up", "dave", {"$ip": "4.4.4.4"}),
     ]
+    assert stored_twice(conn) == []
 
 
-def test_a_job_on_a_plugin_without_jobs_or_with_a_reversed_range_changes_nothing(client, world, conn, events):
+def test_a_bot_filter_job_leaves_trends_counting_the_people_it_kept(client, world, conn, engine):
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("$pageview", "alice", "2026-01-09T10:00:00Z", {"$user_agent": FIREFOX}),
+            ("$pageview", "crawler", "2026-01-10T01:00:00Z", {"$user_agent": BOT}),
+            ("$pageview", "alice", "2026-01-10T09:00:00Z", {"$user_agent": FIREFOX}),
+            ("$pageview", "crawler", "2026-01-10T23:00:00Z", {"$user_agent": BOT}),
+            ("$pageview", "bob", "2026-01-11T08:00:00Z", {"$user_agent": FIREFOX}),
+            ("$pageview", "spider", "2026-01-11T09:00:00Z", {"$user_agent": BOT}),
+        ],
+    )
+    engine()
+    assert trend(client, world, "$pageview") == [1, 3, 2, 0]
+    bots = add_config(conn, world.project_id, 4)
+    result = run_job(client, world, bots, "2026-01-10", "2026-01-10").json()["result"]
+    # the 10th holds crawler twice and alice once; the spider on the 11th is outside the range and stays
+    assert result == {"processed": 3, "changed": 0, "dropped": 2, "unchanged": 1, "failed": 0}
+    assert trend(client, world, "$pageview") == [1, 1, 2, 0]
+    assert trend(client, world, "$pageview", math="dau") == [1, 1, 2, 0]
+    assert stored_twice(conn) == []
+
+
+def test_a_job_on_a_plugin_without_jobs_or_with_a_reversed_range_changes_nothing(client, world, conn, events, engine):
+    engine()
     sampler = add_config(conn, world.project_id, 3, config={"percentage": "0"})
     rename = add_config(conn, world.project_id, 2)
     before = stored(conn, world.project_id)
@@ -82,3 +107,28 @@ def test_a_job_on_a_plugin_without_jobs_or_with_a_reversed_range_changes_nothing
     reversed_range = run_job(client, world, rename, "2026-01-12", "2026-01-10")
     assert (reversed_range.status_code, reversed_range.json()["attr"]) == (400, "job__payload__date_to")
     assert stored(conn, world.project_id) == before
+
+
+def test_a_job_that_fails_midway_leaves_every_event_as_it_was(world, conn, events, engine, monkeypatch):
+    name = engine()
+    monkeypatch.setattr(jobs, "BATCH_SIZE", 2)  # alice and bob's events are rewritten or staged before dave's
+
+    def rename_until_dave(event, config):
+        if event["distinct_id"] == "dave":
+            event["properties"]["seen"] = {"not", "JSON"}  # a set: the job cannot store it
+        event["event"] = event["event"].upper()
+        return event
+
+    before = stored(conn, world.project_id)
+    with pytest.raises(TypeError):
+        reprocess_events(
+            conn,
+            project_id=world.project_id,
+            process_event=rename_until_dave,
+            config={},
+            payload={"date_from": "2026-01-01", "date_to": "2026-01-31"},
+        )
+    assert stored(conn, world.project_id) == before
+    assert stored_twice(conn) == []
+    if name == "chdb":
+        assert rewrite_tables(conn) == []
