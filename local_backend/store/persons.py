@@ -300,4 +300,6 @@ def _person_uuid(project_id: int, distinct_id: str) -> str:
 
 
 def _dumps(value: Mapping[str, Any]) -> str:
+    if not value:  # most persons of a bulk load have no properties
+        return "{}"
     return json.dumps(value, separators=(",", ":"), default=str)
