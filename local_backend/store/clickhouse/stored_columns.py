@@ -5,8 +5,9 @@ The hot properties (``v_browser``, ...) and every materialized event property (`
 :meth:`MATERIALIZE COLUMN <add_property_column>` fills the rows stored before. The expression is the one a
 query would otherwise compute per row (:meth:`.ClickHouseDialect.hot_value`), so a stored value is the value a
 query computes, and a part written before the column existed answers with the same expression on read.
+:func:`drop_property_column` takes a materialized property's column away again (never a hot one).
 
-Reads (:mod:`.rows`) take the stored column when the table has it (:func:`stored_columns`) and compute the
+Reads (:mod:`.rows`) take the stored column when the tables have it (:func:`stored_columns`) and compute the
 value otherwise. On a cluster the columns are not added (the ``Distributed`` table and its shards would each
 need the DDL): reads compute them there.
 """
@@ -20,9 +21,18 @@ from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
 from .params import bind
 
-__all__ = ["HOT_COLUMNS", "add_hot_columns", "add_property_column", "property_expression", "stored_columns"]
+__all__ = [
+    "HOT_COLUMNS",
+    "add_hot_columns",
+    "add_property_column",
+    "drop_property_column",
+    "property_expression",
+    "stored_columns",
+]
 
 HOT_COLUMNS = tuple(HOT_PROPERTIES.values())
+#: The prefix of a materialized property's column (:func:`local_backend.store.materialized.column_name`).
+MATERIALIZED_PREFIX = "mat_"
 _MARK = re.compile(r"\{p(\d+):String\}")
 
 
@@ -34,6 +44,10 @@ def property_expression(key: str) -> str:
     sql, params = ClickHouseDialect("").hot_value("properties", key)
     text, named = bind(sql, params)
     return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
+
+
+def _cluster(client: ClickHouseClient) -> str | None:
+    return getattr(client, "cluster", None) or None
 
 
 def stored_columns(client: ClickHouseClient) -> frozenset[str]:
@@ -49,7 +63,7 @@ def stored_columns(client: ClickHouseClient) -> frozenset[str]:
 def add_property_column(client: ClickHouseClient, column: str, key: str) -> bool:
     """Store property ``key`` in column ``column`` of the events table, filling the rows already stored;
     False when it is there already or the events are on a cluster."""
-    if getattr(client, "cluster", None) or column in stored_columns(client):
+    if _cluster(client) or column in stored_columns(client):
         return False
     table = f"`{client.database}`.events"
     client.command(
@@ -60,9 +74,19 @@ def add_property_column(client: ClickHouseClient, column: str, key: str) -> bool
     return True
 
 
+def drop_property_column(client: ClickHouseClient, column: str) -> None:
+    """Drop a materialized property's column ``column`` from the events table (nothing when it is not there);
+    a hot property's column, or any column that is not a materialized property's, is refused."""
+    if column in HOT_COLUMNS or not column.startswith(MATERIALIZED_PREFIX):
+        raise ValueError(f"{column!r} is not a materialized property's column")
+    if _cluster(client):
+        return
+    client.command(f"ALTER TABLE `{client.database}`.events DROP COLUMN IF EXISTS {column}")
+
+
 def add_hot_columns(client: ClickHouseClient) -> None:
     """Store every hot property (idempotent)."""
-    if getattr(client, "cluster", None):
+    if _cluster(client):
         return
     present = stored_columns(client)
     for key, column in HOT_PROPERTIES.items():
