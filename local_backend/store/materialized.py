@@ -14,7 +14,8 @@ value for every row (``state = 'ready'``).
   index ``(project_id, column)``: persons are few, so the index is built in one statement.
 
 The column is shared by every project that materializes the same property; ``materialized_properties`` says
-which projects asked for it. Dropping a project's last claim on a column drops the column.
+which projects asked for it. Dropping a project's last claim on a column drops the column (and, on a
+ClickHouse engine, the events table's stored column: :mod:`.clickhouse.stored_columns`).
 """
 
 from __future__ import annotations
@@ -261,7 +262,8 @@ def backfill_pending(conn: sqlite3.Connection) -> int:
 
 
 def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, kind: str = "event") -> None:
-    """Withdraw the project's claim; the column, its triggers and index go when no project claims it."""
+    """Withdraw the project's claim; the column, its triggers and index go when no project claims it (on a
+    ClickHouse engine, the events table's stored column too)."""
     key, kind = check_key(key), check_kind(kind)
     _project(conn, project_id)
     column = column_name(kind, key)
@@ -283,3 +285,16 @@ def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, ki
         conn.execute("DELETE FROM materialized_columns WHERE column_name = ?", [column])
         if column in _columns_of(conn, table):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    if kind == "event":
+        # after the registry: from here no calculation names the column, so none reads it while it goes
+        _drop_in_engine(conn, column)
+
+
+def _drop_in_engine(conn: sqlite3.Connection, column: str) -> None:
+    """On a ClickHouse engine, the property's stored column of its events table goes too."""
+    from .engines import client_for, recorded_engine
+
+    if recorded_engine(conn).kind != "sqlite":
+        from .clickhouse.stored_columns import drop_property_column
+
+        drop_property_column(client_for(conn), column)

@@ -127,17 +127,17 @@ def cluster_statements(database: str, cluster: str) -> list[str]:
     return statements
 
 
-def create_tables(client: ClickHouseClient, cluster: str | None = None) -> None:
-    """Create every table that does not exist yet (idempotent); on ``cluster``, in the cluster layout. On one
-    server the hot properties are stored as columns of the events table (:mod:`.stored_columns`).
-
-    ``cluster`` defaults to the client's own (an ``HttpClient`` connected with ``?cluster=NAME``).
+def create_tables(client: ClickHouseClient) -> None:
+    """Create every table that does not exist yet (idempotent), in the cluster layout when the client has a
+    cluster (an ``HttpClient`` connected with ``?cluster=NAME``). Then the hot properties are stored as columns
+    of the events table (:mod:`.stored_columns`; on a cluster, of ``events_local`` and the ``Distributed`` table
+    in front of it).
     """
-    cluster = cluster or getattr(client, "cluster", None)
+    cluster = getattr(client, "cluster", None)
     if cluster:
         for statement in cluster_statements(client.database, cluster):
             client.command(statement)
-        return
-    for ddl in TABLES.values():
-        client.command(ddl.format(db=f"`{client.database}`"))
+    else:
+        for ddl in TABLES.values():
+            client.command(ddl.format(db=f"`{client.database}`"))
     add_hot_columns(client)

@@ -5,10 +5,19 @@ The hot properties (``v_browser``, ...) and every materialized event property (`
 :meth:`MATERIALIZE COLUMN <add_property_column>` fills the rows stored before. The expression is the one a
 query would otherwise compute per row (:meth:`.ClickHouseDialect.hot_value`), so a stored value is the value a
 query computes, and a part written before the column existed answers with the same expression on read.
+:func:`drop_property_column` takes a materialized property's column away again (never a hot one).
 
-Reads (:mod:`.rows`) take the stored column when the table has it (:func:`stored_columns`) and compute the
-value otherwise. On a cluster the columns are not added (the ``Distributed`` table and its shards would each
-need the DDL): reads compute them there.
+On a cluster (``client.cluster``) every statement runs ``ON CLUSTER``: the column is added to ``events_local``
+(each shard stores it), then to the ``Distributed`` table ``events`` in front, so reads can name it; only the
+shards' tables are filled. Unlike PostHog, whose ``events`` table takes no inserts (it writes through another
+``Distributed`` table), the ``Distributed`` column is ``MATERIALIZED`` with the same expression rather than
+plain: an insert through ``events`` sends a shard every column but the ``MATERIALIZED`` ones, and a shard
+refuses a value for its own ``MATERIALIZED`` column. A read through ``events`` still gets the shard's stored
+value (the shards run the query). A drop goes the other way: ``events`` first, so no read names a column the
+shards have lost.
+
+Reads (:mod:`.rows`) take the stored column when the tables have it (:func:`stored_columns`) and compute the
+value otherwise.
 """
 
 from __future__ import annotations
@@ -20,9 +29,18 @@ from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
 from .params import bind
 
-__all__ = ["HOT_COLUMNS", "add_hot_columns", "add_property_column", "property_expression", "stored_columns"]
+__all__ = [
+    "HOT_COLUMNS",
+    "add_hot_columns",
+    "add_property_column",
+    "drop_property_column",
+    "property_expression",
+    "stored_columns",
+]
 
 HOT_COLUMNS = tuple(HOT_PROPERTIES.values())
+#: The prefix of a materialized property's column (:func:`local_backend.store.materialized.column_name`).
+MATERIALIZED_PREFIX = "mat_"
 _MARK = re.compile(r"\{p(\d+):String\}")
 
 
@@ -36,34 +54,59 @@ def property_expression(key: str) -> str:
     return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
 
 
+def _cluster(client: ClickHouseClient) -> str | None:
+    return getattr(client, "cluster", None) or None
+
+
 def stored_columns(client: ClickHouseClient) -> frozenset[str]:
-    """The names of the ``MATERIALIZED`` columns of the events table."""
+    """The names of the ``MATERIALIZED`` columns of the events table; on a cluster, those of both
+    ``events_local`` and the ``Distributed`` table ``events``."""
+    tables = ["events", "events_local"] if _cluster(client) else ["events"]
     rows = client.query_rows(
-        "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'events'"
-        " AND default_kind = 'MATERIALIZED'",
-        {"db": client.database},
+        "SELECT name FROM system.columns WHERE database = {db:String} AND table IN {tables:Array(String)}"
+        " AND default_kind = 'MATERIALIZED' GROUP BY name HAVING count() = {count:UInt8}",
+        {"db": client.database, "tables": tables, "count": len(tables)},
     )
     return frozenset(str(name) for (name,) in rows)
 
 
 def add_property_column(client: ClickHouseClient, column: str, key: str) -> bool:
     """Store property ``key`` in column ``column`` of the events table, filling the rows already stored;
-    False when it is there already or the events are on a cluster."""
-    if getattr(client, "cluster", None) or column in stored_columns(client):
+    False when it is there already."""
+    if column in stored_columns(client):
         return False
-    table = f"`{client.database}`.events"
+    db, cluster = f"`{client.database}`", _cluster(client)
+    definition = f"ADD COLUMN IF NOT EXISTS {column} Nullable(String) MATERIALIZED {property_expression(key)}"
+    if cluster is None:
+        client.command(f"ALTER TABLE {db}.events {definition}")
+        client.command(f"ALTER TABLE {db}.events MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1")
+        return True
+    on_cluster = f"ON CLUSTER `{cluster}`"
+    client.command(f"ALTER TABLE {db}.events_local {on_cluster} {definition}")
+    client.command(f"ALTER TABLE {db}.events {on_cluster} {definition}")
+    # 2: wait until every replica of every shard has filled it, as one server waits for itself
     client.command(
-        f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} Nullable(String)"
-        f" MATERIALIZED {property_expression(key)}"
+        f"ALTER TABLE {db}.events_local {on_cluster} MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 2"
     )
-    client.command(f"ALTER TABLE {table} MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1")
     return True
+
+
+def drop_property_column(client: ClickHouseClient, column: str) -> None:
+    """Drop a materialized property's column ``column`` from the events table (nothing when it is not there);
+    a hot property's column, or any column that is not a materialized property's, is refused."""
+    if column in HOT_COLUMNS or not column.startswith(MATERIALIZED_PREFIX):
+        raise ValueError(f"{column!r} is not a materialized property's column")
+    db, cluster = f"`{client.database}`", _cluster(client)
+    if cluster is None:
+        client.command(f"ALTER TABLE {db}.events DROP COLUMN IF EXISTS {column}")
+        return
+    on_cluster = f"ON CLUSTER `{cluster}`"
+    client.command(f"ALTER TABLE {db}.events {on_cluster} DROP COLUMN IF EXISTS {column}")
+    client.command(f"ALTER TABLE {db}.events_local {on_cluster} DROP COLUMN IF EXISTS {column}")
 
 
 def add_hot_columns(client: ClickHouseClient) -> None:
     """Store every hot property (idempotent)."""
-    if getattr(client, "cluster", None):
-        return
     present = stored_columns(client)
     for key, column in HOT_PROPERTIES.items():
         if column not in present:

@@ -7,15 +7,11 @@ through the server client (:class:`~local_backend.store.clickhouse.http_client.H
 from :mod:`tests.clickhouse_shim`, a ClickHouse HTTP interface running each statement in chdb in a process of
 its own. A test directory opts in by requesting it (trends, funnels, retention and paths do, in their
 ``conftest.py``), so each of its tests runs once per engine.
-
-The server path runs only the trends and funnels tests: over HTTP the whole calculation suite costs several
-minutes more in ``make test``, and trends and funnels exercise every statement shape the engine sends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +20,6 @@ from local_backend.clock import format_instant
 from local_backend.store.projects import create_project
 
 ENGINES = ("sqlite", "chdb", "clickhouse-http")
-#: The test directories that also run over HTTP (see the module docstring).
-OVER_HTTP = ("trends", "funnels")
 
 
 @pytest.fixture
@@ -51,12 +45,9 @@ def shim_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """``engine`` takes ``clickhouse-http`` only in the directories of :data:`OVER_HTTP`."""
-    if "engine" not in metafunc.fixturenames:
-        return
-    over_http = Path(str(metafunc.definition.path)).parent.name in OVER_HTTP
-    engines = ENGINES if over_http else tuple(name for name in ENGINES if name != "clickhouse-http")
-    metafunc.parametrize("engine", engines, indirect=True)
+    """A test that requests ``engine`` runs once on each of :data:`ENGINES`."""
+    if "engine" in metafunc.fixturenames:
+        metafunc.parametrize("engine", ENGINES, indirect=True)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Every retention test runs on both event engines (``engine``: sqlite, chdb)."""
+"""Every retention test runs on each event engine (``engine``: sqlite, chdb, clickhouse-http)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every trends test runs on both event engines (``engine``: sqlite, chdb)."""
+"""Every trends test runs on each event engine (``engine``: sqlite, chdb, clickhouse-http)."""
 
 from __future__ import annotations
 

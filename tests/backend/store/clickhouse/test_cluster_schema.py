@@ -4,6 +4,10 @@ chdb cannot run ``ON CLUSTER`` or replicated engines (there is no Keeper), so th
 statement, and what chdb can run is run: the same statements without ``ON CLUSTER`` and with the plain engine
 under each ``Replicated`` one, on a shim whose engine knows a one-shard cluster. Every query then reads the
 ``Distributed`` tables by the single-node names and must answer as the single-node tables do.
+
+Stored property columns (hot and materialized) on a cluster: the exact ``ALTER ... ON CLUSTER`` statements, in
+order, and the same statements run on the one-shard cluster, where inserts through the ``Distributed`` table
+must still work and reads through it must get the values the shard stored.
 """
 
 from __future__ import annotations
@@ -17,10 +21,16 @@ import pytest
 from local_backend.store.clickhouse.client import ChdbClient, require
 from local_backend.store.clickhouse.http_client import CLUSTER_SETTINGS, HttpClient
 from local_backend.store.clickhouse.schema import TABLES, cluster_statements, create_tables
-from local_backend.store.clickhouse.stored_columns import property_expression
+from local_backend.store.clickhouse.stored_columns import (
+    HOT_COLUMNS,
+    add_property_column,
+    drop_property_column,
+    property_expression,
+    stored_columns,
+)
 from local_backend.store.hot_properties import HOT_PROPERTIES
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
-from tests.backend.store.clickhouse.event_rows import AWKWARD, EVENTS, OVERRIDES, PERSONS, T0
+from tests.backend.store.clickhouse.event_rows import AWKWARD, DAY, EVENTS, OVERRIDES, PERSONS, T0, events_table
 from tests.clickhouse_shim import start_shim
 
 CLUSTER = "analytics"
@@ -67,25 +77,40 @@ def test_persons_overrides_and_groups_have_a_whole_copy_on_every_node(index: int
 
 
 class RecordingClient:
-    """Collects the statements create_tables sends (the dispatch is under test, not the engine)."""
+    """Collects the statements sent (the dispatch is under test, not the engine); no column is stored yet."""
 
     def __init__(self, cluster: str | None = None) -> None:
         self.database = "insightlab"
         self.cluster = cluster
         self.sent: list[str] = []
+        self.asked: list[Any] = []
 
     def command(self, sql: str, params: Any = None) -> None:
         self.sent.append(sql)
 
     def query_rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-        return []  # no column stored yet
+        self.asked.append(params)
+        return []
+
+
+def cluster_column_ddl(column: str, key: str) -> list[str]:
+    """What storing ``key`` as ``column`` sends on the cluster, in order: the shards' table, the ``Distributed``
+    one (the same MATERIALIZED column: see :mod:`.stored_columns`), then filling the shards' stored rows."""
+    definition = f"ADD COLUMN IF NOT EXISTS {column} Nullable(String) MATERIALIZED {property_expression(key)}"
+    return [
+        f"ALTER TABLE `insightlab`.events_local ON CLUSTER `analytics` {definition}",
+        f"ALTER TABLE `insightlab`.events ON CLUSTER `analytics` {definition}",
+        f"ALTER TABLE `insightlab`.events_local ON CLUSTER `analytics` MATERIALIZE COLUMN {column}"
+        " SETTINGS mutations_sync = 2",
+    ]
 
 
 def test_create_tables_uses_the_cluster_layout_when_the_client_has_a_cluster() -> None:
     on_cluster, single = RecordingClient(CLUSTER), RecordingClient()
     create_tables(on_cluster)  # type: ignore[arg-type]
     create_tables(single)  # type: ignore[arg-type]
-    assert on_cluster.sent == STATEMENTS
+    hot = [statement for key, column in HOT_PROPERTIES.items() for statement in cluster_column_ddl(column, key)]
+    assert on_cluster.sent == STATEMENTS + hot
     stored = [
         statement
         for key, column in HOT_PROPERTIES.items()
@@ -105,6 +130,33 @@ def runnable_in_chdb(statement: str) -> str:
     return re.sub(r"Replicated(\w*MergeTree)\('[^']*', '[^']*'(?:, )?", r"\1(", statement)
 
 
+class ChdbCluster:
+    """A client of the one-shard cluster shim that keeps its cluster name, so the code under test sends its
+    cluster DDL, and runs each statement as chdb can (:func:`runnable_in_chdb`); ``sent`` keeps them as sent."""
+
+    def __init__(self, client: HttpClient) -> None:
+        self._client = client
+        self.database = client.database
+        self.cluster = client.cluster
+        self.sent: list[str] = []
+
+    def command(self, sql: str, params: Any = None) -> None:
+        self.sent.append(sql)
+        self._client.command(runnable_in_chdb(sql), params)
+
+    def query_arrow(self, sql: str, params: Any = None) -> Any:
+        return self._client.query_arrow(sql, params)
+
+    def query_rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+        return self._client.query_rows(sql, params)
+
+    def insert_arrow(self, table: str, data: Any) -> None:
+        self._client.insert_arrow(table, data)
+
+    def close(self) -> None:
+        self._client.close()
+
+
 @pytest.fixture(scope="module")
 def cluster_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     with start_shim(str(tmp_path_factory.mktemp("cluster-shim")), cluster=CLUSTER) as port:
@@ -112,15 +164,14 @@ def cluster_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 
 
 @pytest.fixture
-def on_cluster(cluster_port: int) -> Iterator[HttpClient]:
+def on_cluster(cluster_port: int) -> Iterator[ChdbCluster]:
     connection = require("clickhouse_connect").get_client(
         host="127.0.0.1", port=cluster_port, autogenerate_session_id=False, settings=dict(CLUSTER_SETTINGS)
     )
     connection.command("CREATE DATABASE IF NOT EXISTS insightlab")
     connection.database = "insightlab"
-    client = HttpClient(connection, "insightlab", cluster=CLUSTER)
-    for statement in cluster_statements("insightlab", CLUSTER):
-        client.command(runnable_in_chdb(statement))
+    client = ChdbCluster(HttpClient(connection, "insightlab", cluster=CLUSTER))
+    create_tables(client)  # type: ignore[arg-type]
     yield client
     client.command("DROP DATABASE insightlab")
     client.close()
@@ -161,7 +212,7 @@ QUERIES: list[tuple[str, dict[str, object]]] = [
 ]
 
 
-def test_inserts_through_the_distributed_table_land_in_the_local_one(on_cluster: HttpClient) -> None:
+def test_inserts_through_the_distributed_table_land_in_the_local_one(on_cluster: ChdbCluster) -> None:
     on_cluster.insert_arrow("events", EVENTS)
     assert on_cluster.query_rows("SELECT count() FROM insightlab.events_local") == [(len(EVENTS),)]
     assert on_cluster.query_rows(
@@ -171,7 +222,7 @@ def test_inserts_through_the_distributed_table_land_in_the_local_one(on_cluster:
 
 @pytest.mark.parametrize(("sql", "params"), QUERIES, ids=[f"query{i}" for i in range(len(QUERIES))])
 def test_every_query_reads_the_cluster_tables_unchanged(
-    on_cluster: HttpClient, single_node: ChdbClient, sql: str, params: dict[str, object]
+    on_cluster: ChdbCluster, single_node: ChdbClient, sql: str, params: dict[str, object]
 ) -> None:
     for client in (on_cluster, single_node):
         client.insert_arrow("events", EVENTS)
@@ -180,3 +231,91 @@ def test_every_query_reads_the_cluster_tables_unchanged(
     clustered = on_cluster.query_rows(sql.replace("{db}", "`insightlab`"), params)
     assert clustered
     assert clustered == single_node.query_rows(sql.replace("{db}", f"`{single_node.database}`"), params)
+
+
+PLAN = "mat_plan_test"
+
+
+def test_a_materialized_property_is_added_and_dropped_on_both_tables_of_the_cluster() -> None:
+    client = RecordingClient(CLUSTER)
+    assert add_property_column(client, PLAN, "plan") is True  # type: ignore[arg-type]
+    drop_property_column(client, PLAN)  # type: ignore[arg-type]
+    assert client.sent == [
+        *cluster_column_ddl(PLAN, "plan"),
+        # the Distributed table first: no read names a column the shards have lost
+        f"ALTER TABLE `insightlab`.events ON CLUSTER `analytics` DROP COLUMN IF EXISTS {PLAN}",
+        f"ALTER TABLE `insightlab`.events_local ON CLUSTER `analytics` DROP COLUMN IF EXISTS {PLAN}",
+    ]
+    # a column counts as stored when both tables have it
+    assert client.asked == [{"db": "insightlab", "tables": ["events", "events_local"], "count": 2}]
+
+
+def column_kinds(client: ChdbCluster, column: str) -> dict[str, str]:
+    rows = client.query_rows(
+        "SELECT table, default_kind FROM system.columns WHERE database = 'insightlab' AND name = {c:String}",
+        {"c": column},
+    )
+    return {str(table): str(kind) for table, kind in rows}
+
+
+def stored_in_parts(client: ChdbCluster, column: str) -> bool:
+    """Whether every active part of the shard's table holds ``column`` (stored, not computed on read)."""
+    where = "database = 'insightlab' AND table = 'events_local' AND active"
+    parts = client.query_rows(f"SELECT count() FROM system.parts WHERE {where}")[0][0]
+    holding = client.query_rows(
+        f"SELECT count() FROM system.parts_columns WHERE {where} AND column = {{c:String}}", {"c": column}
+    )[0][0]
+    return parts > 0 and holding == parts
+
+
+def test_the_hot_columns_are_stored_on_the_cluster_and_read_through_the_distributed_table(
+    on_cluster: ChdbCluster, single_node: ChdbClient
+) -> None:
+    assert set(HOT_COLUMNS) <= stored_columns(on_cluster)  # type: ignore[arg-type]
+    assert column_kinds(on_cluster, "v_browser") == {"events": "MATERIALIZED", "events_local": "MATERIALIZED"}
+    for client in (on_cluster, single_node):
+        client.insert_arrow("events", EVENTS)  # through the Distributed table: the shard computes the columns
+    assert stored_in_parts(on_cluster, "v_browser")
+    sql = "SELECT uuid, v_browser FROM {db}.events ORDER BY uuid"
+    clustered = on_cluster.query_rows(sql.replace("{db}", "`insightlab`"))
+    assert clustered == [
+        ("u1", "Chrome"),
+        ("u2", "Chrome"),
+        ("u3", None),
+        ("u4", None),  # its properties hold a raw tab and newline: not JSON, so no property is read
+        ("u5", None),
+        ("u6", "Safari"),
+    ]
+    assert clustered == single_node.query_rows(sql.replace("{db}", f"`{single_node.database}`"))
+
+
+def test_a_materialized_property_on_the_cluster_fills_old_rows_takes_new_ones_and_goes(
+    on_cluster: ChdbCluster,
+) -> None:
+    on_cluster.insert_arrow("events", EVENTS)  # u3 has plan "pro"
+    on_cluster.sent.clear()
+    assert add_property_column(on_cluster, PLAN, "plan") is True  # type: ignore[arg-type]
+    assert add_property_column(on_cluster, PLAN, "plan") is False  # type: ignore[arg-type]
+    assert on_cluster.sent == cluster_column_ddl(PLAN, "plan")
+    assert PLAN in stored_columns(on_cluster)  # type: ignore[arg-type]
+    assert stored_in_parts(on_cluster, PLAN)  # the rows stored before were filled on the shard
+    later = events_table([("u7", "signup", "dave", 4, T0 + 3 * DAY, '{"plan": "free"}')])
+    on_cluster.insert_arrow("events", later)  # still accepted through the Distributed table
+    read = f"SELECT uuid, {PLAN} FROM `insightlab`.events WHERE {PLAN} IS NOT NULL ORDER BY uuid"
+    assert on_cluster.query_rows(read) == [("u3", "pro"), ("u7", "free")]
+
+    drop_property_column(on_cluster, PLAN)  # type: ignore[arg-type]
+    assert column_kinds(on_cluster, PLAN) == {}
+    assert PLAN not in stored_columns(on_cluster)  # type: ignore[arg-type]
+    on_cluster.insert_arrow("events", events_table([("u8", "signup", "erin", 5, T0, "{}")]))
+    assert on_cluster.query_rows("SELECT count() FROM `insightlab`.events") == [(8,)]
+
+
+def test_a_plain_column_on_the_distributed_table_would_refuse_inserts(on_cluster: ChdbCluster) -> None:
+    """Why the Distributed table's column is MATERIALIZED too, where PostHog's reading table has a plain one:
+    an insert through ``events`` would send the plain column's default to the shard, which refuses it."""
+    definition = f"ADD COLUMN {PLAN} Nullable(String)"
+    on_cluster.command(f"ALTER TABLE `insightlab`.events_local {definition} MATERIALIZED {property_expression('plan')}")
+    on_cluster.command(f"ALTER TABLE `insightlab`.events {definition}")
+    with pytest.raises(Exception, match="MATERIALIZED column"):
+        on_cluster.insert_arrow("events", EVENTS)
