@@ -23,6 +23,7 @@ to one outcome per group.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,17 +137,31 @@ class _Layout:
         # one sentinel row at index n, in no group, so that "no next row" needs no special case
         self.group = np.append(rows.group, -1)
         self.ts = np.append(rows.ts, np.iinfo(np.int64).max)
-        change = np.ones(n, dtype=bool)
-        if n > 1:
-            change[1:] = (rows.group[1:] != rows.group[:-1]) | (rows.ts[1:] != rows.ts[:-1])
-        # positions fit 32 bits (a funnel reads far fewer than 2^31 rows), halving the biggest arrays
-        run_starts = np.flatnonzero(change).astype(np.int32)
-        run_id = np.cumsum(change, dtype=np.int32) - 1
-        del change
-        run_ends = np.append(run_starts[1:], np.int32(n))
-        self.first_same = np.append(run_starts[run_id], np.int32(n))
-        self.after_same = np.append(run_ends[run_id], np.int32(n))
         self._next: dict[tuple[str, int], np.ndarray] = {}
+        # runs of rows of one group on one timestamp; without any (the usual case) each row is its own run
+        self._first_same: np.ndarray | None = None
+        self._after_same: np.ndarray | None = None
+        if n > 1:
+            tied = (rows.group[1:] == rows.group[:-1]) & (rows.ts[1:] == rows.ts[:-1])
+            if tied.any():
+                change = np.ones(n, dtype=bool)
+                change[1:] = ~tied
+                # positions fit 32 bits (a funnel reads far fewer than 2^31 rows), halving the biggest arrays
+                run_starts = np.flatnonzero(change).astype(np.int32)
+                run_id = np.cumsum(change, dtype=np.int32) - 1
+                run_ends = np.append(run_starts[1:], np.int32(n))
+                self._first_same = np.append(run_starts[run_id], np.int32(n))
+                self._after_same = np.append(run_ends[run_id], np.int32(n))
+
+    def first_same(self, positions: np.ndarray) -> np.ndarray:
+        """The first position of each position's run (the sentinel maps to itself)."""
+        return positions if self._first_same is None else self._first_same[positions]
+
+    def after_same(self, positions: np.ndarray) -> np.ndarray:
+        """The position after each position's run (the sentinel maps to itself)."""
+        if self._after_same is None:
+            return np.minimum(positions + 1, np.int32(self.n)).astype(np.int32, copy=False)
+        return self._after_same[positions]
 
     def next_with(self, column: str, bit: int) -> np.ndarray:
         """For each position (and the sentinel), the first position at or after it whose ``column`` has ``bit``."""
@@ -162,46 +177,64 @@ class _Layout:
         return (positions < self.n) & (self.group[positions] == group)
 
 
-def _chain(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
-    """Ordered and strict attempts: start rows, steps reached, step times and each step's row position."""
-    rows = layout.rows
-    starts = np.flatnonzero(rows.mask & 1).astype(np.int32)
-    group = rows.group[starts]
-    limit = spec.window_end(rows.ts[starts])
-    count = len(starts)
-    steps = np.ones(count, dtype=np.int64)
-    times = np.full((count, spec.steps), np.nan)
-    positions = np.full((count, spec.steps if spec.exclusions else 1), layout.n, dtype=np.int32)
-    positions[:, 0] = starts
-    alive = np.ones(count, dtype=bool)
+@dataclass(frozen=True)
+class _Chained:
+    """The attempts of one slice of rows, written into views of the whole funnel's arrays (one entry per step-0
+    row of the slice, in row order)."""
+
+    starts: np.ndarray  # the step-0 rows, positions in the slice
+    group: np.ndarray
+    start: np.ndarray
+    steps: np.ndarray
+    times: np.ndarray
+    finish: np.ndarray
+
+
+def _chain(layout: _Layout, spec: FunnelSpec, out: _Chained) -> np.ndarray | None:
+    """Ordered and strict attempts: fills ``out``'s steps reached, step times and last step time, and returns
+    each step's row position when the funnel has exclusions.
+
+    Each step looks only at the attempts still alive: most attempts stop at the first steps.
+    """
+    mask = np.append(layout.rows.mask, 0)
+    starts = out.starts
+    limit = spec.window_end(out.start)
+    positions = None
+    if spec.exclusions:
+        positions = np.full((len(starts), spec.steps), layout.n, dtype=np.int32)
+        positions[:, 0] = starts
+    alive = np.arange(len(starts))
     previous = starts
-    mask = np.append(rows.mask, 0)
     for step in range(1, spec.steps):
+        if not len(alive):
+            break
         if spec.order == STRICT:
             candidate = np.minimum(previous + 1, np.int32(layout.n))
-            matches = (mask[candidate] >> step) & 1 == 1
+            ok = (mask[candidate] >> step) & 1 == 1
         else:
-            origin = layout.after_same[previous] if spec.strictly(step) else layout.first_same[previous]
+            origin = layout.after_same(previous) if spec.strictly(step) else layout.first_same(previous)
             candidate = layout.next_with("mask", step)[origin]
-            matches = np.ones(count, dtype=bool)
-        ok = alive & matches & layout.found(candidate, group) & (layout.ts[candidate] <= limit)
-        steps += ok
-        times[ok, step] = (layout.ts[candidate[ok]] - layout.ts[previous[ok]]) / MICROS
-        if spec.exclusions:
-            positions[ok, step] = candidate[ok]
-        previous = np.where(ok, candidate, previous)
-        alive = ok
-    return starts, steps, times, positions, layout.ts[previous]
+            ok = np.ones(len(alive), dtype=bool)
+        ok &= layout.found(candidate, out.group[alive]) & (layout.ts[candidate] <= limit[alive])
+        alive, candidate, previous = alive[ok], candidate[ok], previous[ok]
+        reached = layout.ts[candidate]
+        out.steps[alive] = step + 1
+        out.times[alive, step] = (reached - layout.ts[previous]) / MICROS
+        out.finish[alive] = reached
+        if positions is not None:
+            positions[alive, step] = candidate
+        previous = candidate
+    return positions
 
 
 def _chain_excluded(layout: _Layout, spec: FunnelSpec, steps: np.ndarray, positions: np.ndarray) -> np.ndarray:
     dropped = np.zeros(len(steps), dtype=bool)
     for bit, span in enumerate(spec.exclusions):
         reached = steps > span.from_step
-        origin = np.where(reached, positions[:, span.from_step], layout.n)
+        origin = np.where(reached, positions[:, span.from_step], layout.n).astype(np.int32)
         group = layout.group[origin]
         from_ts = layout.ts[origin]
-        event = layout.next_with("excluded", bit)[layout.after_same[origin]]
+        event = layout.next_with("excluded", bit)[layout.after_same(origin)]
         window_bound = spec.window_end(np.where(reached, from_ts, 0))
         to_ts = layout.ts[np.where(steps > span.to_step, positions[:, span.to_step], layout.n)]
         bound = np.where(steps > span.to_step, to_ts, window_bound + 1)
@@ -217,7 +250,7 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
         group = rows.group[starts]
         start_ts = rows.ts[starts]
         limit = spec.window_end(start_ts)
-        origin = layout.after_same[starts]
+        origin = layout.after_same(starts)
         moments = np.full((len(starts), spec.steps), np.iinfo(np.int64).max, dtype=np.int64)
         moments[:, 0] = start_ts
         column = 1
@@ -269,16 +302,73 @@ def compute_attempts(
     ``before_chunk`` is called before each slice; it may raise to stop the work (a time limit).
     """
     cuts = _group_cuts(rows.group, chunk_rows)
-    parts: list[Attempts] = []
-    for low, high in zip(cuts, cuts[1:], strict=False):
-        if before_chunk is not None:
-            before_chunk()
-        parts.append(_attempts(_slice(rows, low, high), spec))
-    if len(parts) == 1:
-        return parts[0]
-    if not parts:
-        return _attempts(rows, spec)
-    return Attempts(*(np.concatenate([getattr(part, name) for part in parts]) for name in _ATTEMPT_FIELDS))
+    if spec.order == UNORDERED:
+        parts: list[Attempts] = []
+        for low, high in zip(cuts, cuts[1:], strict=False):
+            if before_chunk is not None:
+                before_chunk()
+            parts.append(_unordered_attempts(_slice(rows, low, high), spec))
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return _unordered_attempts(rows, spec)
+        return Attempts(*(np.concatenate([getattr(part, name) for part in parts]) for name in _ATTEMPT_FIELDS))
+    # ordered and strict funnels: one attempt per step-0 row, its arrays made once and filled slice by slice
+    starts = np.flatnonzero(rows.mask & 1)
+    start = rows.ts[starts]
+    whole = _Chained(
+        starts=starts,
+        group=rows.group[starts],
+        start=start,
+        steps=np.ones(len(starts), dtype=np.int64),
+        times=np.full((len(starts), spec.steps), np.nan),
+        finish=start.copy(),
+    )
+    dropped = np.zeros(len(starts), dtype=bool) if spec.exclusions else None
+    bounds = np.searchsorted(starts, cuts)
+
+    def run(low: int, high: int, first: int, last: int) -> None:
+        part = _Chained(
+            (starts[first:last] - low).astype(np.int32), whole.group[first:last], whole.start[first:last],
+            whole.steps[first:last], whole.times[first:last], whole.finish[first:last],
+        )  # fmt: skip
+        layout = _Layout(_slice(rows, low, high))
+        positions = _chain(layout, spec, part)
+        if dropped is not None and positions is not None:
+            dropped[first:last] = _chain_excluded(layout, spec, part.steps, positions)
+
+    _in_pairs(list(zip(cuts, cuts[1:], bounds, bounds[1:], strict=False)), run, before_chunk)
+    attempts = Attempts(whole.group, whole.start, whole.steps, whole.times, whole.finish)
+    return attempts.subset(~dropped) if dropped is not None and dropped.any() else attempts
+
+
+def _in_pairs(
+    slices: list[tuple[int, int, int, int]],
+    run: Callable[[int, int, int, int], None],
+    before_chunk: Callable[[], None] | None,
+) -> None:
+    """``run`` each slice, two at a time: a helper thread takes one while this thread does the next (numpy
+    lets go of the interpreter in its array work, so the two use both cores). ``before_chunk`` is asked here
+    before each slice starts; when it raises, the slice the helper is on is finished first."""
+    if len(slices) < 2:
+        for part in slices:
+            if before_chunk is not None:
+                before_chunk()
+            run(*part)
+        return
+    with ThreadPoolExecutor(max_workers=1) as helper:
+        pending: Future[None] | None = None
+        for part in slices:
+            if before_chunk is not None:
+                before_chunk()
+            if pending is None:
+                pending = helper.submit(run, *part)
+                continue
+            run(*part)
+            pending.result()
+            pending = None
+        if pending is not None:
+            pending.result()
 
 
 _ATTEMPT_FIELDS = ("group", "start", "steps", "times", "finish")
@@ -300,17 +390,11 @@ def _slice(rows: FunnelRows, low: int, high: int) -> FunnelRows:
     return FunnelRows(rows.group[low:high], rows.ts[low:high], rows.mask[low:high], rows.excluded[low:high])
 
 
-def _attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
-    layout = _Layout(rows)
-    if spec.order == UNORDERED:
-        starts, steps, times, dropped, finish = _unordered(layout, spec)
-    else:
-        starts, steps, times, positions, finish = _chain(layout, spec)
-        dropped = _chain_excluded(layout, spec, steps, positions)
+def _unordered_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:
+    starts, steps, times, dropped, finish = _unordered(_Layout(rows), spec)
     keep = ~dropped
     starts, steps, times, finish = starts[keep], steps[keep], times[keep], finish[keep]
-    if spec.order == UNORDERED:
-        # rotations come one after the other; row positions order attempts by group, then by start
-        order = np.argsort(starts, kind="stable")
-        starts, steps, times, finish = starts[order], steps[order], times[order], finish[order]
+    # rotations come one after the other; row positions order attempts by group, then by start
+    order = np.argsort(starts, kind="stable")
+    starts, steps, times, finish = starts[order], steps[order], times[order], finish[order]
     return Attempts(rows.group[starts], rows.ts[starts], steps, times, finish)

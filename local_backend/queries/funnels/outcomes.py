@@ -112,21 +112,27 @@ def reduce_attempts(attempts: Attempts, steps: int) -> Outcomes:
     change = np.ones(len(attempts), dtype=bool)
     change[1:] = attempts.group[1:] != attempts.group[:-1]
     firsts = np.flatnonzero(change)
-    index = np.cumsum(change) - 1
+    index = np.cumsum(change, dtype=np.int32) - 1  # group numbers fit 32 bits, halving the largest array
+    del change
     best = np.maximum.reduceat(attempts.steps, firsts)
     keep = attempts.steps == best[index]
     size = len(firsts)
     average = np.full((size, steps), np.nan)
     median = np.full((size, steps), np.nan)
     for step in range(1, steps):
-        values = attempts.times[keep, step]
-        average[:, step] = _group_means(index[keep], values, size)
-        median[:, step] = group_medians(index[keep], values, size)
+        # an attempt has a time for the step only when it went past it: the others' NaNs are skipped anyway
+        timed = keep & (attempts.steps > step)
+        values = attempts.times[timed, step]
+        average[:, step] = _group_means(index[timed], values, size)
+        median[:, step] = group_medians(index[timed], values, size)
     # attempts are sorted by group then start, so a group's first kept attempt is its earliest furthest one
-    chosen = np.flatnonzero(keep)
-    earliest = np.ones(len(chosen), dtype=bool)
-    earliest[1:] = index[chosen][1:] != index[chosen][:-1]
-    chosen = chosen[earliest]
+    chosen = firsts.copy()
+    late = ~keep[firsts]  # groups whose first attempt is not one of their furthest: their first kept one
+    if late.any():
+        kept = np.flatnonzero(late[index] & keep)
+        first_kept = np.ones(len(kept), dtype=bool)
+        first_kept[1:] = index[kept][1:] != index[kept][:-1]
+        chosen[late] = kept[first_kept]
     return Outcomes(attempts.group[firsts], best, average, median, attempts.start[chosen], attempts.finish[chosen])
 
 

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+import numpy
+
 from ...errors import APIError
 
 __all__ = ["ClickHouseClient", "ChdbClient", "EngineBusy", "MissingExtra", "require", "bind_text", "EXTRA"]
@@ -148,6 +150,8 @@ class ChdbClient:
             session = cls._sessions.get(path)
             if session is None:
                 session = cls._sessions[path] = _open_session(session_module, path)
+                # Arrow answers stay in this process: compressing them (LZ4 by default) is pure cost
+                session.query("SET output_format_arrow_compression_method = 'none'")
         session.query(f"CREATE DATABASE IF NOT EXISTS `{database}`")
         return cls(session, database)
 
@@ -163,10 +167,14 @@ class ChdbClient:
     def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
         pyarrow = require("pyarrow")
         result = self._run(sql, "Arrow", params)
-        data = result.bytes()
-        if not data:
+        wrapper = result.get_memview()
+        view = wrapper.view()
+        if not view.nbytes:
             return pyarrow.table({})
-        return pyarrow.ipc.open_file(pyarrow.py_buffer(data)).read_all()
+        # the columns are read where chdb wrote them, without a copy: the buffer keeps the result alive (a
+        # bare memoryview of it would not)
+        address = numpy.frombuffer(view, dtype=numpy.uint8).ctypes.data
+        return pyarrow.ipc.open_file(pyarrow.foreign_buffer(address, view.nbytes, base=(result, wrapper))).read_all()
 
     def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         table = self.query_arrow(sql, params)

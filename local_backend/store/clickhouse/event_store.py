@@ -65,10 +65,14 @@ def _apply(measure: Measure, column: str) -> str:
 
 
 def _flags(parts: Sequence[Fragment]) -> Fragment:
-    """One integer per event: bit ``i`` set when it matches ``parts[i]`` (a NULL condition does not match)."""
+    """One unsigned integer per event, as narrow as the bits need (read back as int64): bit ``i`` set when it
+    matches ``parts[i]`` (a NULL condition does not match)."""
+    width = next(bits for bits in (8, 16, 32, 64) if len(parts) <= bits)
     if not parts:
-        return "toInt64(0)", []
-    sql = " + ".join(f"if(({cond}), toInt64({1 << bit}), toInt64(0))" for bit, (cond, _) in enumerate(parts))
+        return "toUInt8(0)", []
+    sql = " + ".join(
+        f"if(({cond}), toUInt{width}({1 << bit}), toUInt{width}(0))" for bit, (cond, _) in enumerate(parts)
+    )
     return sql, [param for _, params in parts for param in params]
 
 
@@ -131,11 +135,13 @@ class ClickHouseEventStore:
         return self._merges[project_id]
 
     def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:
-        """``ARRAY JOIN`` of each event with the (1-based) indexes of the spans holding it, and the range test.
+        """Each event's (1-based) index of a span holding it as ``__span`` (one row per span holding it), and the
+        range test.
 
-        Spans in order without overlaps (every calendar's) hold an event at most once: its span is found by a
-        binary search (``roundDown`` to the latest start at or before it) and a hash lookup of that start. Any
-        other spans are each tested against every event.
+        Spans in order without overlaps (every calendar's) hold an event at most once. Back to back and of one
+        length (days in UTC or a timezone without daylight saving, hours, weeks) its span is an integer
+        division, with no ``ARRAY JOIN``; otherwise a binary search (``roundDown`` to the latest start at or
+        before it) and a hash lookup of that start. Any other spans are each tested against every event.
         """
         lows = [int(low) for low, _ in spans]
         highs = [int(high) for _, high in spans]
@@ -143,6 +149,15 @@ class ClickHouseEventStore:
         ordered = all(low < high for low, high in zip(lows, highs, strict=True)) and all(
             highs[index] <= lows[index + 1] for index in range(count - 1)
         )
+        width = highs[0] - lows[0]
+        if (
+            ordered
+            and all(high - low == width for low, high in zip(lows, highs, strict=True))
+            and all(highs[index] == lows[index + 1] for index in range(count - 1))
+        ):
+            # back-to-back spans of one length (days or hours at a fixed offset, weeks): the span is a division
+            sql = f" WHERE e.timestamp >= ? AND e.timestamp < ? AND (intDiv(e.timestamp - ?, ?) + 1 AS {_SPAN}) > 0"
+            return sql, [lows[0], highs[-1], lows[0], width]
         if ordered:
             sql = (
                 f" ARRAY JOIN [transform(roundDown(e.timestamp, ?), ?, range(1, {count + 1}), toUInt64(0))] AS {_SPAN}"
@@ -303,7 +318,7 @@ class ClickHouseEventStore:
         return FlaggedRows(
             actors=actors,
             timestamps=table.column("__ts").to_numpy().astype(np.int64, copy=False),
-            flags=table.column("__flags").to_numpy().astype(np.int64, copy=False),
+            flags=table.column("__flags").to_numpy().astype(np.int64),
             values=table.column("__value").to_pylist() if request.value is not None else None,
             keys=keys,
         )
