@@ -26,16 +26,28 @@ def event_count(conn: sqlite3.Connection, project_id: int) -> int:
     return int(_query(conn, project_id, "count()").column(0)[0].as_py())
 
 
-def load_duckdb_from_chdb(conn: sqlite3.Connection, project_id: int) -> Any:
-    """DuckDB (in memory) holding table ``ev`` (event, person_id, ts, properties) as ClickHouse stores it."""
+def load_duckdb_from_chdb(conn: sqlite3.Connection, project_id: int, extract: tuple[str, ...] = ()) -> Any:
+    """DuckDB (in memory) holding table ``ev`` (event, person_id, ts, properties) as ClickHouse stores it.
+
+    With ``extract`` (property names), ``ev`` holds those properties as text columns named after them (``$``
+    dropped) instead of the JSON, which 20M events' worth of would not fit in memory beside the rest."""
     import duckdb
 
-    table = _query(conn, project_id, "e.event AS event, e.person_id AS person_id, e.timestamp AS ts, e.properties")
+    columns = "e.event AS event, e.person_id AS person_id, e.timestamp AS ts"
+    values = "".join(
+        f", if(JSONType(e.properties, '{key}') = 'String', JSONExtractString(e.properties, '{key}'),"
+        f" nullIf(JSONExtractRaw(e.properties, '{key}'), '')) AS {key.lstrip('$')}"
+        for key in extract
+    )
+    table = _query(conn, project_id, columns + (values or ", e.properties"))
     duck = duckdb.connect()
     duck.register("stored", table)
+    kept = "".join(f", {key.lstrip('$')}::VARCHAR AS {key.lstrip('$')}" for key in extract) or (
+        ", properties::JSON AS properties"
+    )
     duck.execute(
-        "CREATE TABLE ev AS SELECT event::VARCHAR AS event, person_id::BIGINT AS person_id, ts::BIGINT AS ts,"
-        " properties::JSON AS properties FROM stored"
+        f"CREATE TABLE ev AS SELECT event::VARCHAR AS event, person_id::BIGINT AS person_id, ts::BIGINT AS ts{kept}"
+        " FROM stored"
     )
     duck.unregister("stored")
     return duck
