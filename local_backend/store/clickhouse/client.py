@@ -132,15 +132,21 @@ def _held_elsewhere(path: str) -> bool:
 class ChdbClient:
     """ClickHouse embedded in this process through chdb, its data kept in ``path``.
 
-    chdb allows one session per process, so clients on the same path share it (:meth:`open`).
+    chdb allows one session per process, so clients on the same path share it (:meth:`open`). A session runs
+    one query at a time here: chdb keeps a query's parameters on the session, so two queries at once on two
+    threads could run with each other's values (measured: wrong answers, or "Substitution is not set"). A
+    query still uses every core ClickHouse gives it, and a thread waiting for its turn releases the GIL.
     """
 
     _sessions: dict[str, Any] = {}
+    _turns: dict[int, threading.Lock] = {}  # id of a session -> the lock its queries take turns on
     _guard = threading.Lock()
 
     def __init__(self, session: Any, database: str) -> None:
         self._session = session
         self.database = database
+        with self._guard:
+            self._turn = self._turns.setdefault(id(session), threading.Lock())
 
     @classmethod
     def open(cls, path: str, database: str = "insightlab") -> ChdbClient:
@@ -152,14 +158,15 @@ class ChdbClient:
                 session = cls._sessions[path] = _open_session(session_module, path)
                 # Arrow answers stay in this process: compressing them (LZ4 by default) is pure cost
                 session.query("SET output_format_arrow_compression_method = 'none'")
-        session.query(f"CREATE DATABASE IF NOT EXISTS `{database}`")
-        return cls(session, database)
+        client = cls(session, database)
+        client.command(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+        return client
 
     def _run(self, sql: str, fmt: str, params: Mapping[str, Any] | None) -> Any:
-        if params:
-            # chdb reads each value as a server reads ``param_NAME``: escaped text, not a Python object
-            return self._session.query(sql, fmt, params={name: bind_text(value) for name, value in params.items()})
-        return self._session.query(sql, fmt)
+        # chdb reads each value as a server reads ``param_NAME``: escaped text, not a Python object
+        texts = {name: bind_text(value) for name, value in params.items()} if params else None
+        with self._turn:
+            return self._session.query(sql, fmt, params=texts) if texts else self._session.query(sql, fmt)
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         self._run(sql, "CSV", params)
@@ -191,7 +198,8 @@ class ChdbClient:
         # named columns, so the Arrow columns may come in any order; the others (and MATERIALIZED ones) take
         # their defaults, as on a server
         columns = ", ".join(f"`{name}`" for name in data.column_names)
-        self._session.query(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM Python(arrow_table)")
+        with self._turn:
+            self._session.query(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM Python(arrow_table)")
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb allows one); nothing to release per client."""
