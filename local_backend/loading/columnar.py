@@ -16,7 +16,8 @@ the same work in columns instead:
    times (Arrow columns, no properties), runs the person rules only for each distinct id's first event and for
    the events that identify, alias, set person properties or carry groups (their properties fetched for them
    alone), maps every event to its person with one vectorised lookup, and ClickHouse copies the batch from the
-   staging table into ``events`` joined with that map, before the SQLite commit (as capture does).
+   staging table into ``events`` joined with that map, before the SQLite commit (as capture does). The copy
+   runs on a worker thread while Python decides the next batch's persons (:func:`_write`).
 4. Event and property definitions come from aggregates over the batch, not from each row: property types from
    the first event of each shape (its property names and which of them hold a typed value).
 
@@ -32,6 +33,8 @@ import sys
 import time
 import uuid
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -308,12 +311,15 @@ class _Stage:
         )
         return [str(row[0]) for row in found]
 
-    def copy(self, mapping: Any, groups: dict[str, int], first: int, last: int, created_at: int) -> None:
-        """The batch's kept rows into ``events``, with the persons of ``mapping`` (an Arrow table of row and
-        person id) and the group columns of ``groups`` (type name -> index) read from ``$groups``."""
-        db = f"`{self.client.database}`"
+    def set_persons(self, mapping: Any) -> None:
+        """The person of each row of the next :meth:`copy`: ``mapping`` is an Arrow table of row and person id."""
         self.client.command(f"TRUNCATE TABLE {self.map}")
         self.client.insert_arrow(self.map, mapping)
+
+    def copy(self, groups: dict[str, int], first: int, last: int, created_at: int) -> None:
+        """The batch's kept rows into ``events``, with the persons of :meth:`set_persons` and the group columns
+        of ``groups`` (type name -> index) read from ``$groups``."""
+        db = f"`{self.client.database}`"
         named = {index: name for name, index in groups.items()}
         columns = ", ".join(_GROUP_KEY.format(i=i) if i in named else "NULL" for i in range(5))
         stored = "".join(f", {column}" for column in self.stored)
@@ -336,6 +342,31 @@ class _Stage:
             self.client.command(f"DROP TABLE IF EXISTS {table}")
 
 
+@dataclass
+class _Fetched:
+    """What the person rules read of one batch of kept rows: the rows (row, distinct id, time, name, uuid,
+    flag), the properties of the rows that may change persons, and the group types the rows name."""
+
+    first: int
+    last: int
+    batch: Any
+    texts: dict[int, str]
+    group_types: list[str]
+
+
+@dataclass
+class _Decided:
+    """One batch with its persons decided in memory (nothing written yet)."""
+
+    first: int
+    last: int
+    batch: Any
+    persons: PersonBook
+    groups: GroupBook
+    definitions: DefinitionsWriter
+    person_ids: Any
+
+
 def _store(
     conn: sqlite3.Connection,
     project_id: int,
@@ -346,21 +377,44 @@ def _store(
     progress: bool,
     description: str,
 ) -> None:
-    with tqdm(total=stage.rows, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar:
-        for first in range(1, stage.rows + 1, batch_size):
-            last = min(first + batch_size - 1, stage.rows)
-            batch = stage.batch(first, last)
-            if batch.num_rows:
+    spans = [(first, min(first + batch_size - 1, stage.rows)) for first in range(1, stage.rows + 1, batch_size)]
+    with (
+        tqdm(total=stage.rows, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="columnar-copy") as copier,
+    ):
+        decided = _decide(conn, project_id, _fetch(stage, spans[0])) if spans else None
+        for number, (_, last) in enumerate(spans):
+            following = spans[number + 1] if number + 1 < len(spans) else None
+            if decided is None:  # every row of the batch set aside
+                decided = _decide(conn, project_id, _fetch(stage, following)) if following else None
+            else:
+                count = decided.batch.num_rows
                 with write_transaction(conn):
-                    report.loaded += _store_batch(conn, project_id, stage, batch, first, last, created_at)
+                    decided = _write(conn, project_id, stage, decided, created_at, copier, following)
+                report.loaded += count
             bar.update(last - bar.n)
 
 
-def _store_batch(
-    conn: sqlite3.Connection, project_id: int, stage: _Stage, batch: Any, first: int, last: int, created_at: int
-) -> int:
-    """Persons, groups and definitions for one batch in SQLite, and its events into ClickHouse; the count."""
+def _fetch(stage: _Stage, span: tuple[int, int]) -> _Fetched | None:
+    """The kept rows of ``span`` (first and last row) and what the person rules read of them; None if none."""
+    first, last = span
+    batch = stage.batch(first, last)
+    if not batch.num_rows:
+        return None
+    maybe = batch.filter(require("pyarrow.compute").not_equal(batch["maybe_person"], 0))["row"].to_pylist()
+    texts = stage.properties(maybe) if maybe else {}
+    return _Fetched(first, last, batch, texts, stage.group_types(first, last))
+
+
+def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None) -> _Decided | None:
+    """The person rules for a fetched batch, in file order, in memory (reading SQLite, not ClickHouse).
+
+    Only each distinct id's first event and the events that may change persons go through the rules one by one;
+    every event's person is then its distinct id's person at the end of the batch, merges applied."""
+    if fetched is None:
+        return None
     pa, pc = require("pyarrow"), require("pyarrow.compute")
+    batch, texts = fetched.batch, fetched.texts
     rows = batch["row"].to_numpy()
     distinct_ids = batch["distinct_id"]
     timestamps = batch["ts"].to_numpy()
@@ -371,17 +425,14 @@ def _store_batch(
         DefinitionsWriter(project_id),
     )
     persons.prefetch(unique.to_pylist())
-    # the events whose order matters to persons: each distinct id's first event, and those that may change persons
     positions = pa.table({"d": distinct_ids, "i": pa.array(range(batch.num_rows), pa.int64())})
     firsts = positions.group_by("d", use_threads=False).aggregate([("i", "min")])["i_min"].to_numpy()
     maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy()
-    person_rows = [int(rows[i]) for i in maybe]
-    texts = stage.properties(person_rows) if person_rows else {}
-    names, uuids, ids = batch["event"].to_pylist(), None, distinct_ids
-    for group_type in stage.group_types(first, last):  # indexes as the events meet them, before anything else
+    names, uuids = batch["event"].to_pylist(), None
+    for group_type in fetched.group_types:  # indexes as the events meet them, before anything else
         groups.index_of(group_type)
     ordered = sorted(set(firsts.tolist()) | set(maybe.tolist()))
-    id_list = ids.to_pylist() if ordered else []
+    id_list = distinct_ids.to_pylist() if ordered else []
     for i in ordered:
         properties = json.loads(texts[int(rows[i])]) if int(rows[i]) in texts else None
         if properties is not None and changes_persons(names[i], properties):
@@ -392,29 +443,61 @@ def _store_batch(
                               groups, definitions)  # fmt: skip
         else:
             persons.person_for(id_list[i], int(timestamps[i]))
-    # every event's person is its distinct id's person at the end of the batch, merges applied
     people = pa.array([persons.lookup(d) for d in unique.to_pylist()], pa.int64())
     person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
-    person_changes, group_rows = persons.flush(), groups.flush()
+    return _Decided(fetched.first, fetched.last, batch, persons, groups, definitions, person_ids)
+
+
+def _write(
+    conn: sqlite3.Connection,
+    project_id: int,
+    stage: _Stage,
+    decided: _Decided,
+    created_at: int,
+    copier: ThreadPoolExecutor,
+    upcoming: tuple[int, int] | None,
+) -> _Decided | None:
+    """Store one decided batch inside the caller's transaction, and return the ``upcoming`` span (first and last
+    row) decided meanwhile.
+
+    Persons and groups go into SQLite and ClickHouse here; then a worker thread copies the batch's events
+    (chdb releases the GIL while a query runs), while this thread decides the next batch's persons
+    (reading the persons just written, in this same transaction). The definitions are written last, once
+    the copy is done, so the commit that follows covers a batch whose events are all stored."""
+    pa = require("pyarrow")
+    person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
     pending = pending_writes(conn)
     if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
         pending.add_merges(project_id, person_changes.merges)
         pending.add_persons(project_id, person_changes.persons)
         pending.add_groups(project_id, group_rows)
         pending.flush()  # before the events, so no event is read before its person
-    stage.copy(pa.table({"row": batch["row"], "person_id": person_ids}), groups.known_types(), first, last, created_at)
-    _definitions(definitions, batch, stage, first, last)
-    definitions.flush(conn)
-    return batch.num_rows
+    stage.set_persons(pa.table({"row": decided.batch["row"], "person_id": decided.person_ids}))
+    known_types = decided.groups.known_types()
+
+    def to_clickhouse() -> list[tuple[str, str, str]]:
+        stage.copy(known_types, decided.first, decided.last, created_at)
+        return stage.property_samples(decided.first, decided.last)
+
+    fetched = _fetch(stage, upcoming) if upcoming else None  # before the copy takes the session
+    copying = copier.submit(to_clickhouse)
+    try:
+        decided_next = _decide(conn, project_id, fetched)
+    finally:
+        wait([copying])  # the transaction ends only after the copy, whichever way this one goes
+    samples = copying.result()
+    _definitions(decided.definitions, decided.batch, samples)
+    decided.definitions.flush(conn)
+    return decided_next
 
 
-def _definitions(definitions: DefinitionsWriter, batch: Any, stage: _Stage, first: int, last: int) -> None:
+def _definitions(definitions: DefinitionsWriter, batch: Any, property_samples: list[tuple[str, str, str]]) -> None:
     spans = batch.group_by("event", use_threads=False).aggregate([("ts", "count"), ("ts", "min"), ("ts", "max")])
     for name, count, low, high in zip(*(spans[c].to_pylist() for c in ("event", "ts_count", "ts_min", "ts_max")),
                                       strict=True):  # fmt: skip
         definitions.add_event_span(name, int(count), int(low), int(high))
     samples: dict[str, Any] = {}
-    for key, typed, raw in stage.property_samples(first, last):
+    for key, typed, raw in property_samples:
         try:
             samples[key] = json.loads(typed or raw)
         except ValueError:

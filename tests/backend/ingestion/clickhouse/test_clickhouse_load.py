@@ -73,8 +73,10 @@ def outcome(conn, events: list[tuple]) -> dict:
     }  # fmt: skip
 
 
-@pytest.fixture
-def loads(ch_conn, ch, tmp_path, world):
+# One batch; then batches of 3 and 2 rows: an identify and the events after it in different batches, a
+# batch whose rows are all rejected (rows 7-9), the next batch's persons decided while one is being copied.
+@pytest.fixture(params=[None, 3, 2], ids=["one-batch", "batches-of-3", "batches-of-2"])
+def loads(request, monkeypatch, ch_conn, ch, tmp_path, world):
     """Load the rows into chdb column at a time and into SQLite row by row; both reports and outcomes."""
     path = write_jsonl(tmp_path)
     used = []
@@ -84,11 +86,10 @@ def loads(ch_conn, ch, tmp_path, world):
         used.append(True)
         return real(*args, **kwargs)
 
-    columnar._store = spy
-    try:
-        ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
-    finally:
-        columnar._store = real
+    monkeypatch.setattr(columnar, "_store", spy)
+    if request.param is not None:
+        monkeypatch.setattr(columnar, "COLUMNAR_BATCH", request.param)
+    ch_report = load_file(ch_conn, world.project_id, path, now=NOW, batch_size=request.param or 10_000)
     assert used, "the chdb load did not go column at a time"
     sqlite_conn, project = fresh(tmp_path, "reference.db")
     sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
