@@ -460,10 +460,11 @@ def _write(
     """Store one decided batch inside the caller's transaction, and return the ``upcoming`` span (first and last
     row) decided meanwhile.
 
-    Persons and groups go into SQLite and ClickHouse here; then a worker thread copies the batch's events
-    (chdb releases the GIL while a query runs), while this thread decides the next batch's persons
-    (reading the persons just written, in this same transaction). The definitions are written last, once
-    the copy is done, so the commit that follows covers a batch whose events are all stored."""
+    Persons and groups go into SQLite here; then a worker thread puts them into ClickHouse and copies the
+    batch's events after them (chdb releases the GIL while a statement runs), while this thread decides the
+    next batch's persons (reading the persons just written, in this same transaction). The definitions are
+    written last, once the copy is done, so the commit that follows covers a batch whose events are all
+    stored."""
     pa = require("pyarrow")
     person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
     pending = pending_writes(conn)
@@ -471,11 +472,13 @@ def _write(
         pending.add_merges(project_id, person_changes.merges)
         pending.add_persons(project_id, person_changes.persons)
         pending.add_groups(project_id, group_rows)
-        pending.flush()  # before the events, so no event is read before its person
-    stage.set_persons(pa.table({"row": decided.batch["row"], "person_id": decided.person_ids}))
+    mapping = pa.table({"row": decided.batch["row"], "person_id": decided.person_ids})
     known_types = decided.groups.known_types()
 
     def to_clickhouse() -> list[tuple[str, str, str]]:
+        if pending is not None:
+            pending.flush()  # before the events, so no event is read before its person
+        stage.set_persons(mapping)
         stage.copy(known_types, decided.first, decided.last, created_at)
         return stage.property_samples(decided.first, decided.last)
 

@@ -155,3 +155,27 @@ def test_a_file_with_property_columns_loads_row_by_row(ch_conn, ch, tmp_path, wo
     report = load_file(ch_conn, world.project_id, path, now=NOW)
     assert report.loaded == 1
     assert ch.query_rows(f"SELECT properties FROM `{ch.database}`.events") == [('{"plan":"pro"}',)]
+
+
+def test_a_batch_whose_copy_fails_leaves_the_batches_before_it_and_nothing_of_its_own(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """Batches of 3 rows; the copy of rows 4-6 fails (while rows 7-9 are being decided): rows 1-3 stay stored,
+    with their persons, and neither SQLite nor ClickHouse holds anything of rows 4-6 (bob's events and person)."""
+    path = write_jsonl(tmp_path)
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
+    real_copy = columnar._Stage.copy
+
+    def copy(stage, groups, first, last, created_at):
+        if first == 4:
+            raise RuntimeError("ClickHouse went away")
+        return real_copy(stage, groups, first, last, created_at)
+
+    monkeypatch.setattr(columnar._Stage, "copy", copy)
+    with pytest.raises(RuntimeError, match="went away"):
+        load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
+    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert events == [("anon-1",), ("anon-1",), ("alice",)]
+    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
+    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+    assert ch.query_rows(f"SHOW TABLES FROM `{ch.database}` LIKE '\\\\_load%'") == []  # the staging tables went
