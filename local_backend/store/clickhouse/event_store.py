@@ -53,11 +53,14 @@ from .event_list import (
 )
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
+from .schema import exact_days
 from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
 
 _SPAN = "__span"
+_DAY = 86_400_000_000  # microseconds
+_LAST_EXACT_DAY = 65_534  # 2149-06-05: DAY_EXPRESSION holds every later time at the day after
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -140,8 +143,11 @@ class ClickHouseEventStore:
 
         Spans in order without overlaps (every calendar's) hold an event at most once. Back to back and of one
         length (days in UTC or a timezone without daylight saving, hours, weeks) its span is an integer
-        division, with no ``ARRAY JOIN``; otherwise a binary search (``roundDown`` to the latest start at or
-        before it) and a hash lookup of that start. Any other spans are each tested against every event.
+        division, with no ``ARRAY JOIN``: of the event's ``day`` when the spans are whole UTC days within the
+        days it is exact on (:data:`.schema.DAY_EXPRESSION`; the sorted 2-byte day is read instead of the
+        8-byte time, a third less time for a daily count), of its time otherwise. Spans in order but not back
+        to back or of one length take a binary search (``roundDown`` to the latest start at or before it) and a
+        hash lookup of that start. Any other spans are each tested against every event.
         """
         lows = [int(low) for low, _ in spans]
         highs = [int(high) for _, high in spans]
@@ -156,6 +162,17 @@ class ClickHouseEventStore:
             and all(highs[index] == lows[index + 1] for index in range(count - 1))
         ):
             # back-to-back spans of one length (days or hours at a fixed offset, weeks): the span is a division
+            first, end = lows[0] // _DAY, highs[-1] // _DAY
+            if (
+                lows[0] % _DAY == 0
+                and width % _DAY == 0
+                and first >= 1
+                and end <= _LAST_EXACT_DAY + 1
+                and exact_days(self.client)
+            ):
+                day = "toUInt16(e.day)"
+                sql = f" WHERE {day} >= ? AND {day} < ? AND (intDiv({day} - ?, ?) + 1 AS {_SPAN}) > 0"
+                return sql, [first, end, first, width // _DAY]
             sql = f" WHERE e.timestamp >= ? AND e.timestamp < ? AND (intDiv(e.timestamp - ?, ?) + 1 AS {_SPAN}) > 0"
             return sql, [lows[0], highs[-1], lows[0], width]
         if ordered:

@@ -76,7 +76,7 @@ def event_rows(
     # the person after merges costs a join: only a statement that reads the person, in a project with merges,
     # pays for it
     merged = merges and ("person_id" in statement or "person_properties" in joined)
-    columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id")]
+    columns = [f"ev.{name} AS {name}" for name in (*_PLAIN, *_GROUPS, "session_id", "day")]
     columns.insert(4, "coalesce(ov.person_id, ev.person_id) AS person_id" if merged else "ev.person_id AS person_id")
     params: list[Any] = []
     hot = {name: key for key, name in HOT_PROPERTIES.items() if f"e.{name}" in statement}

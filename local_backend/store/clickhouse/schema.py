@@ -22,11 +22,19 @@ that joins them to events runs on each shard against a local copy. Every query n
 from __future__ import annotations
 
 import re
+import weakref
 
 from .client import ClickHouseClient
 from .stored_columns import add_hot_columns
 
-__all__ = ["TABLES", "SHARDING_KEYS", "create_tables", "cluster_statements"]
+__all__ = ["DAY_EXPRESSION", "TABLES", "SHARDING_KEYS", "create_tables", "cluster_statements", "exact_days"]
+
+#: The events' ``day``: the UTC day of ``timestamp``, held at 1970-01-01 before it and at 2149-06-06 (the last
+#: day a ``Date`` holds) after, so that on every day between, the rows of a day are exactly the events of that
+#: day and a calculation over whole UTC days may read the 2-byte sorted ``day`` instead of the time. (``toDate``
+#: of the time in seconds, as tables made before had it, reads a number under 65,536 as days: an event in 1970's
+#: first 18 hours landed on a day up to 2149.)
+DAY_EXPRESSION = "toDate(toUInt16(least(greatest(intDiv(timestamp, 86400000000), 0), 65535)))"
 
 TABLES: dict[str, str] = {
     "events": """
@@ -49,10 +57,10 @@ TABLES: dict[str, str] = {
                 JSONType(properties, '$session_id') = 'String', JSONExtractString(properties, '$session_id'),
                 JSONType(properties, '$session_id') IN ('Null', 'Object', 'Array'), NULL,
                 JSONHas(properties, '$session_id'), JSONExtractRaw(properties, '$session_id'), NULL),
-            day Date MATERIALIZED toDate(intDiv(timestamp, 1000000))
+            day Date MATERIALIZED DAY_EXPRESSION
         ) ENGINE = MergeTree
         ORDER BY (project_id, event, day, person_id, timestamp)
-    """,
+    """.replace("DAY_EXPRESSION", DAY_EXPRESSION),
     "persons": """
         CREATE TABLE IF NOT EXISTS {db}.persons (
             project_id Int64,
@@ -141,3 +149,21 @@ def create_tables(client: ClickHouseClient) -> None:
         for ddl in TABLES.values():
             client.command(ddl.format(db=f"`{client.database}`"))
     add_hot_columns(client)
+
+
+_exact_days: weakref.WeakKeyDictionary[ClickHouseClient, bool] = weakref.WeakKeyDictionary()
+
+
+def exact_days(client: ClickHouseClient) -> bool:
+    """Whether the events table's ``day`` is :data:`DAY_EXPRESSION` (on a cluster, on both tables), asked once per
+    client: a database made before holds another expression, and reads keep to ``timestamp`` there."""
+    known = _exact_days.get(client)
+    if known is None:
+        tables = ["events", "events_local"] if getattr(client, "cluster", None) else ["events"]
+        rows = client.query_rows(
+            "SELECT count() FROM system.columns WHERE database = {db:String} AND table IN {tables:Array(String)}"
+            " AND name = 'day' AND default_expression = {expression:String}",
+            {"db": client.database, "tables": tables, "expression": DAY_EXPRESSION},
+        )
+        known = _exact_days[client] = int(rows[0][0]) == len(tables)
+    return known

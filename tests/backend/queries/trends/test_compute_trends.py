@@ -51,3 +51,40 @@ def test_breakdown_by_an_event_property(conn, project, clock):
         "Chrome": [2, 0],
         "Safari": [0, 1],
     }
+
+
+def test_events_at_times_a_day_number_misplaces_stay_out_of_a_daily_count(conn, project, clock):
+    # ClickHouse keeps each event's UTC day beside its time and counts whole UTC days by it: an event in 1970's
+    # first hours (18,000 s after the epoch, which a day number read as days puts on 2019-04-14), one before
+    # 1970 and one after 2149 (past the days a Date holds) must stay out of a count of April 2019
+    add_events(
+        conn,
+        project["id"],
+        [
+            ("$pageview", "alice", "1970-01-01T05:00:00Z"),
+            ("$pageview", "alice", "1969-12-31T23:00:00Z"),
+            ("$pageview", "alice", "2200-01-01T00:00:00Z"),
+            ("$pageview", "bob", "2019-04-14T08:00:00Z"),
+            ("$pageview", "bob", "2019-04-16T23:59:59Z"),
+        ],
+    )
+    filter = TrendsFilter(events=[{"id": "$pageview"}], date_from="2019-04-12", date_to="2019-04-16")
+    [series] = compute_trends(conn, project, filter, clock.now()).series
+    assert series["days"] == ["2019-04-12", "2019-04-13", "2019-04-14", "2019-04-15", "2019-04-16"]
+    assert series["data"] == [0, 0, 1, 0, 1]
+
+
+def test_a_daily_count_over_the_first_days_of_1970_counts_them_by_time(conn, project, clock):
+    add_events(
+        conn,
+        project["id"],
+        [
+            ("$pageview", "alice", "1969-12-31T23:00:00Z"),
+            ("$pageview", "alice", "1970-01-01T05:00:00Z"),
+            ("$pageview", "bob", "1970-01-02T00:00:00Z"),
+            ("$pageview", "bob", "1970-01-03T12:00:00Z"),
+        ],
+    )
+    filter = TrendsFilter(events=[{"id": "$pageview"}], date_from="1969-12-31", date_to="1970-01-02")
+    [series] = compute_trends(conn, project, filter, clock.now()).series
+    assert series["data"] == [1, 1, 1]
