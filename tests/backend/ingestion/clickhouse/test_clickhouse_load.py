@@ -179,3 +179,48 @@ def test_a_batch_whose_copy_fails_leaves_the_batches_before_it_and_nothing_of_it
     assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
     assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
     assert ch.query_rows(f"SHOW TABLES FROM `{ch.database}` LIKE '\\\\_load%'") == []  # the staging tables went
+
+
+def test_a_batch_whose_next_fetch_fails_is_not_copied(monkeypatch, ch_conn, ch, tmp_path, world):
+    """Batches of 3 rows; fetching rows 7-9 (on the worker, while rows 4-6's persons go into SQLite) fails: rows
+    4-6 are not copied, so as with a failed copy rows 1-3 stay stored and nothing of rows 4-6 is."""
+    path = write_jsonl(tmp_path)
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
+    real_batch = columnar._Stage.batch
+
+    def batch(stage, first, last):
+        if first == 7:
+            raise RuntimeError("ClickHouse went away")
+        return real_batch(stage, first, last)
+
+    monkeypatch.setattr(columnar._Stage, "batch", batch)
+    with pytest.raises(RuntimeError, match="went away"):
+        load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
+    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert events == [("anon-1",), ("anon-1",), ("alice",)]
+    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
+    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+
+
+def test_a_batch_copied_while_the_next_one_fails_to_be_decided_is_stored_whole(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """Batches of 3 rows; deciding rows 4-6 fails (Ctrl-C, say) while rows 1-3 are copied: the copy cannot be
+    taken back, so rows 1-3 are committed with their persons and definitions before the error comes out, and
+    SQLite holds what ClickHouse holds."""
+    path = write_jsonl(tmp_path)
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
+    real_decide = columnar._decide
+
+    def decide(conn, project_id, fetched):
+        if fetched is not None and fetched.first == 4:
+            raise KeyboardInterrupt
+        return real_decide(conn, project_id, fetched)
+
+    monkeypatch.setattr(columnar, "_decide", decide)
+    with pytest.raises(KeyboardInterrupt):
+        load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
+    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert events == [("anon-1",), ("anon-1",), ("alice",)]
+    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
+    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
