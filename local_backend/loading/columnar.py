@@ -34,7 +34,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -498,42 +498,29 @@ def _write(
     and copies the batch's events after them, while this thread decides the next batch's persons (reading the
     persons just written, in this same transaction). The definitions are written last, once the copy is done,
     so the commit that follows covers a batch whose events are all stored."""
+    pa = require("pyarrow")
     fetching = copier.submit(_fetch, stage, upcoming) if upcoming else None
     try:
-        return _write_beside(conn, project_id, stage, decided, created_at, copier, fetching)
+        person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
+        pending = pending_writes(conn)
+        if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
+            pending.add_merges(project_id, person_changes.merges)
+            pending.add_persons(project_id, person_changes.persons)
+            pending.add_groups(project_id, group_rows)
+        mapping = pa.table({"row": decided.batch["row"], "person_id": decided.person_ids})
+        known_types = decided.groups.known_types()
+
+        def to_clickhouse() -> list[tuple[str, str, str]]:
+            if pending is not None:
+                pending.flush()  # before the events, so no event is read before its person
+            stage.set_persons(mapping)
+            stage.copy(known_types, decided.first, decided.last, created_at)
+            return stage.property_samples(decided.first, decided.last)
+
+        fetched = fetching.result() if fetching is not None else None  # a failed fetch stops before the copy
     finally:
         if fetching is not None:
             wait([fetching])  # nothing of the worker's outlives the transaction
-
-
-def _write_beside(
-    conn: sqlite3.Connection,
-    project_id: int,
-    stage: _Stage,
-    decided: _Decided,
-    created_at: int,
-    copier: ThreadPoolExecutor,
-    fetching: Future[_Fetched | None] | None,
-) -> tuple[_Decided | None, BaseException | None]:
-    """:func:`_write` once the upcoming batch's fetch is under way on ``copier``."""
-    pa = require("pyarrow")
-    person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
-    pending = pending_writes(conn)
-    if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
-        pending.add_merges(project_id, person_changes.merges)
-        pending.add_persons(project_id, person_changes.persons)
-        pending.add_groups(project_id, group_rows)
-    mapping = pa.table({"row": decided.batch["row"], "person_id": decided.person_ids})
-    known_types = decided.groups.known_types()
-
-    def to_clickhouse() -> list[tuple[str, str, str]]:
-        if pending is not None:
-            pending.flush()  # before the events, so no event is read before its person
-        stage.set_persons(mapping)
-        stage.copy(known_types, decided.first, decided.last, created_at)
-        return stage.property_samples(decided.first, decided.last)
-
-    fetched = fetching.result() if fetching is not None else None  # a failed fetch stops before the copy
     copying = copier.submit(to_clickhouse)
     decided_next, failure = None, None
     try:

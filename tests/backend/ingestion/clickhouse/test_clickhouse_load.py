@@ -157,6 +157,14 @@ def test_a_file_with_property_columns_loads_row_by_row(ch_conn, ch, tmp_path, wo
     assert ch.query_rows(f"SELECT properties FROM `{ch.database}`.events") == [('{"plan":"pro"}',)]
 
 
+def assert_rows_1_to_3_alone_stored(ch_conn, ch) -> None:
+    """anon-1's two pageviews and alice's $identify, in ClickHouse and SQLite alike, and nothing of bob's."""
+    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert events == [("anon-1",), ("anon-1",), ("alice",)]
+    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
+    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+
+
 def test_a_batch_whose_copy_fails_leaves_the_batches_before_it_and_nothing_of_its_own(
     monkeypatch, ch_conn, ch, tmp_path, world
 ):
@@ -174,10 +182,7 @@ def test_a_batch_whose_copy_fails_leaves_the_batches_before_it_and_nothing_of_it
     monkeypatch.setattr(columnar._Stage, "copy", copy)
     with pytest.raises(RuntimeError, match="went away"):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
-    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
-    assert events == [("anon-1",), ("anon-1",), ("alice",)]
-    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
-    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+    assert_rows_1_to_3_alone_stored(ch_conn, ch)
     assert ch.query_rows(f"SHOW TABLES FROM `{ch.database}` LIKE '\\\\_load%'") == []  # the staging tables went
 
 
@@ -196,10 +201,7 @@ def test_a_batch_whose_next_fetch_fails_is_not_copied(monkeypatch, ch_conn, ch, 
     monkeypatch.setattr(columnar._Stage, "batch", batch)
     with pytest.raises(RuntimeError, match="went away"):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
-    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
-    assert events == [("anon-1",), ("anon-1",), ("alice",)]
-    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
-    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+    assert_rows_1_to_3_alone_stored(ch_conn, ch)
 
 
 def test_a_batch_copied_while_the_next_one_fails_to_be_decided_is_stored_whole(
@@ -220,7 +222,4 @@ def test_a_batch_copied_while_the_next_one_fails_to_be_decided_is_stored_whole(
     monkeypatch.setattr(columnar, "_decide", decide)
     with pytest.raises(KeyboardInterrupt):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
-    events = ch.query_rows(f"SELECT distinct_id FROM `{ch.database}`.events ORDER BY timestamp")
-    assert events == [("anon-1",), ("anon-1",), ("alice",)]
-    assert rows(ch_conn, "SELECT distinct_id FROM person_distinct_ids") == [("alice",), ("anon-1",)]
-    assert rows(ch_conn, "SELECT name, volume FROM event_definitions") == [("$identify", 1), ("$pageview", 2)]
+    assert_rows_1_to_3_alone_stored(ch_conn, ch)
