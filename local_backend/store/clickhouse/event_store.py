@@ -53,14 +53,13 @@ from .event_list import (
 )
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
-from .schema import exact_days
+from .schema import EXACT_DAYS, exact_days
 from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
 
 _SPAN = "__span"
 _DAY = 86_400_000_000  # microseconds
-_LAST_EXACT_DAY = 65_534  # 2149-06-05: DAY_EXPRESSION holds every later time at the day after
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -166,8 +165,8 @@ class ClickHouseEventStore:
             if (
                 lows[0] % _DAY == 0
                 and width % _DAY == 0
-                and first >= 1
-                and end <= _LAST_EXACT_DAY + 1
+                and first in EXACT_DAYS
+                and end - 1 in EXACT_DAYS
                 and exact_days(self.client)
             ):
                 day = "toUInt16(e.day)"

@@ -25,9 +25,17 @@ import re
 import weakref
 
 from .client import ClickHouseClient
-from .stored_columns import add_hot_columns
+from .stored_columns import add_hot_columns, event_tables
 
-__all__ = ["DAY_EXPRESSION", "TABLES", "SHARDING_KEYS", "create_tables", "cluster_statements", "exact_days"]
+__all__ = [
+    "DAY_EXPRESSION",
+    "EXACT_DAYS",
+    "TABLES",
+    "SHARDING_KEYS",
+    "create_tables",
+    "cluster_statements",
+    "exact_days",
+]
 
 #: The events' ``day``: the UTC day of ``timestamp``, held at 1970-01-01 before it and at 2149-06-06 (the last
 #: day a ``Date`` holds) after, so that on every day between, the rows of a day are exactly the events of that
@@ -35,6 +43,9 @@ __all__ = ["DAY_EXPRESSION", "TABLES", "SHARDING_KEYS", "create_tables", "cluste
 #: of the time in seconds, as tables made before had it, reads a number under 65,536 as days: an event in 1970's
 #: first 18 hours landed on a day up to 2149.)
 DAY_EXPRESSION = "toDate(toUInt16(least(greatest(intDiv(timestamp, 86400000000), 0), 65535)))"
+#: The day numbers (days since 1970-01-01) on which :data:`DAY_EXPRESSION` is exact: the two it holds times at
+#: are left out.
+EXACT_DAYS = range(1, 65_535)
 
 TABLES: dict[str, str] = {
     "events": """
@@ -159,7 +170,7 @@ def exact_days(client: ClickHouseClient) -> bool:
     client: a database made before holds another expression, and reads keep to ``timestamp`` there."""
     known = _exact_days.get(client)
     if known is None:
-        tables = ["events", "events_local"] if getattr(client, "cluster", None) else ["events"]
+        tables = event_tables(client)
         rows = client.query_rows(
             "SELECT count() FROM system.columns WHERE database = {db:String} AND table IN {tables:Array(String)}"
             " AND name = 'day' AND default_expression = {expression:String}",

@@ -34,6 +34,7 @@ __all__ = [
     "add_hot_columns",
     "add_property_column",
     "drop_property_column",
+    "event_tables",
     "property_expression",
     "stored_columns",
 ]
@@ -58,10 +59,15 @@ def _cluster(client: ClickHouseClient) -> str | None:
     return getattr(client, "cluster", None) or None
 
 
+def event_tables(client: ClickHouseClient) -> list[str]:
+    """The tables events live in: ``events``; on a cluster, ``events`` and the shards' ``events_local``."""
+    return ["events", "events_local"] if _cluster(client) else ["events"]
+
+
 def stored_columns(client: ClickHouseClient) -> frozenset[str]:
     """The names of the ``MATERIALIZED`` columns of the events table; on a cluster, those of both
     ``events_local`` and the ``Distributed`` table ``events``."""
-    tables = ["events", "events_local"] if _cluster(client) else ["events"]
+    tables = event_tables(client)
     rows = client.query_rows(
         "SELECT name FROM system.columns WHERE database = {db:String} AND table IN {tables:Array(String)}"
         " AND default_kind = 'MATERIALIZED' GROUP BY name HAVING count() = {count:UInt8}",
