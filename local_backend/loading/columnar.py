@@ -437,8 +437,9 @@ def _fetch(stage: _Stage, span: tuple[int, int]) -> _Fetched | None:
 def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None) -> _Decided | None:
     """The person rules for a fetched batch, in file order, in memory (reading SQLite, not ClickHouse).
 
-    Only each new distinct id's first event and the events that may change persons go through the rules one by
-    one; every event's person is then its distinct id's person at the end of the batch, merges applied."""
+    Only the events that may change persons go through the rules one by one; a new distinct id's first event
+    otherwise creates a bare person in bulk (:meth:`PersonBook.create_bare`). Every event's person is then its
+    distinct id's person at the end of the batch, merges applied."""
     if fetched is None:
         return None
     pa, pc = require("pyarrow"), require("pyarrow.compute")
@@ -459,13 +460,17 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
     known = persons.known
     firsts = [i for d, i in zip(first_rows["d"].to_pylist(), first_rows["i_min"].to_pylist(), strict=True)
               if d not in known]  # fmt: skip
-    maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy()
+    maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy().tolist()
     names, uuids = batch["event"].to_pylist(), None
     for group_type in fetched.group_types:  # indexes as the events meet them, before anything else
         groups.index_of(group_type)
-    ordered = sorted(set(firsts) | set(maybe.tolist()))
-    id_list = distinct_ids.to_pylist() if ordered else []
-    for i in ordered:
+    # the first events of new distinct ids that carry nothing for persons create bare persons in bulk
+    special = set(maybe)
+    bare = sorted(i for i in firsts if i not in special)
+    id_list = distinct_ids.to_pylist() if firsts or maybe else []
+    persons.plan_bare([id_list[i] for i in bare], bare, timestamps[bare].tolist())
+    for i in maybe:
+        persons.at(i)
         properties = json.loads(texts[int(rows[i])]) if int(rows[i]) in texts else None
         if properties is not None and changes_persons(names[i], properties):
             if uuids is None:
@@ -475,6 +480,7 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
                               groups, definitions)  # fmt: skip
         else:
             persons.person_for(id_list[i], int(timestamps[i]))
+    persons.create_planned()
     people = pa.array([persons.lookup(d) for d in unique.to_pylist()], pa.int64())
     person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
     return _Decided(fetched.first, fetched.last, batch, persons, groups, definitions, person_ids)

@@ -23,13 +23,13 @@ import hashlib
 import json
 import sqlite3
 import uuid
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["PersonBook", "PersonChanges", "apply_property_updates", "is_illegal_distinct_id"]
 
-_CHUNK = 500
 _PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
 _NAMESPACE_BYTES = _PERSON_UUID_NAMESPACE.bytes
 
@@ -82,6 +82,18 @@ class PersonChanges:
     merges: list[tuple[int, int]]
 
 
+_PersonRow = tuple[int, int, str, str, int, int]  # id, project, uuid, properties, is_identified, created_at
+
+
+@dataclass
+class _BarePlan:
+    """Bare persons to create (see :meth:`PersonBook.plan_bare`): each distinct id, its event's position, time."""
+
+    distinct_ids: list[str]
+    positions: list[int]
+    timestamps: list[int]
+
+
 @dataclass
 class _Person:
     id: int
@@ -105,7 +117,16 @@ class PersonBook:
         self._merged_into: dict[int, int] = {}
         self._mappings: dict[str, int] = {}  # distinct ids whose row is new or changed
         self._absorbed: list[int] = []  # stored persons merged away
-        self._next_id: int | None = None
+        self._last_id: int | None = None  # the largest person id before this call's creations, once read
+        self._created_by_rules = 0
+        # bare persons (see plan_bare): the events' positions, the rules' creations' positions, the planned ids
+        self._position = 0
+        self._plan = _BarePlan([], [], [])
+        self._rule_positions: list[int] = []
+        self._planned: dict[str, int] = {}  # distinct id -> its index in the plan, while not created
+        # bare persons created, not yet written: id -> (distinct id, created_at); one becomes a full
+        # :class:`_Person` only if something reads or changes it
+        self._bare: dict[int, tuple[str, int]] = {}
         self.created = 0
         self.merged = 0
 
@@ -135,6 +156,8 @@ class PersonBook:
         """The person a distinct id belongs to now, or None."""
         person_id = self._person_of.get(distinct_id)
         if person_id is None:
+            if distinct_id in self._planned and self._plan.positions[self._planned[distinct_id]] < self._position:
+                return self._create_planned([self._planned[distinct_id]])[0]
             if distinct_id in self._absent:
                 return None
             self.prefetch([distinct_id])
@@ -151,7 +174,11 @@ class PersonBook:
 
     def _load(self, person_id: int) -> _Person:
         person = self._persons.get(person_id)
-        if person is None:
+        if person is None and person_id in self._bare:
+            distinct_id, created_at = self._bare.pop(person_id)
+            person = _Person(person_id, _person_uuid(self.project_id, distinct_id), {}, False, created_at, False)
+            self._persons[person_id] = person
+        elif person is None:
             row = self.conn.execute(
                 "SELECT id, uuid, properties, is_identified, created_at FROM persons WHERE id = ?", (person_id,)
             ).fetchone()
@@ -167,11 +194,21 @@ class PersonBook:
 
     # --- changing ------------------------------------------------------------------------------------------
 
+    def _base(self) -> int:
+        if self._last_id is None:
+            self._last_id = int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM persons").fetchone()[0])
+        return self._last_id
+
+    def _next_id(self) -> int:
+        """The id of a person the rules create at the current position: after every planned bare person before
+        it, and every person the rules created before."""
+        person_id = self._base() + 1 + bisect_left(self._plan.positions, self._position) + self._created_by_rules
+        self._created_by_rules += 1
+        self._rule_positions.append(self._position)
+        return person_id
+
     def _create(self, distinct_ids: list[str], created_at: int, *, identified: bool) -> int:
-        if self._next_id is None:
-            self._next_id = int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM persons").fetchone()[0])
-        self._next_id += 1
-        person_id = self._next_id
+        person_id = self._next_id()
         person_uuid = _person_uuid(self.project_id, distinct_ids[0])
         self._persons[person_id] = _Person(person_id, person_uuid, {}, identified, created_at, stored=False)
         for distinct_id in distinct_ids:
@@ -190,6 +227,43 @@ class PersonBook:
         if person_id is None:
             person_id = self._create([distinct_id], timestamp, identified=False)
         return person_id
+
+    # --- bare persons, in bulk ----------------------------------------------------------------------------
+
+    def plan_bare(self, distinct_ids: list[str], positions: list[int], timestamps: list[int]) -> None:
+        """Plan what :meth:`person_for` would do at each of these events, which carry nothing for persons: a new
+        person with no properties for the distinct id, unless the id is assigned before its event. ``positions``
+        (ascending) place the events among those the caller then passes through the rules, each after
+        :meth:`at` its position; :meth:`create_planned` then creates the rest at once, with the ids they would
+        have had one by one. Without an object per person: a bulk load creates hundreds of thousands."""
+        self._plan = _BarePlan(distinct_ids, positions, timestamps)
+        self._planned = dict(zip(distinct_ids, range(len(distinct_ids)), strict=True))
+
+    def at(self, position: int) -> None:
+        """The position of the event the rules see next, among those of :meth:`plan_bare`."""
+        self._position = position
+
+    def create_planned(self) -> None:
+        """Create the planned bare persons of ids still unassigned; the plan ends."""
+        person_of = self._person_of
+        self._create_planned([index for distinct_id, index in self._planned.items() if distinct_id not in person_of])
+        self._last_id = self._base() + len(self._plan.positions) + self._created_by_rules
+        self._plan, self._planned, self._rule_positions, self._created_by_rules = _BarePlan([], [], []), {}, [], 0
+
+    def _create_planned(self, indexes: list[int]) -> list[int]:
+        plan, base = self._plan, self._base() + 1
+        rules = self._rule_positions
+        distinct_ids = [plan.distinct_ids[i] for i in indexes]
+        ids = [base + i + bisect_left(rules, plan.positions[i]) for i in indexes]
+        self._person_of.update(zip(distinct_ids, ids, strict=True))
+        self._mappings.update(zip(distinct_ids, ids, strict=True))
+        self._absent.difference_update(distinct_ids)
+        times = [plan.timestamps[i] for i in indexes]
+        self._bare.update(zip(ids, zip(distinct_ids, times, strict=True), strict=True))
+        for distinct_id in distinct_ids:
+            del self._planned[distinct_id]
+        self.created += len(ids)
+        return ids
 
     def update_properties(self, person_id: int, set_: Any, set_once: Any, unset: Any) -> None:
         person = self._load(person_id)
@@ -245,18 +319,18 @@ class PersonBook:
         conn, project_id = self.conn, self.project_id
         new = [p for p in self._persons.values() if not p.stored]
         changed = [p for p in self._persons.values() if p.stored and p.dirty]
-        self._fresh_uuids(new)
         texts = {p.id: _dumps(p.properties) for p in new + changed}
-        conn.executemany(
-            "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES (?,?,?,?,?,?)",
-            [(p.id, project_id, p.uuid, texts[p.id], int(p.is_identified), p.created_at) for p in new],
-        )
+        # (id, project, uuid, properties, is_identified, created_at) of every new person, bare ones included
+        created = [(p.id, project_id, p.uuid, texts[p.id], int(p.is_identified), p.created_at) for p in new]
+        created += [(i, project_id, _person_uuid(project_id, d), "{}", 0, at) for i, (d, at) in self._bare.items()]
+        created = self._insert_persons(created)
         conn.executemany(
             "UPDATE persons SET properties = ?, is_identified = ?, created_at = ? WHERE id = ?",
             [(texts[p.id], int(p.is_identified), p.created_at, p.id) for p in changed],
         )
         changes = PersonChanges(
-            persons=[(p.id, p.uuid, texts[p.id], p.created_at) for p in new + changed],
+            persons=[(i, u, text, at) for i, _, u, text, _, at in created]
+            + [(p.id, p.uuid, texts[p.id], p.created_at) for p in changed],
             merges=[(self.resolve(old), old) for old in self._absorbed],
         )
         moves = [(self.resolve(old), project_id, old) for old in self._absorbed]
@@ -269,25 +343,34 @@ class PersonBook:
         conn.executemany("DELETE FROM persons WHERE id = ?", [(old,) for old in self._absorbed])
         self._mappings.clear()
         self._absorbed.clear()
+        self._bare.clear()
         for person in self._persons.values():
             person.stored, person.dirty = True, False
         return changes
 
-    def _fresh_uuids(self, new: list[_Person]) -> None:
-        """Person uuids derive from the first distinct id; one already taken (a deleted id reused) gets a random one."""
-        for start in range(0, len(new), _CHUNK):
-            chunk = new[start : start + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            taken = {
-                row[0]
-                for row in self.conn.execute(
-                    f"SELECT uuid FROM persons WHERE project_id = ? AND uuid IN ({marks})",
-                    [self.project_id, *(p.uuid for p in chunk)],
-                )
-            }
-            for person in chunk:
-                if person.uuid in taken:
-                    person.uuid = str(uuid.uuid4())
+    def _insert_persons(self, created: list[_PersonRow]) -> list[_PersonRow]:
+        """Insert new persons' rows; returns them as stored. Person uuids derive from the first distinct id; one
+        already taken (by a person whose distinct ids were edited away) gets a random uuid instead."""
+        insert = (
+            "INSERT {} INTO persons (id, project_id, uuid, properties, is_identified, created_at) VALUES (?,?,?,?,?,?)"
+        )
+        if self.conn.executemany(insert.format("OR IGNORE"), created).rowcount == len(created):
+            return created
+        ours = {row[0]: row[2] for row in created}
+        stored = {
+            person_id
+            for person_id, person_uuid in self.conn.execute(
+                "SELECT id, uuid FROM persons WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ours)),)
+            )
+            if ours[person_id] == person_uuid
+        }
+        retried = [(row[0], row[1], str(uuid.uuid4()), *row[3:]) for row in created if row[0] not in stored]
+        self.conn.executemany(insert.format(""), retried)  # a clash other than the uuid's fails here
+        for row in retried:
+            if row[0] in self._persons:
+                self._persons[row[0]].uuid = row[2]
+        fresh = {row[0]: row for row in retried}
+        return [fresh.get(row[0], row) for row in created]
 
 
 def _person_uuid(project_id: int, distinct_id: str) -> str:

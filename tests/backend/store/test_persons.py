@@ -290,3 +290,17 @@ def test_a_plugin_that_changes_the_distinct_id_moves_the_event_to_that_person(co
     ingest(conn, world, ev("a", "ALICE"), ev("b", "alice"))
     assert [d for d, _ in event_persons(conn)] == ["alice", "alice"]
     assert count(conn, "persons") == 1
+
+
+def test_a_person_uuid_already_taken_gives_the_new_person_a_random_one(conn, world):
+    """Person uuids derive from the first distinct id (as PostHog's do); a person left without its distinct ids
+    (edited away in the database) keeps that uuid, and the id's new person gets another."""
+    ingest(conn, world, ev("$pageview", "bob"))
+    (bob_uuid,) = conn.execute("SELECT uuid FROM persons").fetchone()
+    conn.execute("DELETE FROM person_distinct_ids")
+    ingest(conn, world, ev("$pageview", "bob"), ev("$pageview", "carol"))
+    uuids = [row[0] for row in conn.execute("SELECT uuid FROM persons ORDER BY id")]
+    assert len(uuids) == len(set(uuids)) == 3
+    assert uuids[0] == bob_uuid
+    assert person_of(conn, "bob")["id"] == 2
+    assert event_persons(conn)[1:] == [("bob", 2), ("carol", 3)]

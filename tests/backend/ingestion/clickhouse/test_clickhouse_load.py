@@ -223,3 +223,67 @@ def test_a_batch_copied_while_the_next_one_fails_to_be_decided_is_stored_whole(
     with pytest.raises(KeyboardInterrupt):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
     assert_rows_1_to_3_alone_stored(ch_conn, ch)
+
+
+# Persons created by the rules between persons created bare: u1's identify creates u1 and x's person before x's
+# first event (which then creates nothing), c's $set creates c's person, and a's identify merges e's person
+# into a's. Worked out by hand in file order: a, then u1 (with x), then b, then c; e's person is merged away.
+NUMBERING_ROWS = [
+    {"event": "$pageview", "distinct_id": "a", "timestamp": "2026-01-10T10:00:00Z"},
+    {"event": "$identify", "distinct_id": "u1", "timestamp": "2026-01-10T10:01:00Z",
+     "properties": {"$anon_distinct_id": "x"}},
+    {"event": "$pageview", "distinct_id": "x", "timestamp": "2026-01-10T10:02:00Z"},
+    {"event": "$pageview", "distinct_id": "b", "timestamp": "2026-01-10T10:03:00Z"},
+    {"event": "purchase", "distinct_id": "c", "timestamp": "2026-01-10T10:04:00Z",
+     "properties": {"$set": {"plan": "pro"}}},
+    {"event": "$pageview", "distinct_id": "e", "timestamp": "2026-01-10T10:05:00Z"},
+    {"event": "$identify", "distinct_id": "a", "timestamp": "2026-01-10T10:06:00Z",
+     "properties": {"$anon_distinct_id": "e"}},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("batch", [None, 3, 2], ids=["one-batch", "batches-of-3", "batches-of-2"])
+def test_persons_are_numbered_in_the_order_of_the_events_that_created_them(
+    batch, monkeypatch, ch_conn, ch, tmp_path, world
+):
+    path = tmp_path / "numbering.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in NUMBERING_ROWS))
+    if batch is not None:
+        monkeypatch.setattr(columnar, "COLUMNAR_BATCH", batch)
+    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=batch or 10_000).loaded == 7
+    people = ch_conn.execute(
+        "SELECT p.id, group_concat(d.distinct_id), p.created_at, p.is_identified, p.properties FROM persons p"
+        " JOIN person_distinct_ids d ON d.person_id = p.id GROUP BY p.id ORDER BY p.id"
+    ).fetchall()
+    minute = 60_000_000
+    t0 = int(datetime(2026, 1, 10, 10, tzinfo=UTC).timestamp()) * 1_000_000
+    assert [(",".join(sorted(ids.split(","))), created, identified, json.loads(properties))
+            for _, ids, created, identified, properties in people] == [
+        ("a,e", t0, 1, {}),
+        ("u1,x", t0 + minute, 1, {}),
+        ("b", t0 + 3 * minute, 0, {}),
+        ("c", t0 + 4 * minute, 0, {"plan": "pro"}),
+    ]  # fmt: skip
+    # each event's person in ClickHouse is its distinct id's person, through the overrides
+    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
+    overrides = dict(ch.query_rows(
+        f"SELECT old_person_id, argMax(person_id, version) FROM `{ch.database}`.person_overrides GROUP BY 1"
+    ))  # fmt: skip
+    for distinct_id, person_id in ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events"):
+        assert overrides.get(person_id, person_id) == person_of[distinct_id]
+
+
+def test_a_bare_person_whose_uuid_is_taken_gets_a_random_one_in_both_stores(ch_conn, ch, tmp_path, world):
+    first = tmp_path / "first.jsonl"
+    first.write_text(json.dumps(NUMBERING_ROWS[3]) + "\n")  # b's pageview
+    load_file(ch_conn, world.project_id, first, now=NOW)
+    (b_uuid,) = ch_conn.execute("SELECT uuid FROM persons").fetchone()
+    ch_conn.execute("DELETE FROM person_distinct_ids")
+    again = tmp_path / "again.jsonl"
+    again.write_text("".join(json.dumps({**row, "timestamp": "2026-01-11T10:00:00Z"}) + "\n"
+                             for row in NUMBERING_ROWS[3:4] + NUMBERING_ROWS[5:6]))  # fmt: skip
+    assert load_file(ch_conn, world.project_id, again, now=NOW).loaded == 2
+    stored = dict(ch_conn.execute("SELECT id, uuid FROM persons"))
+    assert len(stored) == len(set(stored.values())) == 3 and stored[1] == b_uuid
+    copies = dict(ch.query_rows(f"SELECT id, argMax(uuid, version) FROM `{ch.database}`.persons GROUP BY id"))
+    assert copies == stored
