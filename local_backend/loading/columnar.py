@@ -438,7 +438,7 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
     """The person rules for a fetched batch, in file order, in memory (reading SQLite, not ClickHouse).
 
     Only the events that may change persons go through the rules one by one; a new distinct id's first event
-    otherwise creates a bare person in bulk (:meth:`PersonBook.create_bare`). Every event's person is then its
+    otherwise creates a bare person in bulk (:meth:`PersonBook.plan_bare`). Every event's person is then its
     distinct id's person at the end of the batch, merges applied."""
     if fetched is None:
         return None
@@ -448,40 +448,40 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
     distinct_ids = batch["distinct_id"]
     timestamps = batch["ts"].to_numpy()
     unique = pc.unique(distinct_ids)
+    unique_ids = unique.to_pylist()
     persons, groups, definitions = (
         PersonBook(conn, project_id),
         GroupBook(conn, project_id),
         DefinitionsWriter(project_id),
     )
-    persons.prefetch(unique.to_pylist())
-    positions = pa.table({"d": distinct_ids, "i": pa.array(range(batch.num_rows), pa.int64())})
-    first_rows = positions.group_by("d", use_threads=False).aggregate([("i", "min")])
+    persons.prefetch(unique_ids)
     # a distinct id already stored keeps its person: only a new one's first event can create a person
     known = persons.known
-    firsts = [i for d, i in zip(first_rows["d"].to_pylist(), first_rows["i_min"].to_pylist(), strict=True)
-              if d not in known]  # fmt: skip
-    maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy().tolist()
-    names, uuids = batch["event"].to_pylist(), None
+    first_positions = pc.index_in(unique, value_set=distinct_ids).to_numpy()
+    firsts = first_positions[[distinct_id not in known for distinct_id in unique_ids]].tolist()
+    maybe = pc.indices_nonzero(pc.not_equal(batch["maybe_person"], 0)).to_numpy()
     for group_type in fetched.group_types:  # indexes as the events meet them, before anything else
         groups.index_of(group_type)
-    # the first events of new distinct ids that carry nothing for persons create bare persons in bulk
-    special = set(maybe)
+    # the first events of new distinct ids that carry nothing for persons create bare persons in bulk; the
+    # others go through the rules one by one (their columns taken out as Python values, no more)
+    special = set(maybe.tolist())
     bare = sorted(i for i in firsts if i not in special)
-    id_list = distinct_ids.to_pylist() if firsts or maybe else []
-    persons.plan_bare([id_list[i] for i in bare], bare, timestamps[bare].tolist())
-    for i in maybe:
+    persons.plan_bare(pc.take(distinct_ids, pa.array(bare, pa.int64())).to_pylist(), bare, timestamps[bare].tolist())
+    names, ids = pc.take(batch["event"], maybe).to_pylist(), pc.take(distinct_ids, maybe).to_pylist()
+    uuids = None
+    for k, (i, row, timestamp) in enumerate(zip(maybe.tolist(), rows[maybe].tolist(), timestamps[maybe].tolist(),
+                                                strict=True)):  # fmt: skip
         persons.at(i)
-        properties = json.loads(texts[int(rows[i])]) if int(rows[i]) in texts else None
-        if properties is not None and changes_persons(names[i], properties):
+        properties = json.loads(texts[row]) if row in texts else None
+        if properties is not None and changes_persons(names[k], properties):
             if uuids is None:
-                uuids = batch["uuid"].to_pylist()
+                uuids = pc.take(batch["uuid"], maybe).to_pylist()
             wanted = {key: properties[key] for key in PERSON_KEYS if key in properties}
-            person_and_groups(WireEvent(uuids[i], names[i], id_list[i], int(timestamps[i]), wanted), persons,
-                              groups, definitions)  # fmt: skip
+            person_and_groups(WireEvent(uuids[k], names[k], ids[k], timestamp, wanted), persons, groups, definitions)
         else:
-            persons.person_for(id_list[i], int(timestamps[i]))
+            persons.person_for(ids[k], timestamp)
     persons.create_planned()
-    people = pa.array([persons.lookup(d) for d in unique.to_pylist()], pa.int64())
+    people = pa.array([persons.lookup(d) for d in unique_ids], pa.int64())
     person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
     return _Decided(fetched.first, fetched.last, batch, persons, groups, definitions, person_ids)
 
