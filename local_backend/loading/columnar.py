@@ -33,11 +33,12 @@ import sqlite3
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from tqdm import tqdm
@@ -49,7 +50,7 @@ from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
 from ..ingestion.writer import pending_writes, write_transaction
-from ..store.clickhouse.client import ClickHouseClient, require
+from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
 from ..store.clickhouse.raw_values import hot_value_of_raw, session_id_of_raw
 from ..store.clickhouse.stored_columns import HOT_COLUMNS, stored_columns
 from ..store.engines import client_for, recorded_engine
@@ -121,7 +122,8 @@ def load_columnar(
     stage = _Stage(client, project_id)
     try:
         try:
-            stage.fill(source, received=to_micros(now), stored=stored_columns(client))
+            with _reading_bar(events_file.path.name, progress) as report:
+                stage.fill(source, received=to_micros(now), stored=stored_columns(client), report=report)
         except Exception as error:
             if "DB::Exception" not in str(error):
                 raise
@@ -135,6 +137,22 @@ def load_columnar(
         report_seconds = time.perf_counter() - started
     report.seconds = report_seconds
     return report
+
+
+@contextmanager
+def _reading_bar(name: str, progress: bool) -> Iterator[Callable[[int, int], None]]:
+    """A bar of the file's bytes as ClickHouse reads them into the staging table (a minute or more for tens of
+    millions of events, before the first batch); yields what ClickHouse reports to."""
+    with tqdm(desc=f"{name} (reading)", unit="B", unit_scale=True, file=sys.stderr, disable=not progress) as bar:
+
+        def report(read: int, total: int) -> None:
+            if total and bar.total != total:
+                bar.total = total
+            bar.update(min(read, total or read) - bar.n)
+
+        yield report
+        if bar.total:  # read whole (a Parquet file's count of bytes read stops short of its size)
+            bar.update(bar.total - bar.n)
 
 
 @contextmanager
@@ -203,8 +221,11 @@ class _Stage:
         self.rows = 0
         self.stored: list[str] = []
 
-    def fill(self, source: str, *, received: int, stored: frozenset[str]) -> None:
-        """Read the file into the staging table; ``stored`` names the columns of ``events`` to compute here."""
+    def fill(
+        self, source: str, *, received: int, stored: frozenset[str], report: Callable[[int, int], None] | None = None
+    ) -> None:
+        """Read the file into the staging table; ``stored`` names the columns of ``events`` to compute here, and
+        ``report`` hears ``(bytes read, bytes to read)`` while the file is read."""
         db = f"`{self.client.database}`"
         self.stored = [column for column in (*HOT_COLUMNS, "session_id") if column in stored]
         values = "".join(f", {column} Nullable(String)" for column in self.stored)
@@ -220,7 +241,10 @@ class _Stage:
         self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
         latest = received + FUTURE_LIMIT_MICROS
         computed = "".join(f", {_stored_value(column)} AS {column}" for column in self.stored)
-        self.client.command(f"""
+        run = self.client.command
+        if report is not None and isinstance(self.client, ChdbClient):
+            run = partial(self.client.command_reporting, report=report)
+        run(f"""
             INSERT INTO {self.table}
             SELECT row, event, substringUTF8(did, 1, {MAX_DISTINCT_ID_LENGTH}) AS distinct_id,
                 if(t > {latest}, {received}, ifNull(t, 0)) AS ts, properties,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from tqdm import tqdm
 
 import local_backend.loading.columnar as columnar
 from local_backend.loading import load_file
@@ -287,3 +288,14 @@ def test_a_bare_person_whose_uuid_is_taken_gets_a_random_one_in_both_stores(ch_c
     assert len(stored) == len(set(stored.values())) == 3 and stored[1] == b_uuid
     copies = dict(ch.query_rows(f"SELECT id, argMax(uuid, version) FROM `{ch.database}`.persons GROUP BY id"))
     assert copies == stored
+
+
+def test_reading_the_file_shows_a_bar_of_its_bytes_before_the_batches(capsys, ch_conn, tmp_path, world):
+    path = write_jsonl(tmp_path)
+    load_file(ch_conn, world.project_id, path, now=NOW, progress=True)
+    lines = [line.strip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()]
+    reading = [number for number, line in enumerate(lines) if line.startswith("events.jsonl (reading):")]
+    batches = [number for number, line in enumerate(lines) if line.startswith("events.jsonl:")]
+    size = tqdm.format_sizeof(path.stat().st_size)
+    assert reading and "100%" in lines[reading[-1]] and f"{size}/{size}" in lines[reading[-1]]
+    assert batches and batches[0] > reading[-1] and "13/13" in lines[batches[-1]]
