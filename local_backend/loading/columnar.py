@@ -13,12 +13,13 @@ the same work in columns instead:
    ``$groups``, whether the event may change persons, and its shape for the definitions (step 4).
 2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
 3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
-   times (Arrow columns, no properties), runs the person rules only for each new distinct id's first event and
-   for the events that identify, alias, set person properties or carry groups (their properties fetched for
-   them alone), maps every event to its person with one vectorised lookup, and ClickHouse copies the batch from
-   the staging table into ``events`` joined with that map, before the SQLite commit (as capture does). A worker
-   thread fetches the next batch while the persons go into SQLite, then copies while Python decides the next
-   batch's persons (:func:`_write`).
+   times (Arrow columns, no properties), runs the person rules one event at a time only for the events that
+   identify, alias, set person properties or identify a group (their properties fetched for them alone),
+   creates a bare person in bulk for each new distinct id whose first event is none of those
+   (:meth:`~..store.persons.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
+   and ClickHouse copies the batch from the staging table into ``events`` joined with that map, before the
+   SQLite commit (as capture does). A worker thread fetches the next batch while the persons go into SQLite,
+   then copies while Python decides the next batch's persons (:func:`_write`).
 4. Event and property definitions come from aggregates over the batch, not from each row: property types from
    the first event of each shape (its property names and which of them hold a typed value).
 
