@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from ..store.run_memory import RunMemory
+
 __all__ = ["GroupBook", "MAX_GROUP_TYPES", "NO_GROUPS"]
 
 MAX_GROUP_TYPES = 5
@@ -23,9 +25,10 @@ NO_GROUPS: tuple[str | None, ...] = (None,) * MAX_GROUP_TYPES
 class GroupBook:
     """One project's group types and touched groups during one ingestion call."""
 
-    def __init__(self, conn: sqlite3.Connection, project_id: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, project_id: int, memory: RunMemory | None = None) -> None:
         self.conn = conn
         self.project_id = project_id
+        self._memory = memory  # what a bulk load's earlier batches wrote (see :mod:`..store.run_memory`)
         self._index: dict[str, int] = {
             row[0]: row[1]
             for row in conn.execute(
@@ -74,6 +77,13 @@ class GroupBook:
             return None
         slot = (index, group_key)
         known = self._groups.get(slot)
+        if known is None and self._memory is not None:
+            known = self._memory.recall_group(slot)
+            if known is None and self._memory.holds_every_group:
+                known = ({}, timestamp)
+                self._dirty.add(slot)
+            if known is not None:
+                self._groups[slot] = known
         if known is None:
             row = self.conn.execute(
                 "SELECT properties, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
@@ -109,4 +119,6 @@ class GroupBook:
             [(self.project_id, *row) for row in rows],
         )
         self._dirty.clear()
+        if self._memory is not None:
+            self._memory.remember_groups(self._groups)
         return rows

@@ -10,7 +10,8 @@ the same work in columns instead:
    the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`. The properties are
    parsed once, into names and raw values, and everything else that needs them comes from that one parse: the
    check that they are an object, the stored hot columns and ``session_id`` (:mod:`..store.clickhouse.raw_values`),
-   ``$groups``, whether the event may change persons, and its shape for the definitions (step 4).
+   ``$groups``, the group type a ``$groupidentify`` names, whether the event may change persons, and its shape
+   for the definitions (step 4).
 2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
 3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
    times (Arrow columns, no properties), runs the person rules one event at a time only for the events that
@@ -18,8 +19,10 @@ the same work in columns instead:
    creates a bare person in bulk for each new distinct id whose first event is none of those
    (:meth:`~..store.persons.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
    and ClickHouse copies the batch from the staging table into ``events`` joined with that map, before the
-   SQLite commit (as capture does). A worker thread fetches the next batch while the persons go into SQLite,
-   then copies while Python decides the next batch's persons (:func:`_write`).
+   SQLite commit (as capture does). ClickHouse makes the bare persons' uuids (SHA-1) along with the batch, and
+   what earlier batches read and wrote (distinct ids, merges, groups) is remembered, so SQLite is asked only
+   about the rest (:mod:`..store.run_memory`). A worker thread fetches the next batch while the persons go
+   into SQLite, then copies while Python decides the next batch's persons (:func:`_write`).
 4. Event and property definitions come from aggregates over the batch, not from each row: property types from
    the first event of each shape (its property names and which of them hold a typed value).
 
@@ -56,7 +59,8 @@ from ..store.clickhouse.raw_values import hot_value_of_raw, session_id_of_raw
 from ..store.clickhouse.stored_columns import HOT_COLUMNS, stored_columns
 from ..store.engines import client_for, recorded_engine
 from ..store.hot_properties import HOT_PROPERTIES
-from ..store.persons import PersonBook
+from ..store.persons import PERSON_UUID_NAMESPACE, PersonBook
+from ..store.run_memory import RunMemory
 from .loader import LoadReport
 from .readers import EventsFile
 
@@ -84,6 +88,16 @@ _MAYBE_PERSON = (
 _GROUP_KEY = (
     "multiIf(startsWith(raw_{i}, '\"'), nullIf(JSONExtractString(concat('[', raw_{i}, ']'), 1), ''),"
     " raw_{i} IN ('', 'null'), NULL, raw_{i} = 'true', 'True', raw_{i} = 'false', 'False', raw_{i})"
+)
+
+# persons.person_uuid of the row's distinct id (the project id bound as {project}): uuid5 is SHA-1 of the
+# namespace's bytes and the name, its first 16 bytes in hex with the version (5) and variant (10xx) bits set
+_SHA1 = f"SHA1(concat(unhex('{PERSON_UUID_NAMESPACE.hex}'), toString({{project:Int64}}), ':', distinct_id))"
+_HEX = f"lower(hex({_SHA1}))"
+_PERSON_UUID = (
+    f"concat(substring({_HEX}, 1, 8), '-', substring({_HEX}, 9, 4), '-5', substring({_HEX}, 14, 3), '-',"
+    f" substring('89ab', bitAnd(bitShiftRight(reinterpretAsUInt8(substring({_SHA1}, 9, 1)), 4), 3) + 1, 1),"
+    f" substring({_HEX}, 18, 3), '-', substring({_HEX}, 21, 12))"
 )
 
 
@@ -232,7 +246,8 @@ class _Stage:
         values = "".join(f", {column} Nullable(String)" for column in self.stored)
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
-            f" uuid String, reason String, maybe_person UInt8, groups String, shape UInt64{values})"
+            f" uuid String, reason String, maybe_person UInt8, groups String, group_type String,"
+            f" shape UInt64{values})"
             " ENGINE = MergeTree ORDER BY row"
         )
         # the table lives for one load: merging its parts is wasted work, and grows with the file (measured: a
@@ -269,6 +284,9 @@ class _Stage:
                     '') AS reason,
                 {_MAYBE_PERSON} AS maybe_person,
                 raws[indexOf(keys, '$groups')] AS groups,
+                -- the group type a $groupidentify names, if text (see group_types)
+                if(event = '$groupidentify' AND startsWith(raws[indexOf(keys, '$group_type')], '"'),
+                    JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
                 -- the names, and which of them hold a value with a type (see property_samples)
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
                     AS shape{computed}
@@ -316,12 +334,14 @@ class _Stage:
         return report
 
     def batch(self, first: int, last: int) -> Any:
-        """The kept rows numbered ``first``..``last`` in file order: row, distinct id, time, name, uuid, flag."""
+        """The kept rows numbered ``first``..``last`` in file order: row, distinct id, time, name, uuid, flag, and
+        the uuid a person created for the distinct id would have (:func:`~..store.persons.person_uuid`; made here,
+        in ClickHouse's threads, rather than one at a time in Python)."""
         return self.client.query_arrow(
-            f"SELECT row, distinct_id, ts, event, uuid, maybe_person FROM {self.table}"
+            f"SELECT row, distinct_id, ts, event, uuid, maybe_person, {_PERSON_UUID} AS person_uuid FROM {self.table}"
             f" WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN"
             f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) ORDER BY row",
-            {"first": first, "last": last},
+            {"first": first, "last": last, "project": self.project_id},
         )
 
     def properties(self, rows: list[int]) -> dict[int, str]:
@@ -355,8 +375,7 @@ class _Stage:
             f"SELECT name FROM (SELECT kv.1 AS name, row FROM {self.table}"
             f" ARRAY JOIN JSONExtractKeysAndValuesRaw(groups) AS kv"
             f" WHERE {kept} AND groups != '' AND kv.2 NOT IN ('null', '\"\"')"
-            f" UNION ALL SELECT JSONExtractString(properties, '$group_type') AS name, row FROM {self.table}"
-            f" WHERE {kept} AND event = '$groupidentify')"
+            f" UNION ALL SELECT group_type AS name, row FROM {self.table} WHERE {kept} AND group_type != '')"
             " WHERE name != '' GROUP BY name ORDER BY min(row)",
             {"first": first, "last": last},
         )
@@ -433,15 +452,17 @@ def _store(
         tqdm(total=stage.rows, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="columnar-copy") as copier,
     ):
-        decided = _decide(conn, project_id, _fetch(stage, spans[0])) if spans else None
+        memory = RunMemory(conn, project_id)
+        decide = partial(_decide, conn, project_id, memory)
+        decided = decide(_fetch(stage, spans[0])) if spans else None
         for number, (_, last) in enumerate(spans):
             following = spans[number + 1] if number + 1 < len(spans) else None
             if decided is None:  # every row of the batch set aside
-                decided = _decide(conn, project_id, _fetch(stage, following)) if following else None
+                decided = decide(_fetch(stage, following)) if following else None
             else:
                 count = decided.batch.num_rows
                 with write_transaction(conn):
-                    decided, failure = _write(conn, project_id, stage, decided, created_at, copier, following)
+                    decided, failure = _write(conn, project_id, stage, decided, created_at, copier, following, decide)
                 report.loaded += count
                 if failure is not None:  # deciding the next batch failed once this one was stored
                     raise failure
@@ -459,14 +480,16 @@ def _fetch(stage: _Stage, span: tuple[int, int]) -> _Fetched | None:
     return _Fetched(first, last, batch, texts, stage.group_types(first, last))
 
 
-def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None) -> _Decided | None:
+def _decide(conn: sqlite3.Connection, project_id: int, memory: RunMemory, fetched: _Fetched | None) -> _Decided | None:
     """The person rules for a fetched batch, in file order, in memory (reading SQLite, not ClickHouse).
 
     Only the events that may change persons go through the rules one by one; a new distinct id's first event
     otherwise creates a bare person in bulk (:meth:`PersonBook.plan_bare`). Every event's person is then its
-    distinct id's person at the end of the batch, merges applied."""
+    distinct id's person at the end of the batch, merges applied. ``memory`` holds what the earlier batches
+    read and wrote, so that SQLite is asked only about the rest."""
     if fetched is None:
         return None
+    memory.check()
     pa, pc = require("pyarrow"), require("pyarrow.compute")
     batch, texts = fetched.batch, fetched.texts
     rows = batch["row"].to_numpy()
@@ -475,8 +498,8 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
     unique = pc.unique(distinct_ids)
     unique_ids = unique.to_pylist()
     persons, groups, definitions = (
-        PersonBook(conn, project_id),
-        GroupBook(conn, project_id),
+        PersonBook(conn, project_id, memory),
+        GroupBook(conn, project_id, memory),
         DefinitionsWriter(project_id),
     )
     persons.prefetch(unique_ids)
@@ -491,7 +514,9 @@ def _decide(conn: sqlite3.Connection, project_id: int, fetched: _Fetched | None)
     # others go through the rules one by one (their columns taken out as Python values, no more)
     special = set(maybe.tolist())
     bare = sorted(i for i in firsts if i not in special)
-    persons.plan_bare(pc.take(distinct_ids, pa.array(bare, pa.int64())).to_pylist(), bare, timestamps[bare].tolist())
+    taken = pa.array(bare, pa.int64())
+    persons.plan_bare(pc.take(distinct_ids, taken).to_pylist(), bare, timestamps[bare].tolist(),
+                      pc.take(batch["person_uuid"], taken).to_pylist())  # fmt: skip
     names, ids = pc.take(batch["event"], maybe).to_pylist(), pc.take(distinct_ids, maybe).to_pylist()
     uuids = None
     for k, (i, row, timestamp) in enumerate(zip(maybe.tolist(), rows[maybe].tolist(), timestamps[maybe].tolist(),
@@ -519,6 +544,7 @@ def _write(
     created_at: int,
     copier: ThreadPoolExecutor,
     upcoming: tuple[int, int] | None,
+    decide: Callable[[_Fetched | None], _Decided | None],
 ) -> tuple[_Decided | None, BaseException | None]:
     """Store one decided batch inside the caller's transaction, and return the ``upcoming`` span (first and last
     row) decided meanwhile, or the error deciding it raised (Ctrl-C included): the batch is stored all the same
@@ -555,7 +581,7 @@ def _write(
     copying = copier.submit(to_clickhouse)
     decided_next, failure = None, None
     try:
-        decided_next = _decide(conn, project_id, fetched)
+        decided_next = decide(fetched)
     except BaseException as error:  # raised by the caller once this batch is stored
         failure = error
     wait([copying])  # the transaction ends only after the copy, whichever way the deciding went

@@ -28,10 +28,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PersonBook", "PersonChanges", "apply_property_updates", "is_illegal_distinct_id"]
+from .run_memory import RunMemory
 
-_PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
-_NAMESPACE_BYTES = _PERSON_UUID_NAMESPACE.bytes
+__all__ = [
+    "PERSON_UUID_NAMESPACE",
+    "PersonBook",
+    "PersonChanges",
+    "apply_property_updates",
+    "is_illegal_distinct_id",
+    "person_uuid",
+]
+
+#: A person's uuid is ``uuid5(PERSON_UUID_NAMESPACE, "<project id>:<its first distinct id>")``.
+PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
+_NAMESPACE_BYTES = PERSON_UUID_NAMESPACE.bytes
 
 _ILLEGAL_ANY_CASE = {"anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email",
                      "undefined", "true", "false"}  # fmt: skip
@@ -87,11 +97,13 @@ _PersonRow = tuple[int, int, str, str, int, int]  # id, project, uuid, propertie
 
 @dataclass
 class _BarePlan:
-    """Bare persons to create (see :meth:`PersonBook.plan_bare`): each distinct id, its event's position, time."""
+    """Bare persons to create (see :meth:`PersonBook.plan_bare`): each distinct id, its event's position, time,
+    and the person's uuid when the caller has made it (:func:`person_uuid`)."""
 
     distinct_ids: list[str]
     positions: list[int]
     timestamps: list[int]
+    uuids: list[str] | None = None
 
 
 @dataclass
@@ -108,9 +120,10 @@ class _Person:
 class PersonBook:
     """One project's persons during one ingestion call; see the module docstring for the rules."""
 
-    def __init__(self, conn: sqlite3.Connection, project_id: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, project_id: int, memory: RunMemory | None = None) -> None:
         self.conn = conn
         self.project_id = project_id
+        self._memory = memory  # what a bulk load's earlier batches wrote (see :mod:`.run_memory`)
         self._person_of: dict[str, int] = {}  # distinct id -> person id at the time it was read or assigned
         self._absent: set[str] = set()
         self._persons: dict[int, _Person] = {}
@@ -124,9 +137,9 @@ class PersonBook:
         self._plan = _BarePlan([], [], [])
         self._rule_positions: list[int] = []
         self._planned: dict[str, int] = {}  # distinct id -> its index in the plan, while not created
-        # bare persons created, not yet written: id -> (distinct id, created_at); one becomes a full
-        # :class:`_Person` only if something reads or changes it
-        self._bare: dict[int, tuple[str, int]] = {}
+        # bare persons created, not yet written: id -> (distinct id, created_at, uuid or None if not made yet);
+        # one becomes a full :class:`_Person` only if something reads or changes it
+        self._bare: dict[int, tuple[str, int, str | None]] = {}
         self.created = 0
         self.merged = 0
 
@@ -140,6 +153,8 @@ class PersonBook:
     def prefetch(self, distinct_ids: Iterable[str]) -> None:
         """Look up many distinct ids at once, so the per-event path never queries."""
         wanted = [d for d in set(distinct_ids) if d not in self._person_of and d not in self._absent]
+        if wanted and self._memory is not None:
+            wanted = self._memory.recall_persons(wanted, self._person_of, self._absent)
         if not wanted:
             return
         # one query for any number of ids: the list travels as one JSON parameter
@@ -150,6 +165,8 @@ class PersonBook:
         ).fetchall()
         for distinct_id, person_id in rows:
             self._person_of[distinct_id] = person_id
+        if self._memory is not None:
+            self._memory.remember_persons(rows, ())
         self._absent.update(set(wanted) - {row[0] for row in rows})
 
     def lookup(self, distinct_id: str) -> int | None:
@@ -175,8 +192,8 @@ class PersonBook:
     def _load(self, person_id: int) -> _Person:
         person = self._persons.get(person_id)
         if person is None and person_id in self._bare:
-            distinct_id, created_at = self._bare.pop(person_id)
-            person = _Person(person_id, _person_uuid(self.project_id, distinct_id), {}, False, created_at, False)
+            distinct_id, created_at, made = self._bare.pop(person_id)
+            person = _Person(person_id, made or person_uuid(self.project_id, distinct_id), {}, False, created_at, False)
             self._persons[person_id] = person
         elif person is None:
             row = self.conn.execute(
@@ -209,8 +226,8 @@ class PersonBook:
 
     def _create(self, distinct_ids: list[str], created_at: int, *, identified: bool) -> int:
         person_id = self._next_id()
-        person_uuid = _person_uuid(self.project_id, distinct_ids[0])
-        self._persons[person_id] = _Person(person_id, person_uuid, {}, identified, created_at, stored=False)
+        made = person_uuid(self.project_id, distinct_ids[0])
+        self._persons[person_id] = _Person(person_id, made, {}, identified, created_at, stored=False)
         for distinct_id in distinct_ids:
             self._assign(distinct_id, person_id)
         self.created += 1
@@ -230,13 +247,16 @@ class PersonBook:
 
     # --- bare persons, in bulk ----------------------------------------------------------------------------
 
-    def plan_bare(self, distinct_ids: list[str], positions: list[int], timestamps: list[int]) -> None:
+    def plan_bare(
+        self, distinct_ids: list[str], positions: list[int], timestamps: list[int], uuids: list[str] | None = None
+    ) -> None:
         """Plan what :meth:`person_for` would do at each of these events, which carry nothing for persons: a new
         person with no properties for the distinct id, unless the id is assigned before its event. ``positions``
         (ascending) place the events among those the caller then passes through the rules, each after
         :meth:`at` its position; :meth:`create_planned` then creates the rest at once, with the ids they would
-        have had one by one. Without an object per person: a bulk load creates hundreds of thousands."""
-        self._plan = _BarePlan(distinct_ids, positions, timestamps)
+        have had one by one. Without an object per person: a bulk load creates hundreds of thousands. ``uuids``,
+        when given, are each distinct id's :func:`person_uuid`, made by the caller in bulk."""
+        self._plan = _BarePlan(distinct_ids, positions, timestamps, uuids)
         self._planned = dict(zip(distinct_ids, range(len(distinct_ids)), strict=True))
 
     def at(self, position: int) -> None:
@@ -259,7 +279,8 @@ class PersonBook:
         self._mappings.update(zip(distinct_ids, ids, strict=True))
         self._absent.difference_update(distinct_ids)
         times = [plan.timestamps[i] for i in indexes]
-        self._bare.update(zip(ids, zip(distinct_ids, times, strict=True), strict=True))
+        made = [plan.uuids[i] for i in indexes] if plan.uuids is not None else [None] * len(indexes)
+        self._bare.update(zip(ids, zip(distinct_ids, times, made, strict=True), strict=True))
         for distinct_id in distinct_ids:
             del self._planned[distinct_id]
         self.created += len(ids)
@@ -322,7 +343,8 @@ class PersonBook:
         texts = {p.id: _dumps(p.properties) for p in new + changed}
         # (id, project, uuid, properties, is_identified, created_at) of every new person, bare ones included
         created = [(p.id, project_id, p.uuid, texts[p.id], int(p.is_identified), p.created_at) for p in new]
-        created += [(i, project_id, _person_uuid(project_id, d), "{}", 0, at) for i, (d, at) in self._bare.items()]
+        bare = self._bare.items()
+        created += [(i, project_id, u or person_uuid(project_id, d), "{}", 0, at) for i, (d, at, u) in bare]
         created = self._insert_persons(created)
         conn.executemany(
             "UPDATE persons SET properties = ?, is_identified = ?, created_at = ? WHERE id = ?",
@@ -336,10 +358,15 @@ class PersonBook:
         moves = [(self.resolve(old), project_id, old) for old in self._absorbed]
         conn.executemany("UPDATE person_distinct_ids SET person_id = ? WHERE project_id = ? AND person_id = ?", moves)
         conn.executemany("UPDATE events SET person_id = ? WHERE project_id = ? AND person_id = ?", moves)
+        mappings = (
+            [(d, self.resolve(p)) for d, p in self._mappings.items()] if self._merged_into else self._mappings.items()
+        )
         conn.executemany(
             "INSERT OR REPLACE INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, ?)",
-            [(project_id, distinct_id, self.resolve(person_id)) for distinct_id, person_id in self._mappings.items()],
+            [(project_id, distinct_id, person_id) for distinct_id, person_id in mappings],
         )
+        if self._memory is not None:
+            self._memory.remember_persons(mappings, changes.merges)
         conn.executemany("DELETE FROM persons WHERE id = ?", [(old,) for old in self._absorbed])
         self._mappings.clear()
         self._absorbed.clear()
@@ -373,8 +400,9 @@ class PersonBook:
         return [fresh.get(row[0], row) for row in created]
 
 
-def _person_uuid(project_id: int, distinct_id: str) -> str:
-    """``uuid5(namespace, "<project>:<distinct id>")``, formatted directly (the UUID class is slow in bulk)."""
+def person_uuid(project_id: int, distinct_id: str) -> str:
+    """``uuid5(PERSON_UUID_NAMESPACE, "<project>:<distinct id>")``, formatted directly (the UUID class is slow in
+    bulk)."""
     digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{project_id}:{distinct_id}".encode()).digest()[:16])
     digest[6] = (digest[6] & 0x0F) | 0x50
     digest[8] = (digest[8] & 0x3F) | 0x80

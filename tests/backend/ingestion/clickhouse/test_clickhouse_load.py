@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -215,10 +216,10 @@ def test_a_batch_copied_while_the_next_one_fails_to_be_decided_is_stored_whole(
     monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
     real_decide = columnar._decide
 
-    def decide(conn, project_id, fetched):
+    def decide(conn, project_id, memory, fetched):
         if fetched is not None and fetched.first == 4:
             raise KeyboardInterrupt
-        return real_decide(conn, project_id, fetched)
+        return real_decide(conn, project_id, memory, fetched)
 
     monkeypatch.setattr(columnar, "_decide", decide)
     with pytest.raises(KeyboardInterrupt):
@@ -299,3 +300,21 @@ def test_reading_the_file_shows_a_bar_of_its_bytes_before_the_batches(capsys, ch
     size = tqdm.format_sizeof(path.stat().st_size)
     assert reading and "100%" in lines[reading[-1]] and f"{size}/{size}" in lines[reading[-1]]
     assert batches and batches[0] > reading[-1] and "13/13" in lines[batches[-1]]
+
+
+def test_a_bare_persons_uuid_is_the_uuid5_of_its_project_and_distinct_id(ch_conn, ch, tmp_path, world):
+    """The uuids of bare persons are made by ClickHouse; they are the standard uuid5 of "<project>:<distinct id>",
+    as for a person the rules create."""
+    path = tmp_path / "bare.jsonl"
+    names = ["b", "zoë ✓", "with 'quotes' and \"more\" \\"]
+    path.write_text("".join(json.dumps({"event": "$pageview", "distinct_id": name, "timestamp": "2026-01-10T10:00:00Z"})
+                            + "\n" for name in names))  # fmt: skip
+    assert load_file(ch_conn, world.project_id, path, now=NOW).loaded == 3
+    namespace = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
+    expected = {name: str(uuid.uuid5(namespace, f"{world.project_id}:{name}")) for name in names}
+    stored = dict(ch_conn.execute(
+        "SELECT d.distinct_id, p.uuid FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id"
+    ))  # fmt: skip
+    assert stored == expected
+    copies = {row[0] for row in ch.query_rows(f"SELECT uuid FROM `{ch.database}`.persons")}
+    assert copies == set(expected.values())

@@ -1,0 +1,112 @@
+"""A chdb bulk load in batches: it remembers what its earlier batches wrote, and forgets it when another
+connection writes, so persons and groups come out as if every batch had read SQLite; group types are numbered in
+the order the events name them, across batches."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+import local_backend.loading.columnar as columnar
+from local_backend.loading import load_file
+from local_backend.store.db import connect
+
+NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
+T0 = int(datetime(2026, 1, 10, 10, tzinfo=UTC).timestamp()) * 1_000_000
+MINUTE = 60_000_000
+
+
+def event(name: str, distinct_id: str, minute: int, **properties) -> dict:
+    stamp = datetime.fromtimestamp((T0 + minute * MINUTE) / 1e6, UTC).isoformat().replace("+00:00", "Z")
+    return {"event": name, "distinct_id": distinct_id, "timestamp": stamp, "properties": properties}
+
+
+def write(tmp_path, events: list[dict]):
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in events))
+    return path
+
+
+def test_a_group_identified_in_three_batches_keeps_its_first_time_and_every_later_value(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """Batches of 2 rows; acme is identified in each: {a: 1}, then {b: 2}, then {a: 3}."""
+    path = write(tmp_path, [
+        event("$groupidentify", "u1", 0, **{"$group_type": "company", "$group_key": "acme", "$group_set": {"a": 1}}),
+        event("$pageview", "u1", 1),
+        event("$groupidentify", "u1", 2, **{"$group_type": "company", "$group_key": "acme", "$group_set": {"b": 2}}),
+        event("$pageview", "u2", 3),
+        event("$groupidentify", "u2", 4, **{"$group_type": "company", "$group_key": "acme", "$group_set": {"a": 3}}),
+    ])  # fmt: skip
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
+    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 5
+    stored = ch_conn.execute("SELECT group_key, properties, created_at FROM groups").fetchall()
+    assert [(key, json.loads(properties), created) for key, properties, created in stored] == [
+        ("acme", {"a": 3, "b": 2}, T0)
+    ]
+    copy = ch.query_rows(f"SELECT argMax(properties, version) FROM `{ch.database}`.groups FINAL GROUP BY group_key")
+    assert [json.loads(row[0]) for row in copy] == [{"a": 3, "b": 2}]
+
+
+def test_a_distinct_id_another_connection_stores_between_batches_keeps_its_person(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """Batches of 2 rows in a project with no persons. Between the first batch's commit and the second's, another
+    connection stores person 50 for ``z``; ``z`` first appears in the third batch, which is decided after that
+    commit: its event goes to person 50, and ``a`` (from the first batch) keeps its person."""
+    path = write(tmp_path, [
+        event("$pageview", "a", 0), event("$pageview", "b", 1),
+        event("$pageview", "c", 2), event("$pageview", "d", 3),
+        event("$pageview", "z", 4), event("$pageview", "a", 5),
+    ])  # fmt: skip
+    (database,) = [row[2] for row in ch_conn.execute("PRAGMA database_list") if row[1] == "main"]
+    real_transaction, entered = columnar.write_transaction, []
+
+    @contextmanager
+    def transaction(conn):
+        entered.append(True)
+        if len(entered) == 2:  # the first batch is committed, the second not begun
+            other = connect(database)
+            with other:
+                other.execute(
+                    "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at)"
+                    " VALUES (50, ?, '00000000-0000-5000-8000-000000000050', '{}', 0, 0)",
+                    (world.project_id,),
+                )
+                other.execute(
+                    "INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'z', 50)",
+                    (world.project_id,),
+                )
+            other.close()
+        with real_transaction(conn) as inside:
+            yield inside
+
+    monkeypatch.setattr(columnar, "write_transaction", transaction)
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
+    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 6
+    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
+    assert person_of == {"a": 1, "b": 2, "c": 3, "d": 4, "z": 50}
+    assert ch_conn.execute("SELECT count(*) FROM persons").fetchone()[0] == 5
+    stored = ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert [tuple(row) for row in stored] == [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("z", 50), ("a", 1)]
+
+
+def test_group_types_take_their_indexes_in_the_order_the_events_name_them(monkeypatch, ch_conn, ch, tmp_path, world):
+    """company is named first by a $groupidentify, team then only in $groups (an event the person rules never
+    see), a $group_type that is not text names nothing, and project comes in the second batch."""
+    path = write(tmp_path, [
+        event("$groupidentify", "u1", 0, **{"$group_type": "company", "$group_key": "acme"}),
+        event("$pageview", "u1", 1, **{"$groups": {"team": "core"}}),
+        event("$groupidentify", "u1", 2, **{"$group_type": 7, "$group_key": "x"}),
+        event("$groupidentify", "u1", 3, **{"$group_type": "project", "$group_key": "p1"}),
+    ])  # fmt: skip
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
+    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 4
+    mappings = ch_conn.execute(
+        "SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY 2",
+        (world.project_id,),
+    ).fetchall()
+    assert [tuple(row) for row in mappings] == [("company", 0), ("team", 1), ("project", 2)]
+    stored = ch.query_rows(f"SELECT distinct_id, group_1 FROM `{ch.database}`.events WHERE event = '$pageview'")
+    assert [tuple(row) for row in stored] == [("u1", "core")]
