@@ -15,7 +15,10 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["RunMemory"]
+__all__ = ["MAX_REMEMBERED_IDS", "RunMemory"]
+
+#: The most distinct ids a load remembers (about 170 bytes each); past it the rest are looked up in SQLite.
+MAX_REMEMBERED_IDS = 5_000_000
 
 GroupSlot = tuple[int, str]  # (group type index, group key)
 
@@ -73,8 +76,14 @@ class RunMemory:
         return rest
 
     def remember_persons(self, mappings: Iterable[tuple[str, int]], merges: Iterable[tuple[int, int]]) -> None:
-        """What a batch read or wrote: distinct id -> person, and ``(surviving person, person merged away)``."""
-        self._person_of.update(mappings)
+        """What a batch read or wrote: distinct id -> person, and ``(surviving person, person merged away)``.
+        Once :data:`MAX_REMEMBERED_IDS` are held, new ones are not: a distinct id not held may then be stored."""
+        mappings = list(mappings)
+        if len(self._person_of) + len(mappings) <= MAX_REMEMBERED_IDS:
+            self._person_of.update(mappings)
+        else:
+            self._person_of.update((d, p) for d, p in mappings if d in self._person_of)  # kept current
+            self.holds_every_distinct_id = False
         for into, old in merges:
             self._merged_into[old] = into
 

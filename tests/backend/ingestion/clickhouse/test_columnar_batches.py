@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import local_backend.loading.columnar as columnar
+import local_backend.store.run_memory as run_memory
 from local_backend.loading import load_file
 from local_backend.store.db import connect
 
@@ -110,3 +111,24 @@ def test_group_types_take_their_indexes_in_the_order_the_events_name_them(monkey
     assert [tuple(row) for row in mappings] == [("company", 0), ("team", 1), ("project", 2)]
     stored = ch.query_rows(f"SELECT distinct_id, group_1 FROM `{ch.database}`.events WHERE event = '$pageview'")
     assert [tuple(row) for row in stored] == [("u1", "core")]
+
+
+def test_past_the_most_distinct_ids_it_remembers_a_load_looks_the_others_up(monkeypatch, ch_conn, ch, tmp_path, world):
+    """Batches of 2 rows, at most 3 distinct ids remembered: a and b are; c and d, stored by the second batch,
+    are not, so the third batch finds d (and the fourth c) in SQLite rather than taking them for new ids."""
+    path = write(tmp_path, [
+        event("$pageview", "a", 0), event("$pageview", "b", 1),
+        event("$pageview", "c", 2), event("$pageview", "d", 3),
+        event("$pageview", "a", 4), event("$pageview", "d", 5),
+        event("$pageview", "e", 6), event("$pageview", "c", 7),
+    ])  # fmt: skip
+    monkeypatch.setattr(run_memory, "MAX_REMEMBERED_IDS", 3)
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
+    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 8
+    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
+    assert person_of == {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+    assert ch_conn.execute("SELECT count(*) FROM persons").fetchone()[0] == 5
+    stored = ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events ORDER BY timestamp")
+    assert [tuple(row) for row in stored] == [
+        ("a", 1), ("b", 2), ("c", 3), ("d", 4), ("a", 1), ("d", 4), ("e", 5), ("c", 3)
+    ]  # fmt: skip
