@@ -29,6 +29,20 @@ def write(tmp_path, events: list[dict]):
     return path
 
 
+def load_in_batches_of_2(monkeypatch, ch_conn, world, path) -> int:
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
+    return load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded
+
+
+def persons_after(ch_conn, ch) -> tuple[dict[str, int], int, list[tuple[str, int]]]:
+    """Distinct id -> person in SQLite, the count of persons, and each event's distinct id and person in
+    ClickHouse in time order."""
+    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
+    (count,) = ch_conn.execute("SELECT count(*) FROM persons").fetchone()
+    stored = ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events ORDER BY timestamp")
+    return person_of, count, [tuple(row) for row in stored]
+
+
 def test_a_group_identified_in_three_batches_keeps_its_first_time_and_every_later_value(
     monkeypatch, ch_conn, ch, tmp_path, world
 ):
@@ -40,8 +54,7 @@ def test_a_group_identified_in_three_batches_keeps_its_first_time_and_every_late
         event("$pageview", "u2", 3),
         event("$groupidentify", "u2", 4, **{"$group_type": "company", "$group_key": "acme", "$group_set": {"a": 3}}),
     ])  # fmt: skip
-    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
-    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 5
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 5
     stored = ch_conn.execute("SELECT group_key, properties, created_at FROM groups").fetchall()
     assert [(key, json.loads(properties), created) for key, properties, created in stored] == [
         ("acme", {"a": 3, "b": 2}, T0)
@@ -84,13 +97,12 @@ def test_a_distinct_id_another_connection_stores_between_batches_keeps_its_perso
             yield inside
 
     monkeypatch.setattr(columnar, "write_transaction", transaction)
-    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
-    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 6
-    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
-    assert person_of == {"a": 1, "b": 2, "c": 3, "d": 4, "z": 50}
-    assert ch_conn.execute("SELECT count(*) FROM persons").fetchone()[0] == 5
-    stored = ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events ORDER BY timestamp")
-    assert [tuple(row) for row in stored] == [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("z", 50), ("a", 1)]
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 6
+    assert persons_after(ch_conn, ch) == (
+        {"a": 1, "b": 2, "c": 3, "d": 4, "z": 50},
+        5,
+        [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("z", 50), ("a", 1)],
+    )
 
 
 def test_group_types_take_their_indexes_in_the_order_the_events_name_them(monkeypatch, ch_conn, ch, tmp_path, world):
@@ -102,8 +114,7 @@ def test_group_types_take_their_indexes_in_the_order_the_events_name_them(monkey
         event("$groupidentify", "u1", 2, **{"$group_type": 7, "$group_key": "x"}),
         event("$groupidentify", "u1", 3, **{"$group_type": "project", "$group_key": "p1"}),
     ])  # fmt: skip
-    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
-    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 4
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 4
     mappings = ch_conn.execute(
         "SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY 2",
         (world.project_id,),
@@ -123,12 +134,9 @@ def test_past_the_most_distinct_ids_it_remembers_a_load_looks_the_others_up(monk
         event("$pageview", "e", 6), event("$pageview", "c", 7),
     ])  # fmt: skip
     monkeypatch.setattr(run_memory, "MAX_REMEMBERED_IDS", 3)
-    monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 2)
-    assert load_file(ch_conn, world.project_id, path, now=NOW, batch_size=2).loaded == 8
-    person_of = dict(ch_conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
-    assert person_of == {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
-    assert ch_conn.execute("SELECT count(*) FROM persons").fetchone()[0] == 5
-    stored = ch.query_rows(f"SELECT distinct_id, person_id FROM `{ch.database}`.events ORDER BY timestamp")
-    assert [tuple(row) for row in stored] == [
-        ("a", 1), ("b", 2), ("c", 3), ("d", 4), ("a", 1), ("d", 4), ("e", 5), ("c", 3)
-    ]  # fmt: skip
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 8
+    assert persons_after(ch_conn, ch) == (
+        {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5},
+        5,
+        [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("a", 1), ("d", 4), ("e", 5), ("c", 3)],
+    )
