@@ -4,7 +4,7 @@ A project has at most five group types. The first time a type name is seen (in a
 ``$groupidentify``) it takes the lowest free index 0..4 in ``group_type_mappings``; a sixth type is ignored.
 ``$groups: {"company": "acme"}`` puts ``acme`` in the event's ``group_<index>`` column. ``$groupidentify``
 with ``$group_type``, ``$group_key`` and ``$group_set`` creates the group (at the event's time) and sets its
-properties, later values replacing earlier ones.
+properties, later values replacing earlier ones. Which keys name a group: :func:`is_group_key`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,16 @@ from typing import Any
 
 from ..store.run_memory import RunMemory
 
-__all__ = ["GroupBook", "MAX_GROUP_TYPES", "NO_GROUPS"]
+__all__ = ["GroupBook", "MAX_GROUP_TYPES", "NO_GROUPS", "is_group_key"]
 
 MAX_GROUP_TYPES = 5
 NO_GROUPS: tuple[str | None, ...] = (None,) * MAX_GROUP_TYPES
+
+
+def is_group_key(key: Any) -> bool:
+    """Whether a ``$groups`` value or ``$group_key`` names a group: a non-empty text, number or boolean (stored
+    as its ``str()``); null, empty text, an object or an array name none."""
+    return key is not None and key != "" and not isinstance(key, Mapping | list)
 
 
 class GroupBook:
@@ -63,7 +69,7 @@ class GroupBook:
             return NO_GROUPS
         values: list[str | None] = list(NO_GROUPS)
         for group_type, key in groups.items():
-            if key is None or key == "" or not isinstance(group_type, str) or not group_type:
+            if not is_group_key(key) or not isinstance(group_type, str) or not group_type:
                 continue
             index = self.index_of(group_type)
             if index is not None:

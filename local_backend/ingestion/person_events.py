@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from ..store.persons import PersonBook
 from .definitions import GROUP, PERSON, DefinitionsWriter
-from .groups import GroupBook
+from .groups import GroupBook, is_group_key
 from .wire import WireEvent
 
 __all__ = ["person_and_groups", "PERSON_KEYS"]
@@ -45,7 +45,7 @@ def person_and_groups(
                     definitions.add_properties(bag, PERSON)
     if name == "$groupidentify":
         group_type, group_key = properties.get("$group_type"), properties.get("$group_key")
-        if isinstance(group_type, str) and group_type and group_key is not None and group_key != "":
+        if isinstance(group_type, str) and group_type and is_group_key(group_key):
             group_set = properties.get("$group_set")
             index = groups.identify(group_type, str(group_key), group_set, timestamp)
             if index is not None and isinstance(group_set, Mapping):

@@ -55,7 +55,7 @@ from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
 from ..ingestion.writer import pending_writes, write_transaction
 from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
-from ..store.clickhouse.raw_values import hot_value_of_raw, session_id_of_raw
+from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text, session_id_of_raw
 from ..store.clickhouse.stored_columns import HOT_COLUMNS, stored_columns
 from ..store.engines import client_for, recorded_engine
 from ..store.hot_properties import HOT_PROPERTIES
@@ -84,10 +84,18 @@ _MAYBE_PERSON = (
     f"event IN ({', '.join(repr(name) for name in sorted(PERSON_EVENTS))})"
     " OR hasAny(keys, ['$set', '$set_once', '$unset'])"
 )
-# the text of $groups[name] as GroupBook.columns makes it (str() of the value), or NULL, from its raw JSON
-_GROUP_KEY = (
-    "multiIf(startsWith(raw_{i}, '\"'), nullIf(JSONExtractString(concat('[', raw_{i}, ']'), 1), ''),"
-    " raw_{i} IN ('', 'null'), NULL, raw_{i} = 'true', 'True', raw_{i} = 'false', 'False', raw_{i})"
+# each usable entry of $groups (name, raw JSON value) with its key's text as GroupBook.columns makes it (str() of
+# the value; a whole real keeps its point, which the raw text has lost, so a number is looked up again as a
+# Double), or '' for a key that names no group (groups.is_group_key: null, empty, an object or an array)
+_GROUP_KEY_NUMBER = "JSONExtractFloat(properties, '$groups', kv.1)"
+_GROUP_KEYS = (
+    "arrayFilter(x -> x.1 != '' AND x.2 != '', arrayMap(kv -> (kv.1, multiIf("
+    "startsWith(kv.2, '\"'), JSONExtractString(concat('[', kv.2, ']'), 1),"
+    " kv.2 IN ('', 'null') OR startsWith(kv.2, '{') OR startsWith(kv.2, '['), '',"
+    " kv.2 = 'true', 'True', kv.2 = 'false', 'False',"
+    " match(kv.2, '^-?[0-9]') AND JSONType(properties, '$groups', kv.1) = 'Double',"
+    f" {python_float_text(_GROUP_KEY_NUMBER)}, kv.2)),"
+    " JSONExtractKeysAndValuesRaw(raws[indexOf(keys, '$groups')])))"
 )
 
 # persons.person_uuid of the row's distinct id (the project id bound as {project}): uuid5 is SHA-1 of the
@@ -246,7 +254,7 @@ class _Stage:
         values = "".join(f", {column} Nullable(String)" for column in self.stored)
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
-            f" uuid String, reason String, maybe_person UInt8, groups String, group_type String,"
+            f" uuid String, reason String, maybe_person UInt8, groups Map(String, String), group_type String,"
             f" shape UInt64{values})"
             " ENGINE = MergeTree ORDER BY row"
         )
@@ -283,7 +291,7 @@ class _Stage:
                     trimBoth(did) = '', 'no distinct_id',
                     '') AS reason,
                 {_MAYBE_PERSON} AS maybe_person,
-                raws[indexOf(keys, '$groups')] AS groups,
+                mapFromArrays(arrayMap(x -> x.1, g), arrayMap(x -> x.2, g)) AS groups,
                 -- the group type a $groupidentify names, if text (see group_types)
                 if(event = '$groupidentify' AND startsWith(raws[indexOf(keys, '$group_type')], '"'),
                     JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
@@ -291,7 +299,7 @@ class _Stage:
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
                     AS shape{computed}
             FROM (
-                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws
+                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g
                 FROM (
                     SELECT rowNumberInAllBlocks() + 1 AS row, ifNull(event, '') AS event,
                         ifNull(timestamp, '') AS stamp,
@@ -372,11 +380,13 @@ class _Stage:
             f" AND row IN (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}})"
         )
         found = self.client.query_rows(
-            f"SELECT name FROM (SELECT kv.1 AS name, row FROM {self.table}"
-            f" ARRAY JOIN JSONExtractKeysAndValuesRaw(groups) AS kv"
-            f" WHERE {kept} AND groups != '' AND kv.2 NOT IN ('null', '\"\"')"
-            f" UNION ALL SELECT group_type AS name, row FROM {self.table} WHERE {kept} AND group_type != '')"
-            " WHERE name != '' GROUP BY name ORDER BY min(row)",
+            f"SELECT name FROM (SELECT name, row, position FROM {self.table}"
+            f" ARRAY JOIN mapKeys(groups) AS name, arrayEnumerate(mapKeys(groups)) AS position"
+            f" WHERE {kept} AND notEmpty(groups)"
+            # a $groupidentify's own type comes before the types of its $groups, as in person_and_groups
+            f" UNION ALL SELECT group_type AS name, row, toUInt32(0) AS position FROM {self.table}"
+            f" WHERE {kept} AND group_type != '')"
+            " GROUP BY name ORDER BY min((row, position))",
             {"first": first, "last": last},
         )
         return [str(row[0]) for row in found]
@@ -388,18 +398,18 @@ class _Stage:
 
     def copy(self, groups: dict[str, int], first: int, last: int, created_at: int) -> None:
         """The batch's kept rows into ``events``, with the persons of :meth:`set_persons` and the group columns
-        of ``groups`` (type name -> index) read from ``$groups``."""
+        of ``groups`` (type name -> index) read from the keys the fill took out of ``$groups``."""
         db = f"`{self.client.database}`"
         named = {index: name for name, index in groups.items()}
-        columns = ", ".join(_GROUP_KEY.format(i=i) if i in named else "NULL" for i in range(5))
+        columns = ", ".join(f"if(mapContains(groups, {{g{i}:String}}), groups[{{g{i}:String}}], NULL)"
+                            if i in named else "NULL" for i in range(5))  # fmt: skip
         stored = "".join(f", {column}" for column in self.stored)
-        raw = "".join(f", if(groups != '', JSONExtractRaw(groups, {{g{i}:String}}), '') AS raw_{i}" for i in named)
         self.client.command(
             f"INSERT INTO {db}.events (project_id, uuid, event, distinct_id, person_id, timestamp, created_at,"
             f" properties, elements_chain, group_0, group_1, group_2, group_3, group_4{stored})"
             f" SELECT {{project:Int64}}, s.uuid, s.event, s.distinct_id, m.person_id, s.ts, {{created:Int64}},"
             f" s.properties, '', {columns}{stored}"
-            f" FROM (SELECT *{raw} FROM {self.table} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) AS s"
+            f" FROM (SELECT * FROM {self.table} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) AS s"
             f" INNER JOIN {self.map} AS m ON s.row = m.row"
             # the stored columns computed by fill() from one parse, rather than by their own expressions
             " SETTINGS insert_allow_materialized_columns = 1",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .dialect import _line_separators_unescaped, _real_text
 
-__all__ = ["hot_value_of_raw", "session_id_of_raw"]
+__all__ = ["hot_value_of_raw", "python_float_text", "session_id_of_raw"]
 
 
 def hot_value_of_raw(raw: str, properties: str, key: str) -> str:
@@ -40,4 +40,29 @@ def session_id_of_raw(raw: str) -> str:
     return (
         f"multiIf({raw} = '' OR {raw} = 'null' OR startsWith({raw}, '[') OR startsWith({raw}, '{{'), NULL,"
         f" startsWith({raw}, '\"'), JSONExtractString({raw}), {raw})"
+    )
+
+
+def python_float_text(number_sql: str) -> str:
+    """A Float64 as Python's ``str()`` prints a float (what capture stores for a number it was given as one):
+    the shortest digits that read back the same, as ClickHouse prints them too, laid out the way Python lays
+    them out: ``1.0``, ``100000.0``, ``0.0001``, ``1e-05``, ``1e+16``, ``-0.0``."""
+    # ClickHouse's text of a number is [-]A[.B][eE]: split it into the significant digits d and the power of
+    # ten x of the first one, then print d as Python does (exponent below -4 or from 16 on; else fixed, with a
+    # point and at least one digit after it); each arrayMap(..., [value])[1] names a value for the next step
+    return (
+        "arrayMap(t -> arrayMap((neg, s) -> arrayMap((m, e) -> arrayMap((a, b) -> arrayMap((digits, lead) ->"
+        " arrayMap((d, x) -> concat(if(neg, '-', ''), multiIf("
+        " d = '', '0.0',"
+        " x >= 16 OR x < -4, concat(substring(d, 1, 1), if(length(d) > 1, concat('.', substring(d, 2)), ''),"
+        " 'e', if(x < 0, '-', '+'), if(abs(x) < 10, '0', ''), toString(abs(x))),"
+        " x < 0, concat('0.', repeat('0', toUInt32(-x - 1)), d),"
+        " concat(rightPad(substring(d, 1, x + 1), toUInt32(x + 1), '0'), '.',"
+        " if(length(d) > x + 1, substring(d, x + 2), '0')))),"
+        " [trimRight(trimLeft(digits, '0'), '0')], [toInt32(length(a)) - 1 - lead + e])[1],"
+        " [concat(a, b)], [toInt32(length(concat(a, b)) - length(trimLeft(concat(a, b), '0')))])[1],"
+        " [splitByChar('.', m)[1]], [if(position(m, '.') > 0, splitByChar('.', m)[2], '')])[1],"
+        " [splitByChar('e', s)[1]], [if(position(s, 'e') > 0, toInt32(splitByChar('e', s)[2]), 0)])[1],"
+        " [startsWith(t, '-')], [if(startsWith(t, '-'), substring(t, 2), t)])[1],"
+        f" [toString({number_sql})])[1]"
     )

@@ -229,6 +229,23 @@ def test_groups_on_events_fill_the_group_columns_and_a_sixth_type_is_ignored(con
     assert mappings == {"type2": 0, "type0": 1, "type3": 2, "type4": 3, "type5": 4}
 
 
+def test_a_group_key_that_is_an_object_or_an_array_names_no_group(conn, world):
+    """Neither on an event's $groups (its type takes no index either) nor as the $group_key of a $groupidentify."""
+    ingest(
+        conn,
+        world,
+        ev("a", "u", **{"$groups": {"team": {"id": 1}, "project": [1, 2], "company": 1.0}}),
+        ev("$groupidentify", "u", **{"$group_type": "team", "$group_key": {"id": 1}, "$group_set": {"x": 1}}),
+        ev("$groupidentify", "u", **{"$group_type": "company", "$group_key": 1.0, "$group_set": {"x": 1}}),
+    )  # fmt: skip
+    assert [tuple(r) for r in conn.execute("SELECT group_0, group_1 FROM events ORDER BY id LIMIT 1")] == [
+        ("1.0", None)
+    ]
+    mappings = dict(conn.execute("SELECT group_type, group_type_index FROM group_type_mappings").fetchall())
+    assert mappings == {"company": 0}
+    assert [tuple(r) for r in conn.execute("SELECT group_type_index, group_key FROM groups")] == [(0, "1.0")]
+
+
 def test_a_chain_of_merges_in_one_call_ends_in_one_person(conn, world):
     ingest(conn, world, ev("$pageview", "c"))  # stored before the call: "c" survives
     ingest(

@@ -318,3 +318,30 @@ def test_a_bare_persons_uuid_is_the_uuid5_of_its_project_and_distinct_id(ch_conn
     assert stored == expected
     copies = {row[0] for row in ch.query_rows(f"SELECT uuid FROM `{ch.database}`.persons")}
     assert copies == set(expected.values())
+
+
+# Each $groups key as it is written in the file, and the group column capture stores for it: Python's str() of
+# the parsed value (a whole real keeps its point, small and large reals take an exponent, true is True), no
+# group for a null or empty key, an object or an array.
+GROUP_KEYS = [
+    ("1.0", "1.0"), ("1e5", "100000.0"), ("2.5E-7", "2.5e-07"), ("1e16", "1e+16"), ("-0.0", "-0.0"),
+    ("0.1", "0.1"), ("7", "7"), ("12345678901234567890123", "12345678901234567890123"), ("true", "True"),
+    ('"acme"', "acme"), ("null", None), ('""', None), ('{"id": 1}', None), ("[1, 2]", None),
+]  # fmt: skip
+
+
+def test_group_keys_of_every_json_type_are_stored_as_capture_stores_them(ch_conn, ch, tmp_path, world):
+    path = tmp_path / "keys.jsonl"
+    path.write_text("".join(
+        f'{{"event": "order", "distinct_id": "u{n}", "timestamp": "2026-01-10T10:{n:02d}:00Z",'
+        f' "properties": {{"$groups": {{"company": {written}}}}}}}\n'
+        for n, (written, _) in enumerate(GROUP_KEYS)
+    ))  # fmt: skip
+    expected = [stored for _, stored in GROUP_KEYS]
+    assert load_file(ch_conn, world.project_id, path, now=NOW).loaded == len(GROUP_KEYS)
+    assert [row[0] for row in ch.query_rows(f"SELECT group_0 FROM `{ch.database}`.events ORDER BY timestamp")] == (
+        expected
+    )
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    assert load_file(sqlite_conn, project, path, now=NOW).loaded == len(GROUP_KEYS)
+    assert [row[0] for row in sqlite_conn.execute("SELECT group_0 FROM events ORDER BY timestamp")] == expected

@@ -140,3 +140,17 @@ def test_past_the_most_distinct_ids_it_remembers_a_load_looks_the_others_up(monk
         5,
         [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("a", 1), ("d", 4), ("e", 5), ("c", 3)],
     )
+
+
+def test_a_groupidentify_names_its_own_group_type_before_those_of_its_groups(ch_conn, ch, tmp_path, world):
+    """As capture meets them: the group identified first, then the event's $groups (in their order)."""
+    path = write(tmp_path, [
+        event("$groupidentify", "u1", 0, **{"$group_type": "team", "$group_key": "core",
+                                            "$groups": {"project": "p1", "company": "acme"}}),
+    ])  # fmt: skip
+    assert load_file(ch_conn, world.project_id, path, now=NOW).loaded == 1
+    mappings = ch_conn.execute(
+        "SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY 2",
+        (world.project_id,),
+    ).fetchall()
+    assert [tuple(row) for row in mappings] == [("team", 0), ("project", 1), ("company", 2)]
