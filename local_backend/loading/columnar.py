@@ -436,8 +436,9 @@ class _Fetched:
 
 @dataclass
 class _Decided:
-    """One batch with its persons decided in memory (nothing written yet)."""
+    """One batch with its persons decided in memory (nothing written yet), and what they were decided from."""
 
+    fetched: _Fetched
     first: int
     last: int
     batch: Any
@@ -463,7 +464,10 @@ def _store(
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="columnar-copy") as copier,
     ):
         memory = RunMemory(conn, project_id)
-        decide = partial(_decide, conn, project_id, memory)
+
+        def decide(fetched: _Fetched | None) -> _Decided | None:
+            return None if fetched is None else _decide(conn, project_id, memory, fetched)
+
         decided = decide(_fetch(stage, spans[0])) if spans else None
         for number, (_, last) in enumerate(spans):
             following = spans[number + 1] if number + 1 < len(spans) else None
@@ -472,6 +476,8 @@ def _store(
             else:
                 count = decided.batch.num_rows
                 with write_transaction(conn):
+                    if memory.stale():  # another connection committed after the batch was decided: decide again
+                        decided = _decide(conn, project_id, memory, decided.fetched)
                     decided, failure = _write(conn, project_id, stage, decided, created_at, copier, following, decide)
                 report.loaded += count
                 if failure is not None:  # deciding the next batch failed once this one was stored
@@ -490,15 +496,13 @@ def _fetch(stage: _Stage, span: tuple[int, int]) -> _Fetched | None:
     return _Fetched(first, last, batch, texts, stage.group_types(first, last))
 
 
-def _decide(conn: sqlite3.Connection, project_id: int, memory: RunMemory, fetched: _Fetched | None) -> _Decided | None:
+def _decide(conn: sqlite3.Connection, project_id: int, memory: RunMemory, fetched: _Fetched) -> _Decided:
     """The person rules for a fetched batch, in file order, in memory (reading SQLite, not ClickHouse).
 
     Only the events that may change persons go through the rules one by one; a new distinct id's first event
     otherwise creates a bare person in bulk (:meth:`PersonBook.plan_bare`). Every event's person is then its
     distinct id's person at the end of the batch, merges applied. ``memory`` holds what the earlier batches
     read and wrote, so that SQLite is asked only about the rest."""
-    if fetched is None:
-        return None
     memory.check()
     pa, pc = require("pyarrow"), require("pyarrow.compute")
     batch, texts = fetched.batch, fetched.texts
@@ -543,7 +547,7 @@ def _decide(conn: sqlite3.Connection, project_id: int, memory: RunMemory, fetche
     persons.create_planned()
     people = pa.array([persons.lookup(d) for d in unique_ids], pa.int64())
     person_ids = pc.take(people, pc.index_in(distinct_ids, value_set=unique))
-    return _Decided(fetched.first, fetched.last, batch, persons, groups, definitions, person_ids)
+    return _Decided(fetched, fetched.first, fetched.last, batch, persons, groups, definitions, person_ids)
 
 
 def _write(

@@ -55,6 +55,11 @@ class RunMemory:
             self.holds_every_distinct_id = self.holds_every_group = False
             self._version = version
 
+    def stale(self) -> bool:
+        """Whether another connection committed since the last :meth:`check`: what was decided then may be out of
+        date (a batch decided in the transaction before this one, or outside any)."""
+        return _data_version(self.conn) != self._version
+
     # --- persons -------------------------------------------------------------------------------------------
 
     def recall_persons(self, distinct_ids: Iterable[str], found: dict[str, int], absent: set[str]) -> list[str]:

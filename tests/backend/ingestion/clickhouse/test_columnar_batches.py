@@ -63,24 +63,16 @@ def test_a_group_identified_in_three_batches_keeps_its_first_time_and_every_late
     assert [json.loads(row[0]) for row in copy] == [{"a": 3, "b": 2}]
 
 
-def test_a_distinct_id_another_connection_stores_between_batches_keeps_its_person(
-    monkeypatch, ch_conn, ch, tmp_path, world
-):
-    """Batches of 2 rows in a project with no persons. Between the first batch's commit and the second's, another
-    connection stores person 50 for ``z``; ``z`` first appears in the third batch, which is decided after that
-    commit: its event goes to person 50, and ``a`` (from the first batch) keeps its person."""
-    path = write(tmp_path, [
-        event("$pageview", "a", 0), event("$pageview", "b", 1),
-        event("$pageview", "c", 2), event("$pageview", "d", 3),
-        event("$pageview", "z", 4), event("$pageview", "a", 5),
-    ])  # fmt: skip
+def another_connection_stores_person_50(monkeypatch, ch_conn, world, distinct_id: str, before: int = 2) -> None:
+    """Just before the load's transaction number ``before`` (one per batch) begins, another connection stores
+    person 50 with ``distinct_id``."""
     (database,) = [row[2] for row in ch_conn.execute("PRAGMA database_list") if row[1] == "main"]
     real_transaction, entered = columnar.write_transaction, []
 
     @contextmanager
     def transaction(conn):
         entered.append(True)
-        if len(entered) == 2:  # the first batch is committed, the second not begun
+        if len(entered) == before:
             other = connect(database)
             with other:
                 other.execute(
@@ -89,19 +81,63 @@ def test_a_distinct_id_another_connection_stores_between_batches_keeps_its_perso
                     (world.project_id,),
                 )
                 other.execute(
-                    "INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'z', 50)",
-                    (world.project_id,),
+                    "INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, ?, 50)",
+                    (world.project_id, distinct_id),
                 )
             other.close()
         with real_transaction(conn) as inside:
             yield inside
 
     monkeypatch.setattr(columnar, "write_transaction", transaction)
-    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 6
+
+
+ROWS_A_TO_Z = [
+    event("$pageview", "a", 0), event("$pageview", "b", 1),
+    event("$pageview", "c", 2), event("$pageview", "d", 3),
+    event("$pageview", "z", 4), event("$pageview", "a", 5),
+]  # fmt: skip
+
+
+def test_a_distinct_id_another_connection_stores_between_batches_keeps_its_person(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """Batches of 2 rows in a project with no persons. Between the first batch's commit and the second's, another
+    connection stores person 50 for ``z``; ``z`` first appears in the third batch, decided after that commit: its
+    event goes to person 50, and ``a`` (from the first batch) keeps its person. (The second batch, decided before
+    the commit, is decided again: c and d are numbered after person 50.)"""
+    another_connection_stores_person_50(monkeypatch, ch_conn, world, "z")
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, write(tmp_path, ROWS_A_TO_Z)) == 6
     assert persons_after(ch_conn, ch) == (
-        {"a": 1, "b": 2, "c": 3, "d": 4, "z": 50},
+        {"a": 1, "b": 2, "c": 51, "d": 52, "z": 50},
         5,
-        [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("z", 50), ("a", 1)],
+        [("a", 1), ("b", 2), ("c", 51), ("d", 52), ("z", 50), ("a", 1)],
+    )
+
+
+def test_a_batch_decided_before_another_connection_commits_is_decided_again(monkeypatch, ch_conn, ch, tmp_path, world):
+    """The second batch (c, d) is decided while the first is written; then, before the second's transaction
+    begins, another connection stores person 50 for ``c``. The second batch is decided again: ``c`` keeps person
+    50 (not a new person that takes its distinct id away), and ``d`` is numbered after the highest person."""
+    another_connection_stores_person_50(monkeypatch, ch_conn, world, "c")
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, write(tmp_path, ROWS_A_TO_Z)) == 6
+    assert persons_after(ch_conn, ch) == (
+        {"a": 1, "b": 2, "c": 50, "d": 51, "z": 52},
+        5,
+        [("a", 1), ("b", 2), ("c", 50), ("d", 51), ("z", 52), ("a", 1)],
+    )
+
+
+def test_the_first_batch_is_decided_again_when_another_connection_commits_before_it_is_written(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """The first batch is decided before any transaction; another connection stores person 50 for ``a`` before
+    the first transaction begins: ``a`` keeps person 50 in both of its batches."""
+    another_connection_stores_person_50(monkeypatch, ch_conn, world, "a", before=1)
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, write(tmp_path, ROWS_A_TO_Z)) == 6
+    assert persons_after(ch_conn, ch) == (
+        {"a": 50, "b": 51, "c": 52, "d": 53, "z": 54},
+        5,
+        [("a", 50), ("b", 51), ("c", 52), ("d", 53), ("z", 54), ("a", 50)],
     )
 
 
