@@ -352,10 +352,12 @@ class _Stage:
             {"first": first, "last": last, "project": self.project_id},
         )
 
-    def properties(self, rows: list[int]) -> dict[int, str]:
+    def properties(self, first: int, last: int) -> dict[int, str]:
+        """The properties of the rows numbered ``first``..``last`` that may change persons, by row."""
         found = self.client.query_rows(
-            f"SELECT row, properties FROM {self.table} WHERE row IN (SELECT arrayJoin({{rows:Array(UInt64)}}))",
-            {"rows": rows},
+            f"SELECT row, properties FROM {self.table}"
+            " WHERE row BETWEEN {first:UInt64} AND {last:UInt64} AND maybe_person != 0",
+            {"first": first, "last": last},
         )
         return {int(row): text for row, text in found}
 
@@ -491,8 +493,7 @@ def _fetch(stage: _Stage, span: tuple[int, int]) -> _Fetched | None:
     batch = stage.batch(first, last)
     if not batch.num_rows:
         return None
-    maybe = batch.filter(require("pyarrow.compute").not_equal(batch["maybe_person"], 0))["row"].to_pylist()
-    texts = stage.properties(maybe) if maybe else {}
+    texts = stage.properties(first, last) if require("pyarrow.compute").max(batch["maybe_person"]).as_py() else {}
     return _Fetched(first, last, batch, texts, stage.group_types(first, last))
 
 

@@ -271,18 +271,20 @@ class PersonBook:
         self._plan, self._planned, self._rule_positions, self._created_by_rules = _BarePlan([], [], []), {}, [], 0
 
     def _create_planned(self, indexes: list[int]) -> list[int]:
-        plan, base = self._plan, self._base() + 1
-        rules = self._rule_positions
-        distinct_ids = [plan.distinct_ids[i] for i in indexes]
-        ids = [base + i + bisect_left(rules, plan.positions[i]) for i in indexes]
-        self._person_of.update(zip(distinct_ids, ids, strict=True))
-        self._mappings.update(zip(distinct_ids, ids, strict=True))
-        self._absent.difference_update(distinct_ids)
-        times = [plan.timestamps[i] for i in indexes]
-        made = [plan.uuids[i] for i in indexes] if plan.uuids is not None else [None] * len(indexes)
-        self._bare.update(zip(ids, zip(distinct_ids, times, made, strict=True), strict=True))
-        for distinct_id in distinct_ids:
+        """Create the planned persons of these plan indexes (one at a time as the rules read them, or the rest
+        at once): each gets the id it would have had one by one, among the persons the rules created."""
+        plan, base, rules = self._plan, self._base() + 1, self._rule_positions
+        distinct_ids, positions, timestamps, uuids = plan.distinct_ids, plan.positions, plan.timestamps, plan.uuids
+        person_of, mappings, absent, bare = self._person_of, self._mappings, self._absent, self._bare
+        ids = []
+        for i in indexes:  # a plain loop: most calls are for one person, where building lists costs more
+            distinct_id = distinct_ids[i]
+            person_id = base + i + bisect_left(rules, positions[i])
+            person_of[distinct_id] = mappings[distinct_id] = person_id
+            absent.discard(distinct_id)
+            bare[person_id] = (distinct_id, timestamps[i], None if uuids is None else uuids[i])
             del self._planned[distinct_id]
+            ids.append(person_id)
         self.created += len(ids)
         return ids
 
