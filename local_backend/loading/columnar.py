@@ -61,6 +61,7 @@ from ..store.engines import client_for, recorded_engine
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PERSON_UUID_NAMESPACE, PersonBook
 from ..store.run_memory import RunMemory
+from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
 from .readers import EventsFile
 
@@ -151,6 +152,8 @@ def load_columnar(
             if "DB::Exception" not in str(error):
                 raise
             return None  # a line ClickHouse cannot read: the row-by-row loader reports it in its place
+        if stage.has_other_time_forms():
+            return None  # an ISO 8601 form only Python reads: the row-by-row loader reads the file
         report = stage.report()
         with _roomy_pages(conn):
             _store(conn, project_id, stage, report, max(batch_size, COLUMNAR_BATCH), to_micros(now), progress,
@@ -255,7 +258,7 @@ class _Stage:
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
             f" uuid String, reason String, maybe_person UInt8, groups Map(String, String), group_type String,"
-            f" shape UInt64{values})"
+            f" shape UInt64, other_time_form UInt8{values})"
             " ENGINE = MergeTree ORDER BY row"
         )
         # the table lives for one load: merging its parts is wasted work, and grows with the file (measured: a
@@ -283,7 +286,7 @@ class _Stage:
                     did = '', 'distinct_id is missing',
                     stamp = '', 'timestamp is missing',
                     t IS NULL, concat('timestamp ', {_literal("'")}, substringUTF8(stamp, 1, 40), {_literal("'")},
-                        ' is not an ISO 8601 date-time'),
+                        if(local_t IS NULL, ' is not an ISO 8601 date-time', ' is out of range')),
                     raw_uuid != '' AND given = '', concat('uuid ', {_literal("'")}, substringUTF8(raw_uuid, 1, 40),
                         {_literal("'")}, ' is not a UUID'),
                     lengthUTF8(event) > {MAX_EVENT_NAME_LENGTH},
@@ -297,7 +300,7 @@ class _Stage:
                     JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
                 -- the names, and which of them hold a value with a type (see property_samples)
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
-                    AS shape{computed}
+                    AS shape, other_time_form{computed}
             FROM (
                 SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g
                 FROM (
@@ -311,7 +314,10 @@ class _Stage:
                                 JSONExtractString(properties, 'distinct_id'),
                             JSONType(properties, 'distinct_id') IN ('Int64', 'UInt64'),
                                 JSONExtractRaw(properties, 'distinct_id'), '')) AS did,
-                        toUnixTimestamp64Micro(parseDateTime64BestEffortOrNull(stamp, 6, 'UTC')) AS t,
+                        -- read as the row-by-row loader reads it (see clickhouse_times)
+                        {stripped("stamp")} AS stamp_text, {local_micros("stamp_text")} AS local_t,
+                        if(local_t BETWEEN {EARLIEST_MICROS} AND {LATEST_MICROS}, local_t, NULL) AS t,
+                        {other_iso_form("stamp_text")} AS other_time_form,
                         ifNull(toString(toUUIDOrNull(raw_uuid)), '') AS given,
                         -- 72 bits of content hash (CityHash: a quarter of SipHash's cost over the properties)
                         concat(lower(hex(cityHash64(event, did, t, properties))), lower(hex(cityHash64(t, did, event))))
@@ -328,6 +334,10 @@ class _Stage:
             {"project": self.project_id},
         )
         self.rows = int(self.client.query_rows(f"SELECT count() FROM {self.table}")[0][0])
+
+    def has_other_time_forms(self) -> bool:
+        """Whether a row's timestamp is in an ISO 8601 form the fill does not read (see clickhouse_times)."""
+        return bool(self.client.query_rows(f"SELECT count() FROM {self.table} WHERE other_time_form")[0][0])
 
     def report(self) -> LoadReport:
         (rejected, valid), kept = (

@@ -91,7 +91,10 @@ def _instant(value: Any) -> datetime:
     else:
         raise RecordError(f"timestamp {value!r} is not an ISO 8601 date-time")
     if moment.tzinfo is not None and moment.utcoffset():
-        moment = moment.astimezone(UTC)
+        try:
+            moment = moment.astimezone(UTC)
+        except OverflowError:  # before year 1 or after 9999 once the offset is applied
+            raise RecordError(f"timestamp {str(value)[:40]!r} is out of range") from None
     return moment.replace(tzinfo=UTC)
 
 

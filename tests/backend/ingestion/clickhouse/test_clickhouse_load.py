@@ -345,3 +345,84 @@ def test_group_keys_of_every_json_type_are_stored_as_capture_stores_them(ch_conn
     sqlite_conn, project = fresh(tmp_path, "reference.db")
     assert load_file(sqlite_conn, project, path, now=NOW).loaded == len(GROUP_KEYS)
     assert [row[0] for row in sqlite_conn.execute("SELECT group_0 FROM events ORDER BY timestamp")] == expected
+
+
+def micros(text: str) -> int:
+    return int(datetime.fromisoformat(text).timestamp() * 1_000_000)
+
+
+# Each timestamp as written, and the UTC time stored or the reason the row is rejected: what the row-by-row
+# loader does (ISO 8601 as Python reads it, no other spelling, every field in its range).
+TIMESTAMPS = [
+    ("2026-01-10T10:00:00Z", micros("2026-01-10T10:00:00+00:00")),
+    ("2026-01-10 10:00:00", micros("2026-01-10T10:00:00+00:00")),
+    ("2026-01-10", micros("2026-01-10T00:00:00+00:00")),
+    ("2026-01-10T10:00+01:00", micros("2026-01-10T09:00:00+00:00")),
+    ("2026-01-10T10:00:00-0530", micros("2026-01-10T15:30:00+00:00")),
+    ("2026-01-10T10:00:00+12:61", micros("2026-01-09T20:59:00+00:00")),  # Python takes 61 minutes
+    ("2026-01-10T10:00:00.1234567Z", micros("2026-01-10T10:00:00+00:00") + 123_456),
+    ("\u00a02026-01-10T10:00:00Z\n", micros("2026-01-10T10:00:00+00:00")),
+    ("2024-02-29T10:00:00Z", micros("2024-02-29T10:00:00+00:00")),
+    ("Jan 10 2026 10:00", "not an ISO 8601 date-time"),
+    ("2026/01/10 10:00:00", "not an ISO 8601 date-time"),
+    ("2026-1-5T10:00:00Z", "not an ISO 8601 date-time"),
+    ("2026-01-10T24:00:00Z", "not an ISO 8601 date-time"),
+    ("2026-01-10T10:60:00Z", "not an ISO 8601 date-time"),
+    ("2026-01-10T10:00:60Z", "not an ISO 8601 date-time"),
+    ("2026-02-29T10:00:00Z", "not an ISO 8601 date-time"),
+    ("2026-00-10", "not an ISO 8601 date-time"),
+    ("2026-01-10T10:00:00+24:00", "not an ISO 8601 date-time"),
+    ("0001-01-01T00:00:00+01:00", "out of range"),
+]
+
+
+def outcomes_by_row(report, stored: list[tuple[str, int]]) -> list:
+    times = dict(stored)
+    reasons = {r["row"]: r["reason"] for r in report.rejections}
+    return [times.get(f"u{n}", reasons.get(n)) for n in range(1, len(TIMESTAMPS) + 1)]
+
+
+def test_timestamps_are_read_as_the_row_by_row_loader_reads_them(monkeypatch, ch_conn, ch, tmp_path, world):
+    path = tmp_path / "times.jsonl"
+    path.write_text("".join(json.dumps({"event": "e", "distinct_id": f"u{n}", "timestamp": written}) + "\n"
+                            for n, (written, _) in enumerate(TIMESTAMPS, start=1)))  # fmt: skip
+    expected = [
+        outcome if isinstance(outcome, int) else f"timestamp {written!r} is {outcome}"
+        for written, outcome in TIMESTAMPS
+    ]
+    used = []
+    real = columnar._store
+    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
+    ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert used, "the chdb load did not go column at a time"
+    stored = ch.query_rows(f"SELECT distinct_id, timestamp FROM `{ch.database}`.events")
+    assert outcomes_by_row(ch_report, stored) == expected
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
+    stored = sqlite_conn.execute("SELECT distinct_id, timestamp FROM events").fetchall()
+    assert outcomes_by_row(sqlite_report, [tuple(row) for row in stored]) == expected
+
+
+def test_a_timestamp_in_another_iso_form_sends_the_file_to_the_row_by_row_loader(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """The basic form (no dashes or colons) is ISO 8601 and Python reads it, as it reads some runs of digits but
+    not others (an epoch time is rejected); the chdb bulk load reads neither, so the whole file is loaded row by
+    row, with the same outcome."""
+    path = tmp_path / "basic.jsonl"
+    rows = [("a", "2026-01-10T10:00:00Z"), ("b", "20260110T110000Z"), ("c", "1700000000")]
+    path.write_text("".join(json.dumps({"event": "e", "distinct_id": d, "timestamp": t}) + "\n" for d, t in rows))
+    used = []
+    real = columnar._store
+    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert not used
+    assert (report.loaded, [r["reason"] for r in report.rejections]) == (
+        2,
+        ["timestamp '1700000000' is not an ISO 8601 date-time"],
+    )
+    stored = ch.query_rows(f"SELECT distinct_id, timestamp FROM `{ch.database}`.events ORDER BY distinct_id")
+    assert [tuple(row) for row in stored] == [
+        ("a", micros("2026-01-10T10:00:00+00:00")),
+        ("b", micros("2026-01-10T11:00:00+00:00")),
+    ]
