@@ -77,6 +77,15 @@ LOAD_CACHE_KIB = 1024 * 1024
 LOAD_MMAP_BYTES = 0x7FFF0000  # SQLite's largest
 _COLUMNS = ("event", "distinct_id", "timestamp", "properties", "uuid")
 _READ_AS = ", ".join(f"{name} Nullable(String)" for name in _COLUMNS)
+# The same with the event and distinct id as JSON typed them: read as text, a number, a boolean, an array or an
+# object gives its JSON text, which the row-by-row loader would reject as not text (an integer distinct id
+# aside). Reading with types costs about a third more, so a file is read so only when a value's text says JSON
+# may have typed it (_MAYBE_TYPED_EVENT, _MAYBE_TYPED_ID).
+_TYPED = ("event", "distinct_id")
+_READ_TYPED = ", ".join(f"{name} Dynamic" if name in _TYPED else f"{name} Nullable(String)" for name in _COLUMNS)
+_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_MAYBE_TYPED_EVENT = rf"^(?:{_JSON_NUMBER}|true|false)$|^[{{\[]"
+_MAYBE_TYPED_ID = r"^(?:-?[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+|-?[0-9]+\.[0-9]+|-0|true|false)$|^[{\[]"
 _HOT_KEYS = {column: key for key, column in HOT_PROPERTIES.items()}
 _TEXT_TYPES = ("String", "Nullable(String)", "LowCardinality(String)", "LowCardinality(Nullable(String))")
 # The events that might change persons; Python decides exactly. (``$groups`` alone does not: ClickHouse reads the
@@ -145,13 +154,20 @@ def load_columnar(
     started = time.perf_counter()
     stage = _Stage(client, project_id)
     try:
-        try:
-            with _reading_bar(events_file.path.name, progress) as report:
-                stage.fill(source, received=to_micros(now), stored=stored_columns(client), report=report)
-        except Exception as error:
-            if "DB::Exception" not in str(error):
-                raise
-            return None  # a line ClickHouse cannot read: the row-by-row loader reports it in its place
+        for typed in (False, True):
+            try:
+                with _reading_bar(events_file.path.name, progress) as report:
+                    stage.fill(_source(events_file, typed=typed) or source, typed=typed,
+                               json_text=events_file.format == "jsonl" and not typed, received=to_micros(now),
+                               stored=stored_columns(client), report=report)  # fmt: skip
+            except Exception as error:
+                if "DB::Exception" not in str(error):
+                    raise
+                return None  # a line ClickHouse cannot read: the row-by-row loader reports it in its place
+            if not stage.may_hold_typed_values():
+                break
+            stage.drop()  # a number, boolean, array or object may have been read as text: read again with types
+            stage = _Stage(client, project_id)
         if stage.has_other_time_forms():
             return None  # an ISO 8601 form only Python reads: the row-by-row loader reads the file
         report = stage.report()
@@ -194,8 +210,9 @@ def _roomy_pages(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute(f"PRAGMA mmap_size = {int(mmap)}")
 
 
-def _source(events_file: EventsFile) -> str | None:
-    """The ``file()`` table function reading the file, or None when its columns are not all ours as text."""
+def _source(events_file: EventsFile, *, typed: bool = False) -> str | None:
+    """The ``file()`` table function reading the file, or None when its columns are not all ours as text;
+    ``typed`` reads a JSON Lines file's event and distinct id with their JSON types (see _READ_TYPED)."""
     path = _literal(str(events_file.path.absolute()))
     if events_file.format == "parquet":
         schema = require("pyarrow.parquet").read_schema(events_file.path)
@@ -213,7 +230,7 @@ def _source(events_file: EventsFile) -> str | None:
         return f"(SELECT {cast} FROM file({path}, 'Parquet'))"
     if not _first_lines_are_ours(events_file):
         return None
-    return f"file({path}, 'JSONEachRow', {_literal(_READ_AS)})"
+    return f"file({path}, 'JSONEachRow', {_literal(_READ_TYPED if typed else _READ_AS)})"
 
 
 def _first_lines_are_ours(events_file: EventsFile, lines: int = 1000) -> bool:
@@ -248,9 +265,18 @@ class _Stage:
         self.stored: list[str] = []
 
     def fill(
-        self, source: str, *, received: int, stored: frozenset[str], report: Callable[[int, int], None] | None = None
+        self,
+        source: str,
+        *,
+        typed: bool,
+        json_text: bool,
+        received: int,
+        stored: frozenset[str],
+        report: Callable[[int, int], None] | None = None,
     ) -> None:
-        """Read the file into the staging table; ``stored`` names the columns of ``events`` to compute here, and
+        """Read the file into the staging table; ``typed`` when the source gives the event and distinct id as
+        ``Dynamic`` (JSON's types), ``json_text`` when it gives JSON's text of any value as a string (then a row
+        whose text JSON may have typed is marked); ``stored`` names the columns of ``events`` to compute here, and
         ``report`` hears ``(bytes read, bytes to read)`` while the file is read."""
         db = f"`{self.client.database}`"
         self.stored = [column for column in (*HOT_COLUMNS, "session_id") if column in stored]
@@ -258,7 +284,7 @@ class _Stage:
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
             f" uuid String, reason String, maybe_person UInt8, groups Map(String, String), group_type String,"
-            f" shape UInt64, other_time_form UInt8{values})"
+            f" shape UInt64, other_time_form UInt8, maybe_typed UInt8{values})"
             " ENGINE = MergeTree ORDER BY row"
         )
         # the table lives for one load: merging its parts is wasted work, and grows with the file (measured: a
@@ -268,6 +294,21 @@ class _Stage:
         self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
         latest = received + FUTURE_LIMIT_MICROS
         computed = "".join(f", {_stored_value(column)} AS {column}" for column in self.stored)
+        read = {
+            "event": "if(dynamicType(source.event) = 'String', toString(source.event), '')",
+            "event_not_text": "dynamicType(source.event) NOT IN ('None', 'String')",
+            "given_did": "if(dynamicType(source.distinct_id) IN ('String', 'Int64', 'UInt64'),"
+            " toString(source.distinct_id), '')",
+            "given_not_text": "dynamicType(source.distinct_id) NOT IN ('None', 'String', 'Int64', 'UInt64')",
+        } if typed else {
+            "event": "ifNull(source.event, '')", "event_not_text": "0",
+            "given_did": "ifNull(source.distinct_id, '')", "given_not_text": "0",
+        }  # fmt: skip
+        maybe_typed = (
+            f"match(event, {_literal(_MAYBE_TYPED_EVENT)}) OR match(given_did, {_literal(_MAYBE_TYPED_ID)})"
+            if json_text
+            else "0"
+        )
         run = self.client.command
         if report is not None and isinstance(self.client, ChdbClient):
             run = partial(self.client.command_reporting, report=report)
@@ -279,11 +320,12 @@ class _Stage:
                     substring(millis, 1, 8), '-', substring(millis, 9, 4), '-7', substring(digest, 1, 3), '-8',
                     substring(digest, 4, 3), '-', substring(digest, 7, 12))) AS uuid,
                 multiIf(
-                    event = '', 'event is missing',
+                    event = '',
+                        if(event_not_text, 'event is not text', 'event is missing'),
                     -- one parse: a non-empty list of names proves a JSON object; an empty one may be {{}}
                     empty(keys) AND NOT (isValidJSON(properties) AND startsWith(trimLeft(properties), '{{')),
                         'properties is not a JSON object',
-                    did = '', 'distinct_id is missing',
+                    did = '', if(did_not_text, 'distinct_id is not text', 'distinct_id is missing'),
                     stamp = '', 'timestamp is missing',
                     t IS NULL, concat('timestamp ', {_literal("'")}, substringUTF8(stamp, 1, 40), {_literal("'")},
                         if(local_t IS NULL, ' is not an ISO 8601 date-time', ' is out of range')),
@@ -300,32 +342,41 @@ class _Stage:
                     JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
                 -- the names, and which of them hold a value with a type (see property_samples)
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
-                    AS shape, other_time_form{computed}
+                    AS shape, other_time_form, {maybe_typed} AS maybe_typed{computed}
             FROM (
                 SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g
                 FROM (
-                    SELECT rowNumberInAllBlocks() + 1 AS row, ifNull(event, '') AS event,
+                    SELECT rowNumberInAllBlocks() + 1 AS row, {read["event"]} AS event,
+                        {read["event_not_text"]} AS event_not_text,
                         ifNull(timestamp, '') AS stamp,
                         if(ifNull(properties, '') = '', '{{}}', assumeNotNull(properties)) AS properties,
                         ifNull(uuid, '') AS raw_uuid,
                         JSONExtractKeysAndValuesRaw(properties) AS kv,
-                        if(ifNull(distinct_id, '') != '', distinct_id, multiIf(
-                            JSONType(properties, 'distinct_id') = 'String',
-                                JSONExtractString(properties, 'distinct_id'),
-                            JSONType(properties, 'distinct_id') IN ('Int64', 'UInt64'),
-                                JSONExtractRaw(properties, 'distinct_id'), '')) AS did,
+                        -- as the row-by-row loader: text or an integer; when null or empty, properties.distinct_id
+                        {read["given_did"]} AS given_did, {read["given_not_text"]} AS given_not_text,
+                        if(given_did != '' OR given_not_text, '', JSONType(properties, 'distinct_id')) AS did_type,
+                        multiIf(given_did != '', given_did,
+                            did_type = 'String', JSONExtractString(properties, 'distinct_id'),
+                            did_type IN ('Int64', 'UInt64'), JSONExtractRaw(properties, 'distinct_id'), '') AS did,
+                        given_not_text OR did_type NOT IN ('', 'Null', 'String', 'Int64', 'UInt64') AS did_not_text,
                         -- read as the row-by-row loader reads it (see clickhouse_times)
                         {stripped("stamp")} AS stamp_text, {local_micros("stamp_text")} AS local_t,
                         if(local_t BETWEEN {EARLIEST_MICROS} AND {LATEST_MICROS}, local_t, NULL) AS t,
                         {other_iso_form("stamp_text")} AS other_time_form,
-                        ifNull(toString(toUUIDOrNull(raw_uuid)), '') AS given,
+                        -- as Python's uuid.UUID reads it: urn: and uuid: dropped, braces trimmed, dashes anywhere
+                        replaceAll(trimBoth(replaceAll(replaceAll(raw_uuid, 'urn:', ''), 'uuid:', ''), '{{}}'), '-', '')
+                            AS uuid_hex,
+                        if(match(uuid_hex, '^[0-9a-fA-F]{{32}}$'), lower(concat(substring(uuid_hex, 1, 8), '-',
+                            substring(uuid_hex, 9, 4), '-', substring(uuid_hex, 13, 4), '-', substring(uuid_hex, 17, 4),
+                            '-', substring(uuid_hex, 21, 12))), '') AS given,
                         -- 72 bits of content hash (CityHash: a quarter of SipHash's cost over the properties)
                         concat(lower(hex(cityHash64(event, did, t, properties))), lower(hex(cityHash64(t, did, event))))
                             AS digest,
                         leftPad(lower(hex(bitAnd(toUInt64(intDiv(ifNull(t, 0), 1000)), 281474976710655))), 12, '0')
                             AS millis
-                    FROM {source}))
+                    FROM {source} AS source))
             SETTINGS input_format_skip_unknown_fields = 0, max_insert_threads = 2,
+                input_format_try_infer_dates = 0, input_format_try_infer_datetimes = 0,
                 short_circuit_function_evaluation = 'force_enable'
         """)  # every value pasted above is ours; the file's path is quoted by _literal
         self.client.command(
@@ -334,6 +385,10 @@ class _Stage:
             {"project": self.project_id},
         )
         self.rows = int(self.client.query_rows(f"SELECT count() FROM {self.table}")[0][0])
+
+    def may_hold_typed_values(self) -> bool:
+        """Whether a row's event or distinct id, read as text, may have been a value JSON typed (see fill)."""
+        return bool(self.client.query_rows(f"SELECT count() FROM {self.table} WHERE maybe_typed")[0][0])
 
     def has_other_time_forms(self) -> bool:
         """Whether a row's timestamp is in an ISO 8601 form the fill does not read (see clickhouse_times)."""

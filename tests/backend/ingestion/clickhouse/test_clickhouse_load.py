@@ -426,3 +426,62 @@ def test_a_timestamp_in_another_iso_form_sends_the_file_to_the_row_by_row_loader
         ("a", micros("2026-01-10T10:00:00+00:00")),
         ("b", micros("2026-01-10T11:00:00+00:00")),
     ]
+
+
+# Rows whose event, distinct id or uuid are not plain text, and what the row-by-row loader makes of each: the
+# stored (event, distinct id, uuid) or the reason the row is rejected. (The chdb bulk load reads this file twice:
+# as text first, then, since some values read like numbers or arrays, with the JSON types.)
+UUIDS = [f"01890000-0000-7000-8000-0000000000a{n}" for n in range(3)]
+TYPED_ROWS = [
+    ({"distinct_id": 123}, ("e", "123", None)),
+    ({"distinct_id": 12345678901234567890123}, ("e", "12345678901234567890123", None)),
+    ({"distinct_id": 1.5}, "distinct_id is not text"),
+    ({"distinct_id": 1.0}, "distinct_id is not text"),
+    ({"distinct_id": True}, "distinct_id is not text"),
+    ({"distinct_id": ["a"]}, "distinct_id is not text"),
+    ({"distinct_id": {"a": 1}}, "distinct_id is not text"),
+    ({"distinct_id": "2026-01-10"}, ("e", "2026-01-10", None)),
+    ({"distinct_id": "1.5"}, ("e", "1.5", None)),  # text that reads like a number is text
+    ({"distinct_id": None, "properties": {"distinct_id": 42}}, ("e", "42", None)),
+    ({"distinct_id": "", "properties": {"distinct_id": 4.0}}, "distinct_id is not text"),
+    ({"distinct_id": None, "properties": {"distinct_id": ""}}, "distinct_id is missing"),
+    ({"event": 7}, "event is not text"),
+    ({"event": None}, "event is missing"),
+    ({"event": "2026-01-10"}, ("2026-01-10", "d", None)),
+    ({"event": "7"}, ("7", "d", None)),
+    ({"uuid": "{" + UUIDS[0].upper() + "}"}, ("e", "d", UUIDS[0])),
+    ({"uuid": "urn:uuid:" + UUIDS[1]}, ("e", "d", UUIDS[1])),
+    ({"uuid": UUIDS[2].replace("-", "")}, ("e", "d", UUIDS[2])),
+    ({"uuid": "not-a-uuid"}, "uuid 'not-a-uuid' is not a UUID"),
+]
+
+
+def test_events_distinct_ids_and_uuids_that_are_not_plain_text_are_read_as_the_row_by_row_loader_reads_them(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    path = tmp_path / "typed.jsonl"
+    path.write_text("".join(
+        json.dumps({"event": "e", "distinct_id": "d", "timestamp": f"2026-01-10T10:{n:02d}:00Z", **row}) + "\n"
+        for n, (row, _) in enumerate(TYPED_ROWS)
+    ))  # fmt: skip
+    expected = [outcome for _, outcome in TYPED_ROWS]
+
+    def outcomes(report, stored) -> list:
+        by_time = {time: (event, distinct_id, event_uuid if event_uuid in UUIDS else None)
+                   for time, event, distinct_id, event_uuid in stored}  # fmt: skip
+        reasons = {r["row"]: r["reason"] for r in report.rejections}
+        return [
+            by_time.get(micros(f"2026-01-10T10:{n:02d}:00+00:00"), reasons.get(n + 1)) for n in range(len(TYPED_ROWS))
+        ]
+
+    used = []
+    real = columnar._store
+    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
+    ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert used, "the chdb load did not go column at a time"
+    stored = ch.query_rows(f"SELECT timestamp, event, distinct_id, uuid FROM `{ch.database}`.events")
+    assert outcomes(ch_report, stored) == expected
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
+    stored = sqlite_conn.execute("SELECT timestamp, event, distinct_id, uuid FROM events").fetchall()
+    assert outcomes(sqlite_report, [tuple(row) for row in stored]) == expected
