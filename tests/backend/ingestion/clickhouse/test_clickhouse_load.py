@@ -351,6 +351,27 @@ def micros(text: str) -> int:
     return int(datetime.fromisoformat(text).timestamp() * 1_000_000)
 
 
+def spy_on_columnar_store(monkeypatch) -> list:
+    """A list that gets an item each time a chdb load goes column at a time."""
+    used: list = []
+    real = columnar._store
+    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
+    return used
+
+
+def load_with_both_loaders(monkeypatch, ch_conn, ch, world, tmp_path, path, columns: str) -> list:
+    """Load ``path`` into chdb (column at a time) and into SQLite (row by row): each load's report and its
+    events' ``columns``."""
+    used = spy_on_columnar_store(monkeypatch)
+    ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert used, "the chdb load did not go column at a time"
+    ch_rows = [tuple(row) for row in ch.query_rows(f"SELECT {columns} FROM `{ch.database}`.events")]
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
+    sqlite_rows = [tuple(row) for row in sqlite_conn.execute(f"SELECT {columns} FROM events")]
+    return [(ch_report, ch_rows), (sqlite_report, sqlite_rows)]
+
+
 # Each timestamp as written, and the UTC time stored or the reason the row is rejected: what the row-by-row
 # loader does (ISO 8601 as Python reads it, no other spelling, every field in its range).
 TIMESTAMPS = [
@@ -390,17 +411,9 @@ def test_timestamps_are_read_as_the_row_by_row_loader_reads_them(monkeypatch, ch
         outcome if isinstance(outcome, int) else f"timestamp {written!r} is {outcome}"
         for written, outcome in TIMESTAMPS
     ]
-    used = []
-    real = columnar._store
-    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
-    ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
-    assert used, "the chdb load did not go column at a time"
-    stored = ch.query_rows(f"SELECT distinct_id, timestamp FROM `{ch.database}`.events")
-    assert outcomes_by_row(ch_report, stored) == expected
-    sqlite_conn, project = fresh(tmp_path, "reference.db")
-    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
-    stored = sqlite_conn.execute("SELECT distinct_id, timestamp FROM events").fetchall()
-    assert outcomes_by_row(sqlite_report, [tuple(row) for row in stored]) == expected
+    for report, stored in load_with_both_loaders(monkeypatch, ch_conn, ch, world, tmp_path, path,
+                                                 "distinct_id, timestamp"):  # fmt: skip
+        assert outcomes_by_row(report, stored) == expected
 
 
 def test_a_timestamp_in_another_iso_form_sends_the_file_to_the_row_by_row_loader(
@@ -412,9 +425,7 @@ def test_a_timestamp_in_another_iso_form_sends_the_file_to_the_row_by_row_loader
     path = tmp_path / "basic.jsonl"
     rows = [("a", "2026-01-10T10:00:00Z"), ("b", "20260110T110000Z"), ("c", "1700000000")]
     path.write_text("".join(json.dumps({"event": "e", "distinct_id": d, "timestamp": t}) + "\n" for d, t in rows))
-    used = []
-    real = columnar._store
-    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
+    used = spy_on_columnar_store(monkeypatch)
     report = load_file(ch_conn, world.project_id, path, now=NOW)
     assert not used
     assert (report.loaded, [r["reason"] for r in report.rejections]) == (
@@ -474,14 +485,6 @@ def test_events_distinct_ids_and_uuids_that_are_not_plain_text_are_read_as_the_r
             by_time.get(micros(f"2026-01-10T10:{n:02d}:00+00:00"), reasons.get(n + 1)) for n in range(len(TYPED_ROWS))
         ]
 
-    used = []
-    real = columnar._store
-    monkeypatch.setattr(columnar, "_store", lambda *args, **kwargs: used.append(True) or real(*args, **kwargs))
-    ch_report = load_file(ch_conn, world.project_id, path, now=NOW)
-    assert used, "the chdb load did not go column at a time"
-    stored = ch.query_rows(f"SELECT timestamp, event, distinct_id, uuid FROM `{ch.database}`.events")
-    assert outcomes(ch_report, stored) == expected
-    sqlite_conn, project = fresh(tmp_path, "reference.db")
-    sqlite_report = load_file(sqlite_conn, project, path, now=NOW)
-    stored = sqlite_conn.execute("SELECT timestamp, event, distinct_id, uuid FROM events").fetchall()
-    assert outcomes(sqlite_report, [tuple(row) for row in stored]) == expected
+    for report, stored in load_with_both_loaders(monkeypatch, ch_conn, ch, world, tmp_path, path,
+                                                 "timestamp, event, distinct_id, uuid"):  # fmt: skip
+        assert outcomes(report, stored) == expected
