@@ -12,6 +12,8 @@ leaves such a file to the row-by-row loader.
 
 from __future__ import annotations
 
+from ..store.clickhouse.params import string_literal as _literal
+
 __all__ = ["EARLIEST_MICROS", "LATEST_MICROS", "stripped", "local_micros", "other_iso_form"]
 
 # str.strip()'s whitespace, as an RE2 class
@@ -30,10 +32,6 @@ _ANY_ISO_START = r"^\d{4}(?:-?W\d|\d{4}|-\d{2}-\d{2})"
 #: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z: a time outside cannot be a Python datetime.
 EARLIEST_MICROS = -62_135_596_800_000_000
 LATEST_MICROS = 253_402_300_799_999_999
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def stripped(text_sql: str) -> str:

@@ -55,6 +55,7 @@ from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
 from ..ingestion.writer import pending_writes, write_transaction
 from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
+from ..store.clickhouse.params import string_literal as _literal
 from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text, session_id_of_raw
 from ..store.clickhouse.stored_columns import HOT_COLUMNS, stored_columns
 from ..store.engines import client_for, recorded_engine
@@ -119,10 +120,6 @@ _PERSON_UUID = (
 )
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _stored_value(column: str) -> str:
     """The value of a stored column of ``events`` from the staged names (``keys``) and raw values (``raws``)."""
     key = "$session_id" if column == "session_id" else _HOT_KEYS[column]
@@ -157,7 +154,7 @@ def load_columnar(
         for typed in (False, True):
             try:
                 with _reading_bar(events_file.path.name, progress) as report:
-                    stage.fill(_source(events_file, typed=typed) or source, typed=typed,
+                    stage.fill(_source(events_file, typed=True) if typed else source, typed=typed,
                                json_text=events_file.format == "jsonl" and not typed, received=to_micros(now),
                                stored=stored_columns(client), report=report)  # fmt: skip
             except Exception as error:

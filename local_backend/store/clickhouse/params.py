@@ -17,10 +17,16 @@ from typing import Any
 
 from .dialect import COHORT_MEMBERS
 
-__all__ = ["bind", "clickhouse_type"]
+__all__ = ["bind", "clickhouse_type", "string_literal"]
 
 _QUOTES = ("'", '"', "`")
 _COHORT_PREFIX = COHORT_MEMBERS.removesuffix("?)")
+
+
+def string_literal(text: str) -> str:
+    """A text the backend writes itself (a regular expression, a file's path) as a quoted ClickHouse literal;
+    values from users are bound, never pasted."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def clickhouse_type(value: Any) -> str:
