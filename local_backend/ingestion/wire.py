@@ -13,7 +13,6 @@ JSON text.
 from __future__ import annotations
 
 import re
-import uuid as uuid_module
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ __all__ = [
     "SentAtCache",
     "WireEvent",
     "read_event",
+    "uuid_text",
     "surrogate_problem",
     "properties_problem",
     "MAX_DISTINCT_ID_LENGTH",
@@ -39,6 +39,22 @@ MAX_EVENT_NAME_LENGTH = 400
 _PERSON_BAGS = ("$set", "$set_once", "$unset")
 # The canonical form, as every SDK sends it: checked without building a UUID object.
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_UUID_DIGITS = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def uuid_text(given: str) -> str | None:
+    """The canonical form of a uuid written as ``uuid.UUID`` reads one (``urn:`` and ``uuid:`` dropped, braces
+    around it, dashes anywhere, either case), or None when it is not one. Stricter than ``uuid.UUID`` in one
+    way: the rest must be 32 hexadecimal digits, where ``uuid.UUID`` also takes what ``int(text, 16)`` reads
+    (``0x``, underscores between digits, a sign, spaces): no uuid is written so, and the chdb bulk load reads
+    the same forms (:mod:`..loading.columnar`)."""
+    if _CANONICAL_UUID.fullmatch(given):
+        return given
+    digits = given.replace("urn:", "").replace("uuid:", "").strip("{}").replace("-", "")
+    if not _UUID_DIGITS.fullmatch(digits):
+        return None
+    digits = digits.lower()
+    return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 
 SURROGATE_PROPERTIES = "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode"
@@ -155,11 +171,7 @@ def read_event(raw: Any, sent_at: SentAtCache, received_at: int, *, historical: 
     else:
         if not isinstance(given, str):
             raise InvalidEvent("uuid must be text")
-        if _CANONICAL_UUID.fullmatch(given):
-            event_uuid = given
-        else:
-            try:
-                event_uuid = str(uuid_module.UUID(given))
-            except ValueError:
-                raise InvalidEvent(f"uuid is not a valid UUID: {given[:64]!r}") from None
+        event_uuid = uuid_text(given)
+        if event_uuid is None:
+            raise InvalidEvent(f"uuid is not a valid UUID: {given[:64]!r}")
     return WireEvent(event_uuid, name, distinct_id, timestamp, properties)

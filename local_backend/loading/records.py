@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, NamedTuple
 
+from ..ingestion.wire import uuid_text
 from ..json_text import compact_encoder
 
 __all__ = [
@@ -204,10 +205,9 @@ def event_parts(record: Mapping[str, Any]) -> EventParts:
     raw_uuid = record.get("uuid")
     event_uuid = None
     if raw_uuid is not None and not _is_empty(raw_uuid):
-        try:
-            event_uuid = str(uuid.UUID(str(raw_uuid)))
-        except ValueError:
-            raise RecordError(f"uuid {str(raw_uuid)[:40]!r} is not a UUID") from None
+        event_uuid = uuid_text(str(raw_uuid))
+        if event_uuid is None:
+            raise RecordError(f"uuid {str(raw_uuid)[:40]!r} is not a UUID")
     return EventParts(name, distinct, moment, properties, event_uuid)
 
 

@@ -76,6 +76,13 @@ def test_valid_events_are_stored_with_their_fields(conn, world):
         ({"event": "x", "distinct_id": "a", "timestamp": "yesterday"},
          "timestamp is not an ISO 8601 date-time: 'yesterday'"),
         ({"event": "x", "distinct_id": "a", "uuid": "nope"}, "uuid is not a valid UUID: 'nope'"),
+        # Python's uuid.UUID reads these (int(text, 16) takes 0x, underscores, a sign and spaces); no uuid is
+        ({"event": "x", "distinct_id": "a", "uuid": "0x0123456789abcdef0123456789abcd"},
+         "uuid is not a valid UUID: '0x0123456789abcdef0123456789abcd'"),
+        ({"event": "x", "distinct_id": "a", "uuid": "01234567_89abcdef0123456789abcde"},
+         "uuid is not a valid UUID: '01234567_89abcdef0123456789abcde'"),
+        ({"event": "x", "distinct_id": "a", "uuid": "+0123456789abcdef0123456789abcde"},
+         "uuid is not a valid UUID: '+0123456789abcdef0123456789abcde'"),
         ({"event": "x", "distinct_id": "a", "offset": "5"}, "offset must be a number of milliseconds"),
         ({"event": "x", "distinct_id": "a", "properties": {"v": float("nan")}},
          "properties are not valid JSON: Out of range float values are not JSON compliant"),
