@@ -52,8 +52,9 @@ from ..ingestion.definitions import DefinitionsWriter
 from ..ingestion.groups import GroupBook
 from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS, to_micros
-from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, WireEvent
+from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURROGATE_PROPERTIES, WireEvent
 from ..ingestion.writer import pending_writes, write_transaction
+from ..limits import MAX_JSON_DEPTH
 from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
 from ..store.clickhouse.params import string_literal as _literal
 from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text, session_id_of_raw
@@ -62,6 +63,7 @@ from ..store.engines import client_for, recorded_engine
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PERSON_UUID_NAMESPACE, PersonBook
 from ..store.run_memory import RunMemory
+from .clickhouse_properties import lone_surrogate, not_finite, too_deep
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
 from .readers import EventsFile
@@ -319,8 +321,11 @@ class _Stage:
                 multiIf(
                     event = '',
                         if(event_not_text, 'event is not text', 'event is missing'),
-                    -- one parse: a non-empty list of names proves a JSON object; an empty one may be {{}}
-                    empty(keys) AND NOT (isValidJSON(properties) AND startsWith(trimLeft(properties), '{{')),
+                    -- one parse: a non-empty list of names proves a JSON object; an empty one may be {{}}, or
+                    -- text ClickHouse cannot read, which Python may (see clickhouse_properties)
+                    empty(keys) AND NOT isValidJSON(properties) AND NOT (python_reads_it),
+                        'properties is not valid JSON',
+                    empty(keys) AND NOT startsWith(trimLeft(properties), '{{') AND isValidJSON(properties),
                         'properties is not a JSON object',
                     did = '', if(did_not_text, 'distinct_id is not text', 'distinct_id is missing'),
                     stamp = '', 'timestamp is missing',
@@ -331,6 +336,10 @@ class _Stage:
                     lengthUTF8(event) > {MAX_EVENT_NAME_LENGTH},
                         'event name is longer than {MAX_EVENT_NAME_LENGTH} characters',
                     trimBoth(did) = '', 'no distinct_id',
+                    python_reads_it AND {not_finite("properties")},
+                        'properties are not valid JSON: Out of range float values are not JSON compliant',
+                    python_reads_it AND {lone_surrogate("properties")}, {_literal(SURROGATE_PROPERTIES)},
+                    {too_deep("raws")}, 'properties nest more than {MAX_JSON_DEPTH} levels deep',
                     '') AS reason,
                 {_MAYBE_PERSON} AS maybe_person,
                 mapFromArrays(arrayMap(x -> x.1, g), arrayMap(x -> x.2, g)) AS groups,
@@ -341,7 +350,9 @@ class _Stage:
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
                     AS shape, other_time_form, {maybe_typed} AS maybe_typed{computed}
             FROM (
-                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g
+                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g,
+                    empty(kv) AND NOT isValidJSON(properties)
+                        AND ({not_finite("properties")} OR {lone_surrogate("properties")}) AS python_reads_it
                 FROM (
                     SELECT rowNumberInAllBlocks() + 1 AS row, {read["event"]} AS event,
                         {read["event_not_text"]} AS event_not_text,

@@ -464,6 +464,10 @@ TYPED_ROWS = [
     ({"uuid": "urn:uuid:" + UUIDS[1]}, ("e", "d", UUIDS[1])),
     ({"uuid": UUIDS[2].replace("-", "")}, ("e", "d", UUIDS[2])),
     ({"uuid": "not-a-uuid"}, "uuid 'not-a-uuid' is not a UUID"),
+    # what int(text, 16) reads besides digits, which uuid.UUID would take
+    ({"uuid": "0x0123456789abcdef0123456789abcd"}, "uuid '0x0123456789abcdef0123456789abcd' is not a UUID"),
+    ({"uuid": "01234567_89abcdef0123456789abcde"}, "uuid '01234567_89abcdef0123456789abcde' is not a UUID"),
+    ({"uuid": " 0123456789abcdef0123456789abcde"}, "uuid ' 0123456789abcdef0123456789abcde' is not a UUID"),
 ]
 
 
@@ -488,3 +492,59 @@ def test_events_distinct_ids_and_uuids_that_are_not_plain_text_are_read_as_the_r
     for report, stored in load_with_both_loaders(monkeypatch, ch_conn, ch, world, tmp_path, path,
                                                  "timestamp, event, distinct_id, uuid"):  # fmt: skip
         assert outcomes(report, stored) == expected
+
+
+def nested(levels: int) -> dict:
+    """Properties ``levels`` deep, the outer object the first level."""
+    value: object = 1
+    for _ in range(levels - 1):
+        value = [value]
+    return {"v": value}
+
+
+OUT_OF_RANGE = "properties are not valid JSON: Out of range float values are not JSON compliant"
+SURROGATE = "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode"
+# Properties as written on the line (JSON text), and the row-by-row loader's outcome: stored, or the reason.
+# Python reads NaN, Infinity, reals beyond a double and lone surrogate escapes, which ClickHouse's JSON reader
+# refuses; it then refuses them itself, each with its own reason, as it refuses too deep a nesting.
+PROPERTIES_ROWS = [
+    (json.dumps(nested(100)), "stored"),
+    (json.dumps(nested(101)), "properties nest more than 100 levels deep"),
+    ('{"v": "' + "[" * 300 + '"}', "stored"),  # brackets inside a string nest nothing
+    ('{"v": [["' + "[" * 300 + '"]]}', "stored"),
+    ('{"v": NaN}', OUT_OF_RANGE),
+    ('{"v": -Infinity}', OUT_OF_RANGE),
+    ('{"v": 1e999}', OUT_OF_RANGE),
+    ('{"v": 1' + "0" * 400 + ".5}", OUT_OF_RANGE),
+    ('{"v": 1' + "0" * 400 + "}", "stored"),  # an integer of any size is a Python int
+    ('{"v": -1e-999}', "stored"),  # underflows to -0.0
+    ('{"v": "NaN Infinity 1e999"}', "stored"),
+    ('"{\\"v\\": NaN}"', OUT_OF_RANGE),  # properties as a string holding JSON
+    ('"{not json"', "properties is not valid JSON"),
+    ('"hello"', "properties is not valid JSON"),
+    ('"[1]"', "properties is not a JSON object"),
+    ("[1]", "properties is not a JSON object"),
+    ('{"v": "\\ud800"}', SURROGATE),
+    ('{"v": "\\udc00"}', SURROGATE),
+    ('{"\\ud800": 1}', SURROGATE),
+    ('{"v": "\\\\ud800"}', "stored"),  # an escaped backslash, then text
+    ('{"v": "\\ud83d\\ude00"}', "stored"),  # a pair: one character
+    ('{"v": NaN, "w": "\\ud800"}', OUT_OF_RANGE),
+]
+
+
+def test_properties_python_reads_and_refuses_are_refused_as_the_row_by_row_loader_refuses_them(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    path = tmp_path / "properties.jsonl"
+    path.write_text("".join(
+        f'{{"event": "e", "distinct_id": "d", "timestamp": "2026-01-10T10:{n:02d}:00Z", "properties": {written}}}\n'
+        for n, (written, _) in enumerate(PROPERTIES_ROWS)
+    ))  # fmt: skip
+    expected = [outcome for _, outcome in PROPERTIES_ROWS]
+    for report, stored in load_with_both_loaders(monkeypatch, ch_conn, ch, world, tmp_path, path, "timestamp"):
+        times, reasons = {row[0] for row in stored}, {r["row"]: r["reason"] for r in report.rejections}
+        assert [
+            "stored" if micros(f"2026-01-10T10:{n:02d}:00+00:00") in times else reasons.get(n + 1)
+            for n in range(len(PROPERTIES_ROWS))
+        ] == expected
