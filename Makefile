@@ -51,7 +51,7 @@ lab: $(BROWSER_STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ServerApp.ip=$(HOST) --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG)
 
 lint: $(STAMP)
-	$(PY) -m ruff check $(LINTED)
+	$(PY) -m ruff check $(LINTED) $(NOTEBOOKS)
 	$(PY) -m ruff format --check $(LINTED)
 
 bench: $(STAMP)
