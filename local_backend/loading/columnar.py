@@ -99,14 +99,18 @@ _MAYBE_PERSON = (
 )
 # each usable entry of $groups (name, raw JSON value) with its key's text as GroupBook.columns makes it (str() of
 # the value; a whole real keeps its point, which the raw text has lost, so a number is looked up again as a
-# Double), or '' for a key that names no group (groups.is_group_key: null, empty, an object or an array)
+# Double), or '' for a key that names no group (groups.is_group_key: null, empty, an object or an array). The
+# raw values come from $groups' own raw text read again, where a whole real from 2^64 on has become an integer
+# too large for 64 bits, whose raw text is its digits in quotes: such quoted digits are a string or a Double.
 _GROUP_KEY_NUMBER = "JSONExtractFloat(properties, '$groups', kv.1)"
+_GROUP_KEY_QUOTED_NUMBER = "(match(kv.2, '^\"-?[0-9]+\"$') AND JSONType(properties, '$groups', kv.1) = 'Double')"
 _GROUP_KEYS = (
     "arrayFilter(x -> x.1 != '' AND x.2 != '', arrayMap(kv -> (kv.1, multiIf("
-    "startsWith(kv.2, '\"'), JSONExtractString(concat('[', kv.2, ']'), 1),"
+    f"startsWith(kv.2, '\"') AND NOT {_GROUP_KEY_QUOTED_NUMBER},"
+    " JSONExtractString(concat('[', kv.2, ']'), 1),"
     " kv.2 IN ('', 'null') OR startsWith(kv.2, '{') OR startsWith(kv.2, '['), '',"
     " kv.2 = 'true', 'True', kv.2 = 'false', 'False',"
-    " match(kv.2, '^-?[0-9]') AND JSONType(properties, '$groups', kv.1) = 'Double',"
+    " (startsWith(kv.2, '\"') OR match(kv.2, '^-?[0-9]')) AND JSONType(properties, '$groups', kv.1) = 'Double',"
     f" {python_float_text(_GROUP_KEY_NUMBER)}, kv.2)),"
     " JSONExtractKeysAndValuesRaw(raws[indexOf(keys, '$groups')])))"
 )
