@@ -347,8 +347,12 @@ class _Stage:
                     '') AS reason,
                 {_MAYBE_PERSON} AS maybe_person,
                 mapFromArrays(arrayMap(x -> x.1, g), arrayMap(x -> x.2, g)) AS groups,
-                -- the group type a $groupidentify names, if text (see group_types)
-                if(event = '$groupidentify' AND startsWith(raws[indexOf(keys, '$group_type')], '"'),
+                -- the group type a $groupidentify names, if text and its $group_key names a group, as
+                -- groups.is_group_key has it (see group_types)
+                if(event = '$groupidentify' AND startsWith(raws[indexOf(keys, '$group_type')], '"')
+                        AND raws[indexOf(keys, '$group_key')] NOT IN ('', 'null', '""')
+                        AND NOT startsWith(raws[indexOf(keys, '$group_key')], '{{')
+                        AND NOT startsWith(raws[indexOf(keys, '$group_key')], '['),
                     JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
                 -- the names, and which of them hold a value with a type (see property_samples)
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))

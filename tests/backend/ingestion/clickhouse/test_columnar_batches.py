@@ -143,21 +143,27 @@ def test_the_first_batch_is_decided_again_when_another_connection_commits_before
 
 def test_group_types_take_their_indexes_in_the_order_the_events_name_them(monkeypatch, ch_conn, ch, tmp_path, world):
     """company is named first by a $groupidentify, team then only in $groups (an event the person rules never
-    see), a $group_type that is not text names nothing, and project comes in the second batch."""
+    see), a $group_type that is not text names nothing, nor does a $groupidentify or a $groups entry whose key
+    names no group (empty, null, an object, an array), and project comes in a later batch."""
     path = write(tmp_path, [
         event("$groupidentify", "u1", 0, **{"$group_type": "company", "$group_key": "acme"}),
         event("$pageview", "u1", 1, **{"$groups": {"team": "core"}}),
         event("$groupidentify", "u1", 2, **{"$group_type": 7, "$group_key": "x"}),
-        event("$groupidentify", "u1", 3, **{"$group_type": "project", "$group_key": "p1"}),
+        *(event("$groupidentify", "u1", 3 + n, **{"$group_type": "org", "$group_key": key})
+          for n, key in enumerate(["", None, {"id": 1}, [1]])),
+        event("$pageview", "u1", 7, **{"$groups": {"squad": "", "guild": None}}),
+        event("$groupidentify", "u1", 8, **{"$group_type": "project", "$group_key": "p1"}),
     ])  # fmt: skip
-    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 4
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 9
     mappings = ch_conn.execute(
         "SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = ? ORDER BY 2",
         (world.project_id,),
     ).fetchall()
     assert [tuple(row) for row in mappings] == [("company", 0), ("team", 1), ("project", 2)]
-    stored = ch.query_rows(f"SELECT distinct_id, group_1 FROM `{ch.database}`.events WHERE event = '$pageview'")
-    assert [tuple(row) for row in stored] == [("u1", "core")]
+    stored = ch.query_rows(
+        f"SELECT timestamp, group_1 FROM `{ch.database}`.events WHERE event = '$pageview' ORDER BY timestamp"
+    )
+    assert [row[1] for row in stored] == ["core", None]
 
 
 def test_past_the_most_distinct_ids_it_remembers_a_load_looks_the_others_up(monkeypatch, ch_conn, ch, tmp_path, world):
