@@ -33,6 +33,7 @@ a line ClickHouse cannot read) is loaded by the row-by-row loader instead, with 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 import time
@@ -445,16 +446,30 @@ class _Stage:
     def property_samples(self, first: int, last: int) -> list[tuple[str, str, str]]:
         """Each property name of the batch's kept events, its first value that has a type and its first value
         (raw JSON), read from the first event of each shape (events mostly share a few): the first event with a
-        given set of names, each marked by whether its value has a type, holds every name's first typed value."""
-        return self.client.query_rows(
-            f"SELECT kv.1 AS key, argMinIf(kv.2, row, NOT (startsWith(kv.2, '{{') OR startsWith(kv.2, '[')"
-            f" OR kv.2 = 'null')) AS typed, argMin(kv.2, row) AS first"
+        given set of names, each marked by whether its value has a type, holds every name's first typed value.
+
+        ClickHouse gives an integer beyond 64 bits as its digits in quotes, as it gives text of digits: such a
+        value is read again from its event's properties, in Python, which tells them apart."""
+        typed = "NOT (startsWith(kv.2, '{') OR startsWith(kv.2, '[') OR kv.2 = 'null')"
+        found = self.client.query_rows(
+            f"SELECT kv.1 AS key, argMinIf(kv.2, row, {typed}) AS typed, argMin(kv.2, row) AS first,"
+            f" argMinIf(row, row, {typed}) AS typed_row"
             f" FROM (SELECT row, properties FROM {self.table} WHERE row IN (SELECT min(s.row) FROM {self.table} AS s"
             f" WHERE s.row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND s.row IN"
             f" (SELECT row FROM {self.kept} WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}}) GROUP BY s.shape))"
             f" ARRAY JOIN JSONExtractKeysAndValuesRaw(properties) AS kv GROUP BY key",
             {"first": first, "last": last},
         )
+        quoted = {int(row) for _, value, _, row in found if _QUOTED_LONG_DIGITS.fullmatch(value)}
+        if not quoted:
+            return [(key, value, raw) for key, value, raw, _ in found]
+        texts = dict(self.client.query_rows(
+            f"SELECT row, properties FROM {self.table} WHERE row IN {{rows:Array(UInt64)}}", {"rows": sorted(quoted)}
+        ))  # fmt: skip
+        return [
+            (key, _json_of(key, texts[int(row)]) if _QUOTED_LONG_DIGITS.fullmatch(value) else value, raw)
+            for key, value, raw, row in found
+        ]
 
     def group_types(self, first: int, last: int) -> list[str]:
         """The group type names the batch's kept events name, in order of first sight (as ingestion meets them)."""
@@ -685,6 +700,15 @@ def _write(
     _definitions(decided.definitions, decided.batch, samples)
     decided.definitions.flush(conn)
     return decided_next, failure
+
+
+# the raw text ClickHouse gives a JSON integer beyond 64 bits (19 digits at least), and text of as many digits
+_QUOTED_LONG_DIGITS = re.compile(r'"-?[0-9]{19,}"')
+
+
+def _json_of(key: str, properties: str) -> str:
+    """The JSON text of one property as Python reads the event's properties (the last of a repeated name)."""
+    return json.dumps(json.loads(properties)[key])
 
 
 def _definitions(definitions: DefinitionsWriter, batch: Any, property_samples: list[tuple[str, str, str]]) -> None:

@@ -550,3 +550,28 @@ def test_properties_python_reads_and_refuses_are_refused_as_the_row_by_row_loade
             "stored" if micros(f"2026-01-10T10:{n:02d}:00+00:00") in times else reasons.get(n + 1)
             for n in range(len(PROPERTIES_ROWS))
         ] == expected
+
+
+def test_a_property_first_seen_as_an_integer_beyond_64_bits_is_numeric_as_in_the_row_by_row_load(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """ClickHouse gives such an integer, like text of digits, as digits in quotes; the definitions tell them apart."""
+    path = tmp_path / "big.jsonl"
+    big, digits = 10**30, "1" * 25
+    path.write_text(
+        json.dumps({"event": "e", "distinct_id": "a", "timestamp": "2026-01-10T10:00:00Z",
+                    "properties": {"big": big, "digits": digits, "small": 7}}) + "\n"
+        + json.dumps({"event": "e", "distinct_id": "a", "timestamp": "2026-01-10T10:01:00Z",
+                      "properties": {"big": "text", "digits": 5, "small": 8}}) + "\n"
+    )  # fmt: skip
+    expected = [("big", "Numeric"), ("digits", "String"), ("small", "Numeric")]
+    used = spy_on_columnar_store(monkeypatch)
+    assert load_file(ch_conn, world.project_id, path, now=NOW).loaded == 2 and used
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    assert load_file(sqlite_conn, project, path, now=NOW).loaded == 2
+    for conn, project_id in ((ch_conn, world.project_id), (sqlite_conn, project["id"])):
+        found = conn.execute(
+            "SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = 1 ORDER BY name",
+            (project_id,),
+        ).fetchall()
+        assert [tuple(row) for row in found] == expected
