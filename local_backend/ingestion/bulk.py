@@ -173,5 +173,16 @@ def store_prepared(
     project_id = int(project["id"])
     with write_transaction(conn):
         kept = _new_positions(conn, project_id, columns.uuids)
+        if len(kept) < len(columns):  # the definitions come from the events stored, as capture's do
+            columns.property_samples = _property_samples(columns, kept)
         store_columns(conn, project_id, columns, kept, created_at)
     return BatchOutcome(accepted=len(kept), duplicates=len(columns) - len(kept))
+
+
+def _property_samples(columns: EventColumns, positions: list[int]) -> dict[str, Any]:
+    """The first value of each event property among the events at ``positions`` (the batch's samples were
+    taken over every row, repeats and events already stored included)."""
+    samples = DefinitionsWriter(0)
+    for position in positions:
+        samples.add_properties(json.loads(columns.properties[position]))
+    return samples.samples()

@@ -575,3 +575,23 @@ def test_a_property_first_seen_as_an_integer_beyond_64_bits_is_numeric_as_in_the
             (project_id,),
         ).fetchall()
         assert [tuple(row) for row in found] == expected
+
+
+def test_a_repeated_event_defines_no_property_in_either_load(monkeypatch, ch_conn, ch, tmp_path, world):
+    """The second line repeats the first one's uuid, so it is not stored: its text value of k defines nothing,
+    and k is defined by the stored event after it, as capture defines it."""
+    given = "01890000-0000-7000-8000-0000000000b1"
+    path = tmp_path / "repeat.jsonl"
+    path.write_text("".join(json.dumps({"event": "e", "distinct_id": "a", "timestamp": f"2026-01-10T10:0{n}:00Z",
+                                        "properties": properties, **({"uuid": given} if n < 2 else {})}) + "\n"
+                            for n, properties in enumerate([{"a": 1}, {"k": "text"}, {"k": 5}])))  # fmt: skip
+    used = spy_on_columnar_store(monkeypatch)
+    assert load_file(ch_conn, world.project_id, path, now=NOW).duplicates == 1 and used
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    assert load_file(sqlite_conn, project, path, now=NOW).duplicates == 1
+    for conn, project_id in ((ch_conn, world.project_id), (sqlite_conn, project["id"])):
+        found = conn.execute(
+            "SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = 1 ORDER BY name",
+            (project_id,),
+        ).fetchall()
+        assert [tuple(row) for row in found] == [("a", "Numeric"), ("k", "Numeric")]
