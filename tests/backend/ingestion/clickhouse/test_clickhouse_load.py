@@ -552,6 +552,21 @@ def test_properties_python_reads_and_refuses_are_refused_as_the_row_by_row_loade
         ] == expected
 
 
+def event_property_types_of_both_loads(monkeypatch, ch_conn, world, tmp_path, path) -> list[list[tuple]]:
+    """Load ``path`` into chdb (column at a time) and into SQLite (row by row): each load's event property
+    definitions, (name, type) by name."""
+    used = spy_on_columnar_store(monkeypatch)
+    load_file(ch_conn, world.project_id, path, now=NOW)
+    assert used, "the chdb load did not go column at a time"
+    sqlite_conn, project = fresh(tmp_path, "reference.db")
+    load_file(sqlite_conn, project, path, now=NOW)
+    sql = "SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = 1 ORDER BY name"
+    return [
+        [tuple(row) for row in conn.execute(sql, (project_id,))]
+        for conn, project_id in ((ch_conn, world.project_id), (sqlite_conn, project["id"]))
+    ]
+
+
 def test_a_property_first_seen_as_an_integer_beyond_64_bits_is_numeric_as_in_the_row_by_row_load(
     monkeypatch, ch_conn, ch, tmp_path, world
 ):
@@ -565,16 +580,7 @@ def test_a_property_first_seen_as_an_integer_beyond_64_bits_is_numeric_as_in_the
                       "properties": {"big": "text", "digits": 5, "small": 8}}) + "\n"
     )  # fmt: skip
     expected = [("big", "Numeric"), ("digits", "String"), ("small", "Numeric")]
-    used = spy_on_columnar_store(monkeypatch)
-    assert load_file(ch_conn, world.project_id, path, now=NOW).loaded == 2 and used
-    sqlite_conn, project = fresh(tmp_path, "reference.db")
-    assert load_file(sqlite_conn, project, path, now=NOW).loaded == 2
-    for conn, project_id in ((ch_conn, world.project_id), (sqlite_conn, project["id"])):
-        found = conn.execute(
-            "SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = 1 ORDER BY name",
-            (project_id,),
-        ).fetchall()
-        assert [tuple(row) for row in found] == expected
+    assert event_property_types_of_both_loads(monkeypatch, ch_conn, world, tmp_path, path) == [expected, expected]
 
 
 def test_a_repeated_event_defines_no_property_in_either_load(monkeypatch, ch_conn, ch, tmp_path, world):
@@ -585,13 +591,5 @@ def test_a_repeated_event_defines_no_property_in_either_load(monkeypatch, ch_con
     path.write_text("".join(json.dumps({"event": "e", "distinct_id": "a", "timestamp": f"2026-01-10T10:0{n}:00Z",
                                         "properties": properties, **({"uuid": given} if n < 2 else {})}) + "\n"
                             for n, properties in enumerate([{"a": 1}, {"k": "text"}, {"k": 5}])))  # fmt: skip
-    used = spy_on_columnar_store(monkeypatch)
-    assert load_file(ch_conn, world.project_id, path, now=NOW).duplicates == 1 and used
-    sqlite_conn, project = fresh(tmp_path, "reference.db")
-    assert load_file(sqlite_conn, project, path, now=NOW).duplicates == 1
-    for conn, project_id in ((ch_conn, world.project_id), (sqlite_conn, project["id"])):
-        found = conn.execute(
-            "SELECT name, property_type FROM property_definitions WHERE project_id = ? AND type = 1 ORDER BY name",
-            (project_id,),
-        ).fetchall()
-        assert [tuple(row) for row in found] == [("a", "Numeric"), ("k", "Numeric")]
+    expected = [("a", "Numeric"), ("k", "Numeric")]
+    assert event_property_types_of_both_loads(monkeypatch, ch_conn, world, tmp_path, path) == [expected, expected]
