@@ -13,6 +13,7 @@ import pytest
 from tqdm import tqdm
 
 import local_backend.loading.columnar as columnar
+import local_backend.loading.staging as staging
 from local_backend.loading import load_file
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate
@@ -174,14 +175,14 @@ def test_a_batch_whose_copy_fails_leaves_the_batches_before_it_and_nothing_of_it
     with their persons, and neither SQLite nor ClickHouse holds anything of rows 4-6 (bob's events and person)."""
     path = write_jsonl(tmp_path)
     monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
-    real_copy = columnar._Stage.copy
+    real_copy = staging.Stage.copy
 
     def copy(stage, groups, first, last, created_at):
         if first == 4:
             raise RuntimeError("ClickHouse went away")
         return real_copy(stage, groups, first, last, created_at)
 
-    monkeypatch.setattr(columnar._Stage, "copy", copy)
+    monkeypatch.setattr(staging.Stage, "copy", copy)
     with pytest.raises(RuntimeError, match="went away"):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
     assert_rows_1_to_3_alone_stored(ch_conn, ch)
@@ -193,14 +194,14 @@ def test_a_batch_whose_next_fetch_fails_is_not_copied(monkeypatch, ch_conn, ch, 
     4-6 are not copied, so as with a failed copy rows 1-3 stay stored and nothing of rows 4-6 is."""
     path = write_jsonl(tmp_path)
     monkeypatch.setattr(columnar, "COLUMNAR_BATCH", 3)
-    real_batch = columnar._Stage.batch
+    real_batch = staging.Stage.batch
 
     def batch(stage, first, last):
         if first == 7:
             raise RuntimeError("ClickHouse went away")
         return real_batch(stage, first, last)
 
-    monkeypatch.setattr(columnar._Stage, "batch", batch)
+    monkeypatch.setattr(staging.Stage, "batch", batch)
     with pytest.raises(RuntimeError, match="went away"):
         load_file(ch_conn, world.project_id, path, now=NOW, batch_size=3)
     assert_rows_1_to_3_alone_stored(ch_conn, ch)
