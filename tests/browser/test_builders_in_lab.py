@@ -207,6 +207,8 @@ def trend_driven(builders_page: Any, lab: JupyterLab, screenshots: Path) -> Driv
             screenshots,
             "trend",
             """
+            from toolkit import event
+
             request = toolkit.TrendRequest(
                 events=[event("report_viewed", math="dau")],
                 interval="day",
