@@ -30,7 +30,8 @@ from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text, s
 from ..store.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PERSON_UUID_NAMESPACE
-from .clickhouse_properties import lone_surrogate, not_finite, too_deep
+from .clickhouse_properties import lone_surrogate as has_lone_surrogate
+from .clickhouse_properties import not_finite, too_deep
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
 from .readers import EventsFile
@@ -205,9 +206,8 @@ class Stage:
                         if(event_not_text, 'event is not text', 'event is missing'),
                     -- one parse: a non-empty list of names proves a JSON object; an empty one may be {{}}, or
                     -- text ClickHouse cannot read, which Python may (see clickhouse_properties)
-                    empty(keys) AND NOT isValidJSON(properties) AND NOT (python_reads_it),
-                        'properties is not valid JSON',
-                    empty(keys) AND NOT startsWith(trimLeft(properties), '{{') AND isValidJSON(properties),
+                    unreadable AND NOT (out_of_range OR lone_surrogate), 'properties is not valid JSON',
+                    empty(keys) AND NOT unreadable AND NOT startsWith(trimLeft(properties), '{{'),
                         'properties is not a JSON object',
                     did = '', if(did_not_text, 'distinct_id is not text', 'distinct_id is missing'),
                     stamp = '', 'timestamp is missing',
@@ -218,9 +218,8 @@ class Stage:
                     lengthUTF8(event) > {MAX_EVENT_NAME_LENGTH},
                         'event name is longer than {MAX_EVENT_NAME_LENGTH} characters',
                     trimBoth(did) = '', 'no distinct_id',
-                    python_reads_it AND {not_finite("properties")},
-                        'properties are not valid JSON: Out of range float values are not JSON compliant',
-                    python_reads_it AND {lone_surrogate("properties")}, {_literal(SURROGATE_PROPERTIES)},
+                    out_of_range, 'properties are not valid JSON: Out of range float values are not JSON compliant',
+                    lone_surrogate, {_literal(SURROGATE_PROPERTIES)},
                     {too_deep("raws")}, 'properties nest more than {MAX_JSON_DEPTH} levels deep',
                     '') AS reason,
                 {_MAYBE_PERSON} AS maybe_person,
@@ -237,8 +236,9 @@ class Stage:
                     AS shape, other_time_form, {maybe_typed} AS maybe_typed{computed}
             FROM (
                 SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g,
-                    empty(kv) AND NOT isValidJSON(properties)
-                        AND ({not_finite("properties")} OR {lone_surrogate("properties")}) AS python_reads_it
+                    empty(kv) AND NOT isValidJSON(properties) AS unreadable,
+                    unreadable AND {not_finite("properties")} AS out_of_range,
+                    unreadable AND {has_lone_surrogate("properties")} AS lone_surrogate
                 FROM (
                     SELECT rowNumberInAllBlocks() + 1 AS row, {read["event"]} AS event,
                         {read["event_not_text"]} AS event_not_text,
