@@ -28,7 +28,9 @@ the same work in columns instead:
    the first event of each shape (its property names and which of them hold a typed value).
 
 A file this module cannot take as it is (other columns, which become properties; non-text Parquet columns;
-a line ClickHouse cannot read) is loaded by the row-by-row loader instead, with the same outcome.
+a line ClickHouse cannot read; properties naming a key twice in one object, whose last value Python keeps and
+stores alone, where ClickHouse's JSON functions would read the first) is loaded by the row-by-row loader instead,
+with the same outcome.
 """
 
 from __future__ import annotations
@@ -114,6 +116,8 @@ def load_columnar(
             stage = Stage(client, project_id)
         if stage.has_other_time_forms():
             return None  # an ISO 8601 form only Python reads: the row-by-row loader reads the file
+        if stage.has_repeated_names():
+            return None  # Python keeps a repeated name's last value, JSON functions the first: stored as Python reads
         report = stage.report()
         with _roomy_pages(conn):
             _store(conn, project_id, stage, report, max(batch_size, COLUMNAR_BATCH), to_micros(now), progress,

@@ -31,7 +31,7 @@ from ..store.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PERSON_UUID_NAMESPACE
 from .clickhouse_properties import lone_surrogate as has_lone_surrogate
-from .clickhouse_properties import not_finite, too_deep
+from .clickhouse_properties import names_a_key_twice, not_finite, repeated_name, too_deep
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
 from .readers import EventsFile
@@ -71,7 +71,7 @@ _GROUP_KEYS = (
     " kv.2 = 'true', 'True', kv.2 = 'false', 'False',"
     " (startsWith(kv.2, '\"') OR match(kv.2, '^-?[0-9]')) AND JSONType(properties, '$groups', kv.1) = 'Double',"
     f" {python_float_text(_GROUP_KEY_NUMBER)}, kv.2)),"
-    " JSONExtractKeysAndValuesRaw(raws[indexOf(keys, '$groups')])))"
+    " group_pairs))"
 )
 
 # persons.person_uuid of the row's distinct id (the project id bound as {project}): uuid5 is SHA-1 of the
@@ -166,7 +166,7 @@ class Stage:
         self.client.command(
             f"CREATE TABLE {self.table} (row UInt64, event String, distinct_id String, ts Int64, properties String,"
             f" uuid String, reason String, maybe_person UInt8, groups Map(String, String), group_type String,"
-            f" shape UInt64, other_time_form UInt8, maybe_typed UInt8{values})"
+            f" shape UInt64, other_time_form UInt8, maybe_typed UInt8, repeated_name UInt8{values})"
             " ENGINE = MergeTree ORDER BY row"
         )
         # the table lives for one load: merging its parts is wasted work, and grows with the file (measured: a
@@ -233,9 +233,11 @@ class Stage:
                     JSONExtractString(concat('[', raws[indexOf(keys, '$group_type')], ']'), 1), '') AS group_type,
                 -- the names, and which of them hold a value with a type (see property_samples)
                 cityHash64(keys, arrayMap(x -> x = 'null' OR startsWith(x, '{{') OR startsWith(x, '['), raws))
-                    AS shape, other_time_form, {maybe_typed} AS maybe_typed{computed}
+                    AS shape, other_time_form, {maybe_typed} AS maybe_typed,
+                {repeated_name("keys", "raws", "group_pairs")} AS repeated_name{computed}
             FROM (
-                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws, {_GROUP_KEYS} AS g,
+                SELECT *, arrayMap(x -> x.1, kv) AS keys, arrayMap(x -> x.2, kv) AS raws,
+                    JSONExtractKeysAndValuesRaw(raws[indexOf(keys, '$groups')]) AS group_pairs, {_GROUP_KEYS} AS g,
                     empty(kv) AND NOT isValidJSON(properties) AS unreadable,
                     unreadable AND {not_finite("properties")} AS out_of_range,
                     unreadable AND {has_lone_surrogate("properties")} AS lone_surrogate
@@ -287,6 +289,17 @@ class Stage:
     def has_other_time_forms(self) -> bool:
         """Whether a row's timestamp is in an ISO 8601 form the fill does not read (see clickhouse_times)."""
         return bool(self.client.query_rows(f"SELECT count() FROM {self.table} WHERE other_time_form")[0][0])
+
+    def has_repeated_names(self) -> bool:
+        """Whether the properties of an event to store name a key twice in one object (see
+        :func:`~.clickhouse_properties.repeated_name`)."""
+        sure, maybe = self.client.query_rows(
+            f"SELECT countIf(repeated_name = 2), countIf(repeated_name = 1) FROM {self.table} WHERE reason = ''"
+        )[0]
+        if sure or not maybe:
+            return bool(sure)
+        deep = self.client.query_rows(f"SELECT properties FROM {self.table} WHERE reason = '' AND repeated_name = 1")
+        return any(names_a_key_twice(text) for (text,) in deep)
 
     def report(self) -> LoadReport:
         (rejected, valid), kept = (

@@ -594,3 +594,56 @@ def test_a_repeated_event_defines_no_property_in_either_load(monkeypatch, ch_con
                             for n, properties in enumerate([{"a": 1}, {"k": "text"}, {"k": 5}])))  # fmt: skip
     expected = [("a", "Numeric"), ("k", "Numeric")]
     assert event_property_types_of_both_loads(monkeypatch, ch_conn, world, tmp_path, path) == [expected, expected]
+
+
+# Properties whose objects name a key twice, at each depth ClickHouse checks and beyond it (left to Python), and
+# what a calculation then reads on the chdb engine: the last value, the one Python keeps and the row-by-row load
+# stores alone (ClickHouse's and SQLite's JSON functions would read the first).
+DEEP = "[" * 6
+REPEATED_NAMES = [
+    ('{"plan": "free", "plan": "paid"}', "JSONExtractString(properties, 'plan')", "paid"),
+    ('{"$groups": {"company": "acme", "company": "initech"}}', "group_0", "initech"),
+    ('{"obj": {"k": 1, "k": 2}}', "JSONExtractRaw(properties, 'obj')", '{"k":2}'),
+    ('{"list": [1, {"k": 1, "k": 2}]}', "JSONExtractRaw(properties, 'list')", '[1,{"k":2}]'),
+    ('{"deep": ' + DEEP + '{"k": 1, "k": 2}' + "]" * 6 + "}", "JSONExtractRaw(properties, 'deep')",
+     DEEP + '{"k":2}' + "]" * 6),
+]  # fmt: skip
+
+
+def load_line_into_chdb(monkeypatch, ch_conn, ch, world, tmp_path, properties: str, read: str) -> tuple[bool, str]:
+    """Load a file of two events, the second with ``properties`` (JSON text); whether the load went column at a
+    time, and ``read`` (a ClickHouse expression) of the second event as stored."""
+    path = tmp_path / "names.jsonl"
+    path.write_text(
+        '{"event": "e", "distinct_id": "a", "timestamp": "2026-01-11T10:00:00Z", "properties": {"plan": "x"}}\n'
+        f'{{"event": "e", "distinct_id": "a", "timestamp": "2026-01-11T10:01:00Z", "properties": {properties}}}\n'
+    )
+    used = spy_on_columnar_store(monkeypatch)
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
+    assert report.loaded == 2
+    (value,) = ch.query_rows(
+        f"SELECT {read} FROM `{ch.database}`.events WHERE timestamp = {{t:Int64}}",
+        {"t": micros("2026-01-11T10:01:00+00:00")},
+    )[0]
+    return bool(used), value
+
+
+@pytest.mark.parametrize(("properties", "read", "expected"), REPEATED_NAMES)
+def test_properties_naming_a_key_twice_are_stored_as_python_reads_them(
+    monkeypatch, ch_conn, ch, tmp_path, world, properties, read, expected
+):
+    if read == "group_0":
+        load_file(ch_conn, world.project_id, write_jsonl(tmp_path), now=NOW)  # company: group type 0
+    column_at_a_time, value = load_line_into_chdb(monkeypatch, ch_conn, ch, world, tmp_path, properties, read)
+    assert (column_at_a_time, value) == (False, expected)
+
+
+def test_the_same_name_in_different_objects_loads_column_at_a_time(monkeypatch, ch_conn, ch, tmp_path, world):
+    properties = (
+        '{"a": {"k": 1}, "b": {"k": 2}, "list": [{"k": 1}, {"k": 2}], "deep": ' + DEEP + '{"k": 1}, {"k": 2}'
+        + "]" * 6 + "}"
+    )  # fmt: skip
+    column_at_a_time, value = load_line_into_chdb(
+        monkeypatch, ch_conn, ch, world, tmp_path, properties, "JSONExtractRaw(properties, 'b')"
+    )
+    assert (column_at_a_time, value) == (True, '{"k":2}')
