@@ -18,6 +18,7 @@ __all__ = [
     "SystemClock",
     "FrozenStartClock",
     "FixedClock",
+    "format_micros",
     "parse_instant",
     "format_instant",
     "has_iso_date_form",
@@ -83,5 +84,15 @@ def parse_instant(text: str) -> datetime:
 
 
 def format_instant(value: datetime) -> str:
-    """ISO 8601 in UTC with microseconds and a ``Z``, the form every stored and returned time takes."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """ISO 8601 in UTC with microseconds and a ``Z``, the form every stored and returned time takes (the year in
+    four digits: ``strftime``'s ``%Y`` gives year 999 as ``999``)."""
+    return f"{value.astimezone(UTC).isoformat(timespec='microseconds')[:-6]}Z"
+
+
+def format_micros(micros: int) -> str:
+    """:func:`format_instant` of a time in UTC microseconds since 1970, without making a ``datetime``: about two
+    thirds of the cost, for the per-event paths (plugins see each event's time as this text)."""
+    seconds, fraction = divmod(micros, 1_000_000)
+    t = time.gmtime(seconds)
+    day = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
+    return f"{day}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{fraction:06d}Z"

@@ -22,10 +22,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..clock import format_instant
+from ..clock import format_micros
 from ..json_text import compact_encoder
 from ..plugins.pipeline import PipelineResult, load_enabled_plugins, record_pipeline_outcomes, run_pipeline
-from ..store.events import from_micros
 from ..store.ids import time_ordered_uuid
 from .bulk import EventColumns, changes_persons, store_columns, stored_uuids
 from .definitions import DefinitionsWriter
@@ -187,7 +186,7 @@ def _run_plugins(
                 "event": event.event,
                 "distinct_id": event.distinct_id,
                 "properties": event.properties,
-                "timestamp": format_instant(from_micros(event.timestamp)),
+                "timestamp": format_micros(event.timestamp),
                 "team_id": project_id,
             },
             plugins,

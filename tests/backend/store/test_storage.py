@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from local_backend.store.db import transaction
 from local_backend.store.events import EventRow, ensure_person, from_micros, insert_events, to_micros
 from local_backend.store.migrations import MIGRATIONS, applied_migrations, migrate
@@ -48,6 +50,25 @@ def test_micros_round_trip():
     instant = parse_instant("2026-01-10T10:00:00.123456Z")
     assert to_micros(instant) == 1768039200123456
     assert from_micros(to_micros(instant)) == instant
+
+
+@pytest.mark.parametrize(
+    ("micros", "text"),
+    [
+        (0, "1970-01-01T00:00:00.000000Z"),
+        (1, "1970-01-01T00:00:00.000001Z"),
+        (-1, "1969-12-31T23:59:59.999999Z"),
+        (1768039200123456, "2026-01-10T10:00:00.123456Z"),
+        (951782400000000, "2000-02-29T00:00:00.000000Z"),
+        (-62135596800000000, "0001-01-01T00:00:00.000000Z"),
+        (-30610310400000000, "0999-12-31T00:00:00.000000Z"),
+        (253402300799999999, "9999-12-31T23:59:59.999999Z"),
+    ],
+)
+def test_a_time_in_micros_is_formatted_as_every_stored_time_is(micros, text):
+    from local_backend.clock import format_instant, format_micros
+
+    assert format_micros(micros) == text == format_instant(from_micros(micros))
 
 
 def test_events_are_idempotent_on_uuid(conn, world):
