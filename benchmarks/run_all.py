@@ -44,6 +44,7 @@ def commands(sizes: list[int], scale_sizes: list[int], chdb_sizes: list[int] | N
             "total,dau,materialized,funnel",
         ],
         "guard": ["guard_bench.py", "--events", str(min(sizes))],
+        "reprocess": ["reprocess_bench.py", "--size", str(min(sizes))],
     }
 
 

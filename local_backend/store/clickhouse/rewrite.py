@@ -35,6 +35,7 @@ from typing import Any
 
 from ...errors import APIError
 from .client import ClickHouseClient, require
+from .schema import exact_days
 from .writer import next_version
 
 __all__ = [
@@ -73,27 +74,61 @@ def stored_event_batches(
     client: ClickHouseClient, *, project_id: int, start: int, end: int, batch_size: int
 ) -> Iterator[Any]:
     """The project's events with ``start <= timestamp <= end`` (UTC microseconds), as pyarrow tables of the
-    stored columns of at most ``batch_size`` rows, in ``(timestamp, uuid)`` order."""
+    stored columns of at most ``batch_size`` rows, in ``(timestamp, uuid)`` order.
+
+    Each batch is the next ``batch_size`` rows after the last one read. Its statement reads only the days of
+    one window (:func:`_day_windows`), which the events' sorting key finds without reading the others: without
+    that, every batch read the times of the whole range again, and a job over 1M events spent 14 s of its 60 in
+    those reads (5M events would have read the range a thousand times)."""
     columns = ", ".join(f"`{name}`" for name, _ in stored_columns_of_events(client))
-    after: tuple[int, str] | None = None
-    while True:
+    for window in _day_windows(client, project_id, start, end, batch_size):
         params: dict[str, Any] = {"project": project_id, "start": start, "end": end, "limit": batch_size}
+        days = ""
+        if window is not None:
+            days = " AND day BETWEEN {first_day:Date} AND {last_day:Date}"
+            params["first_day"], params["last_day"] = window
         resume = ""
-        if after is not None:
+        while True:
+            batch = client.query_arrow(
+                f"SELECT {columns} FROM {_table(client, 'events')} WHERE project_id = {{project:Int64}}"
+                f" AND timestamp BETWEEN {{start:Int64}} AND {{end:Int64}}{days}{resume}"
+                " ORDER BY timestamp, uuid LIMIT {limit:UInt64}",
+                params,
+            )
+            if batch.num_rows:
+                yield batch
+            if batch.num_rows < batch_size:
+                break
             resume = " AND (timestamp, uuid) > ({after_ts:Int64}, {after_uuid:String})"
-            params["after_ts"], params["after_uuid"] = after
-        batch = client.query_arrow(
-            f"SELECT {columns} FROM {_table(client, 'events')} WHERE project_id = {{project:Int64}}"
-            f" AND timestamp BETWEEN {{start:Int64}} AND {{end:Int64}}{resume}"
-            " ORDER BY timestamp, uuid LIMIT {limit:UInt64}",
-            params,
-        )
-        if batch.num_rows == 0:
-            return
-        yield batch
-        if batch.num_rows < batch_size:
-            return
-        after = (int(batch["timestamp"][-1].as_py()), str(batch["uuid"][-1].as_py()))
+            last = batch.slice(batch.num_rows - 1)
+            params["after_ts"], params["after_uuid"] = int(last["timestamp"][0].as_py()), str(last["uuid"][0].as_py())
+
+
+def _day_windows(
+    client: ClickHouseClient, project_id: int, start: int, end: int, batch_size: int
+) -> Iterator[tuple[str, str] | None]:
+    """Runs of consecutive days (first and last, ``YYYY-MM-DD``) holding the range's events in order, each of
+    about ``batch_size`` events at most (a day holding more is a run of its own); a single None, for the whole
+    range at once, when the table's ``day`` is not the exact day of each time (a database made before, whose
+    days do not follow the times in order)."""
+    if not exact_days(client):
+        yield None
+        return
+    counts = client.query_rows(
+        f"SELECT toString(day), count() FROM {_table(client, 'events')} WHERE project_id = {{project:Int64}}"
+        " AND timestamp BETWEEN {start:Int64} AND {end:Int64} GROUP BY day ORDER BY day",
+        {"project": project_id, "start": start, "end": end},
+    )
+    window: list[str] = []
+    held = 0
+    for day, count in counts:
+        if window and held + int(count) > batch_size:
+            yield window[0], window[-1]
+            window, held = [], 0
+        window.append(str(day))
+        held += int(count)
+    if window:
+        yield window[0], window[-1]
 
 
 class StagedRewrite:

@@ -8,13 +8,17 @@ or the next time the engine is opened, must finish it with every event stored ex
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from local_backend.plugins import jobs
 from local_backend.store import engines
-from local_backend.store.clickhouse.rewrite import RewriteUnsupported, StagedRewrite
+from local_backend.store.clickhouse import rewrite
+from local_backend.store.clickhouse.rewrite import RewriteUnsupported, StagedRewrite, stored_event_batches
 from local_backend.store.engines import client_for
+from local_backend.store.events import to_micros
 from tests.backend.plugin_helpers import add_config
 from tests.backend.plugins.jobs_helpers import rewrite_tables, run_job, stored, stored_twice, trend
 from tests.factories import add_events
@@ -112,6 +116,53 @@ def test_rewritten_events_keep_their_other_columns_and_recompute_their_stored_pr
     }
     answer = client.post(f"/api/projects/{world.project_id}/insights/trend/", json=body, headers=world.headers())
     assert answer.json()["result"][0]["data"] == [1, 0, 1, 0]
+
+
+# Three days of events for batches of three: the 10th holds five (three at one instant), more than one batch;
+# the 8th and the 12th are outside the range read.
+SPREAD = [
+    ("e", "early", "2026-01-08T23:59:59Z"),
+    ("e", "a", "2026-01-09T10:00:00Z"),
+    ("e", "b1", "2026-01-10T12:00:00Z"), ("e", "b2", "2026-01-10T12:00:00Z"), ("e", "b3", "2026-01-10T12:00:00Z"),
+    ("e", "c", "2026-01-10T13:00:00Z"),
+    ("e", "d", "2026-01-10T23:59:59.999999Z"),
+    ("e", "f", "2026-01-11T00:00:00Z"),
+    ("e", "g", "2026-01-11T10:00:00Z"),
+    ("e", "late", "2026-01-12T00:00:00Z"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("exact_days", [True, False], ids=["by day", "database made before the exact day"])
+def test_stored_events_are_read_in_batches_each_event_once_in_time_order(conn, world, on_chdb, monkeypatch, exact_days):
+    add_events(conn, world.project_id, SPREAD)
+    on_chdb()
+    if not exact_days:
+        monkeypatch.setattr(rewrite, "exact_days", lambda client: False)
+    start, end = to_micros(datetime(2026, 1, 9, tzinfo=UTC)), to_micros(datetime(2026, 1, 11, 23, 59, tzinfo=UTC))
+    batches = list(stored_event_batches(client_for(conn), project_id=world.project_id, start=start, end=end,
+                                        batch_size=3))  # fmt: skip
+    assert max(batch.num_rows for batch in batches) <= 3
+    read = [(time, uuid, who) for batch in batches for time, uuid, who in
+            zip(batch["timestamp"].to_pylist(), batch["uuid"].to_pylist(), batch["distinct_id"].to_pylist(),
+                strict=True)]  # fmt: skip
+    assert [row[2] for row in read if not row[2].startswith("b")] == ["a", "c", "d", "f", "g"]
+    assert sorted(row[2] for row in read if row[2].startswith("b")) == ["b1", "b2", "b3"]
+    assert [row[:2] for row in read] == sorted({row[:2] for row in read})  # in (time, uuid) order, none twice
+
+
+def test_a_job_over_more_events_than_a_batch_processes_each_once(client, world, conn, on_chdb, monkeypatch):
+    add_events(conn, world.project_id, [(name, who, when, {"$ip": "1.1.1.1"}) for name, who, when in SPREAD])
+    on_chdb()
+    monkeypatch.setattr(jobs, "CLICKHOUSE_BATCH_SIZE", 2)
+    strip = add_config(conn, world.project_id, 1, config={"event_properties": "$ip"})
+    result = run_job(client, world, strip, "2026-01-09", "2026-01-11").json()["result"]
+    assert result == {"processed": 8, "changed": 8, "dropped": 0, "unchanged": 0, "failed": 0}
+    assert [(who, properties) for _, who, properties in stored(conn, world.project_id)
+            if not who.startswith("b")] == [
+        ("early", {"$ip": "1.1.1.1"}), ("a", {}), ("c", {}), ("d", {}), ("f", {}), ("g", {}),
+        ("late", {"$ip": "1.1.1.1"}),
+    ]  # fmt: skip
+    assert stored_twice(conn) == []
 
 
 class _ClusterClient:
