@@ -153,14 +153,19 @@ class _Tally:
         self.renamed[project_id, name] = max(self.renamed.get((project_id, name), 0), timestamp)
 
 
+# The next batch of a range's events on SQLite, in id order. NOT INDEXED walks the table by id from the last
+# one read, so the job reads each row once; left to itself SQLite picked an index on project_id, read every
+# row of the project for each batch and sorted them by id (97 s of a 150 s job over 1M events).
+STORED_EVENTS_SQL = (
+    "SELECT id, uuid, event, distinct_id, properties, timestamp FROM events NOT INDEXED WHERE project_id = ?"
+    " AND timestamp BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?"
+)
+
+
 def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
     last_id = 0
     while True:
-        rows = conn.execute(
-            "SELECT id, uuid, event, distinct_id, properties, timestamp FROM events WHERE project_id = ?"
-            " AND timestamp BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?",
-            (project_id, start, end, last_id, BATCH_SIZE),
-        ).fetchall()
+        rows = conn.execute(STORED_EVENTS_SQL, (project_id, start, end, last_id, BATCH_SIZE)).fetchall()
         if not rows:
             return
         last_id = rows[-1]["id"]

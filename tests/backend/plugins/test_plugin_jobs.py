@@ -112,6 +112,7 @@ def test_a_job_on_a_plugin_without_jobs_or_with_a_reversed_range_changes_nothing
 def test_a_job_that_fails_midway_leaves_every_event_as_it_was(world, conn, events, engine, monkeypatch):
     name = engine()
     monkeypatch.setattr(jobs, "BATCH_SIZE", 2)  # alice and bob's events are rewritten or staged before dave's
+    monkeypatch.setattr(jobs, "CLICKHOUSE_BATCH_SIZE", 2)
 
     def rename_until_dave(event, config):
         if event["distinct_id"] == "dave":
@@ -132,3 +133,10 @@ def test_a_job_that_fails_midway_leaves_every_event_as_it_was(world, conn, event
     assert stored_twice(conn) == []
     if name == "chdb":
         assert rewrite_tables(conn) == []
+
+
+def test_the_sqlite_job_reads_each_batch_onward_from_the_last_id_read(conn):
+    """Each batch is a seek on the table's ids, not a read of the whole project sorted again (which made a job's
+    reading grow with the square of the project's events)."""
+    plan = conn.execute(f"EXPLAIN QUERY PLAN {jobs.STORED_EVENTS_SQL}", (1, 0, 1, 0, 10)).fetchall()
+    assert [row[3] for row in plan] == ["SEARCH events USING INTEGER PRIMARY KEY (rowid>?)"]
