@@ -60,13 +60,18 @@ from ..store.clickhouse.stored_columns import stored_columns
 from ..store.engines import client_for, recorded_engine
 from ..store.persons import PersonBook
 from ..store.run_memory import RunMemory
-from .loader import LoadReport
+from .loader import LoadReport, rare_collections
 from .readers import EventsFile
 from .staging import Stage, file_source
 
 __all__ = ["COLUMNAR_BATCH", "load_columnar"]
 
 COLUMNAR_BATCH = 250_000  # events per transaction at least: ClickHouse wants few large inserts
+# Batches at most, the batch growing past COLUMNAR_BATCH for a larger file. Each commit writes every page of the
+# persons' uuid index and distinct ids' key that the batch's inserts touched, and inserts at random places touch
+# nearly all of them: a commit costs in proportion to the tables, so with a fixed batch the commits of a load grew
+# with the square of its size.
+COLUMNAR_BATCHES = 20
 # SQLite's page cache and memory map while the persons are written: each batch inserts tens of thousands of
 # persons at random places of the persons' uuid index and the distinct ids' key, which at 20M events (about
 # 2.8M persons) hold some 300 MB. With the usual 16 MiB cache most inserts missed it, and the cost per person
@@ -119,14 +124,20 @@ def load_columnar(
         if stage.has_repeated_names():
             return None  # Python keeps a repeated name's last value, JSON functions the first: stored as Python reads
         report = stage.report()
-        with _roomy_pages(conn):
-            _store(conn, project_id, stage, report, max(batch_size, COLUMNAR_BATCH), to_micros(now), progress,
+        with _roomy_pages(conn), rare_collections():
+            _store(conn, project_id, stage, report, _batch_size(stage.rows, batch_size), to_micros(now), progress,
                    events_file.path.name)  # fmt: skip
     finally:
         stage.drop()
         report_seconds = time.perf_counter() - started
     report.seconds = report_seconds
     return report
+
+
+def _batch_size(rows: int, asked: int) -> int:
+    """Events per batch: at least ``asked`` and :data:`COLUMNAR_BATCH`, and few enough for at most
+    :data:`COLUMNAR_BATCHES` batches."""
+    return max(asked, COLUMNAR_BATCH, -(-rows // COLUMNAR_BATCHES))
 
 
 @contextmanager

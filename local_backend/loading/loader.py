@@ -38,6 +38,7 @@ __all__ = [
     "check_batch_size",
     "batched",
     "load_records",
+    "rare_collections",
     "store_batches",
 ]
 
@@ -164,7 +165,7 @@ def store_batches(
     with (
         tqdm(total=total, unit="ev", desc=description, file=sys.stderr, disable=not progress) as bar,
         _timed(report, started),
-        _rare_collections(),
+        rare_collections(),
     ):
         try:
             for batch in batches:
@@ -233,7 +234,7 @@ def load_records(
 
 
 @contextmanager
-def _rare_collections() -> Iterator[None]:
+def rare_collections() -> Iterator[None]:
     """Fewer cyclic garbage collections while storing: batches make many objects and no reference cycles, and
     the default threshold (a collection every 700 new objects) costs several per cent of a load."""
     before = gc.get_threshold()

@@ -196,3 +196,25 @@ def test_a_groupidentify_names_its_own_group_type_before_those_of_its_groups(ch_
         (world.project_id,),
     ).fetchall()
     assert [tuple(row) for row in mappings] == [("team", 0), ("project", 1), ("company", 2)]
+
+
+def test_a_file_larger_than_the_batches_allow_is_stored_in_fewer_larger_batches(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """At least 2 rows a batch and at most 4 batches: 30 rows go in 4 batches of 8, 8, 8 and 6 rows (each one
+    commit), and every event keeps its distinct id's person."""
+    path = write(tmp_path, [event("$pageview", f"u{i % 10}", i) for i in range(30)])
+    monkeypatch.setattr(columnar, "COLUMNAR_BATCHES", 4)
+    copied: list[tuple[int, int]] = []
+    real = columnar.Stage.copy
+
+    def spy(self, groups, first, last, created_at):
+        copied.append((first, last))
+        return real(self, groups, first, last, created_at)
+
+    monkeypatch.setattr(columnar.Stage, "copy", spy)
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 30
+    assert copied == [(1, 8), (9, 16), (17, 24), (25, 30)]
+    person_of, count, stored = persons_after(ch_conn, ch)
+    assert count == 10
+    assert stored == [(f"u{i % 10}", i % 10 + 1) for i in range(30)]
