@@ -11,7 +11,7 @@ minified JSON (a whole real loses its point: see :func:`hot_value_of_raw`).
 
 from __future__ import annotations
 
-from .dialect import _line_separators_unescaped, _real_text
+from .dialect import INT64_MAX, _line_separators_unescaped, _real_text
 
 __all__ = ["hot_value_of_raw", "python_float_text", "session_id_of_raw"]
 
@@ -21,6 +21,7 @@ def hot_value_of_raw(raw: str, properties: str, key: str) -> str:
 
     The raw text of a whole real drops its point (``1.0`` reads back ``1``), so a number without one is looked
     up again in ``properties`` (under ``key``, a quoted literal): rare for the hot properties, which hold text.
+    An integer past SQLite's 64-bit range is the text of a real, as SQLite reads it.
     Evaluate with ``short_circuit_function_evaluation = 'force_enable'`` so only those rows parse it again.
     """
     return (
@@ -30,6 +31,7 @@ def hot_value_of_raw(raw: str, properties: str, key: str) -> str:
         f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(raw)},"
         f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({raw})')},"
         f" JSONType({properties}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({properties}, {key})')},"
+        f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {INT64_MAX}, {_real_text(f'toFloat64(toUInt64({raw}))')},"
         f" {raw})"
     )
 
