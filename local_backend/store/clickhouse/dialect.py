@@ -24,6 +24,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ...limits import MAX_INT64
+
 __all__ = ["ClickHouseDialect", "COHORT_MEMBERS", "joined_columns"]
 
 Sql = tuple[str, list[Any]]
@@ -97,10 +99,6 @@ def joined_columns(sql: str) -> set[str]:
     return {name for name in names if f"e.{name}" in sql}
 
 
-#: The largest integer SQLite stores as one: JSON holds larger ones, which SQLite reads as reals.
-INT64_MAX = 9_223_372_036_854_775_807
-
-
 def _real_text(number_sql: str) -> str:
     """A Float64 as SQLite prints a real: ``%!.15g`` (15 significant digits, always a decimal point)."""
     printed = f"printf('%.15g', {number_sql})"
@@ -133,7 +131,7 @@ class ClickHouseDialect:
             f" JSONType({column}, ?) = 'Null', {null},"
             f" JSONType({column}, ?) = 'Double', {_real_text(f'JSONExtractFloat({column}, ?)')},"
             # an integer past SQLite's range, SQLite reads as a real (one past 64 bits ClickHouse reads as text)
-            f" JSONType({column}, ?) = 'UInt64' AND JSONExtractUInt({column}, ?) > {INT64_MAX},"
+            f" JSONType({column}, ?) = 'UInt64' AND JSONExtractUInt({column}, ?) > {MAX_INT64},"
             f" {_real_text(f'toFloat64(JSONExtractUInt({column}, ?))')},"
             f" {_line_separators_unescaped(f'JSONExtractRaw({column}, ?)')})"
         )

@@ -11,7 +11,8 @@ minified JSON (a whole real loses its point: see :func:`hot_value_of_raw`).
 
 from __future__ import annotations
 
-from .dialect import INT64_MAX, _line_separators_unescaped, _real_text
+from ...limits import MAX_INT64
+from .dialect import _line_separators_unescaped, _real_text
 
 __all__ = ["hot_value_of_raw", "python_float_text", "session_id_of_raw"]
 
@@ -31,7 +32,7 @@ def hot_value_of_raw(raw: str, properties: str, key: str) -> str:
         f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(raw)},"
         f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({raw})')},"
         f" JSONType({properties}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({properties}, {key})')},"
-        f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {INT64_MAX}, {_real_text(f'toFloat64(toUInt64({raw}))')},"
+        f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {MAX_INT64}, {_real_text(f'toFloat64(toUInt64({raw}))')},"
         f" {raw})"
     )
 

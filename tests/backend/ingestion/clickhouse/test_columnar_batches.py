@@ -215,6 +215,6 @@ def test_a_file_larger_than_the_batches_allow_is_stored_in_fewer_larger_batches(
     monkeypatch.setattr(columnar.Stage, "copy", spy)
     assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 30
     assert copied == [(1, 8), (9, 16), (17, 24), (25, 30)]
-    person_of, count, stored = persons_after(ch_conn, ch)
+    _, count, stored = persons_after(ch_conn, ch)
     assert count == 10
     assert stored == [(f"u{i % 10}", i % 10 + 1) for i in range(30)]
