@@ -24,9 +24,11 @@ import json
 import sqlite3
 import uuid
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .run_memory import RunMemory
 
@@ -42,6 +44,9 @@ __all__ = [
 #: A person's uuid is ``uuid5(PERSON_UUID_NAMESPACE, "<project id>:<its first distinct id>")``.
 PERSON_UUID_NAMESPACE = uuid.UUID("0c2b6f5e-1f77-4d2b-9a55-6b8f3c0d9e21")
 _NAMESPACE_BYTES = PERSON_UUID_NAMESPACE.bytes
+# a person's properties as stored: what json.dumps(value, separators=(",", ":"), default=str) makes, without a new
+# encoder for each person
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
 
 _ILLEGAL_ANY_CASE = {"anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email",
                      "undefined", "true", "false"}  # fmt: skip
@@ -266,7 +271,7 @@ class PersonBook:
     def create_planned(self) -> None:
         """Create the planned bare persons of ids still unassigned; the plan ends."""
         person_of = self._person_of
-        self._create_planned([index for distinct_id, index in self._planned.items() if distinct_id not in person_of])
+        self._create_all_planned([i for distinct_id, i in self._planned.items() if distinct_id not in person_of])
         self._last_id = self._base() + len(self._plan.positions) + self._created_by_rules
         self._plan, self._planned, self._rule_positions, self._created_by_rules = _BarePlan([], [], []), {}, [], 0
 
@@ -287,6 +292,32 @@ class PersonBook:
             ids.append(person_id)
         self.created += len(ids)
         return ids
+
+    def _create_all_planned(self, indexes: list[int]) -> None:
+        """:meth:`_create_planned` for the plan's remaining persons at once, as the plan ends (tens of thousands in a
+        bulk load's batch: their ids are worked out together, and the plan is not kept up to date)."""
+        if not indexes:
+            return
+        plan = self._plan
+        at = np.asarray(indexes)
+        ids = (self._base() + 1 + at + np.searchsorted(self._rule_positions, np.asarray(plan.positions)[at])).tolist()
+        distinct_ids = [plan.distinct_ids[i] for i in indexes]
+        timestamps = [plan.timestamps[i] for i in indexes]
+        uuids = [None] * len(indexes) if plan.uuids is None else [plan.uuids[i] for i in indexes]
+        self._person_of.update(zip(distinct_ids, ids, strict=True))
+        self._mappings.update(zip(distinct_ids, ids, strict=True))
+        self._absent.difference_update(distinct_ids)
+        self._bare.update(zip(ids, zip(distinct_ids, timestamps, uuids, strict=True), strict=True))
+        self.created += len(ids)
+
+    def persons_now(self, distinct_ids: Sequence[str]) -> list[int | None]:
+        """:meth:`lookup` of each distinct id, in one pass when all were read or assigned in this call."""
+        person_of = self._person_of
+        try:
+            found = [person_of[distinct_id] for distinct_id in distinct_ids]
+        except KeyError:
+            return [self.lookup(distinct_id) for distinct_id in distinct_ids]
+        return [self.resolve(person_id) for person_id in found] if self._merged_into else found
 
     def update_properties(self, person_id: int, set_: Any, set_once: Any, unset: Any) -> None:
         person = self._load(person_id)
@@ -415,4 +446,4 @@ def person_uuid(project_id: int, distinct_id: str) -> str:
 def _dumps(value: Mapping[str, Any]) -> str:
     if not value:  # most persons of a bulk load have no properties
         return "{}"
-    return json.dumps(value, separators=(",", ":"), default=str)
+    return _ENCODER.encode(value)

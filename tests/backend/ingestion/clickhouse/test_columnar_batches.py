@@ -5,8 +5,11 @@ the order the events name them, across batches."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from contextlib import contextmanager
 from datetime import UTC, datetime
+
+import pytest
 
 import local_backend.loading.columnar as columnar
 import local_backend.store.run_memory as run_memory
@@ -218,3 +221,29 @@ def test_a_file_larger_than_the_batches_allow_is_stored_in_fewer_larger_batches(
     _, count, stored = persons_after(ch_conn, ch)
     assert count == 10
     assert stored == [(f"u{i % 10}", i % 10 + 1) for i in range(30)]
+
+
+def test_a_load_without_foreign_key_checks_leaves_every_distinct_id_on_a_stored_person(
+    monkeypatch, ch_conn, ch, tmp_path, world
+):
+    """The load turns SQLite's foreign key checks off while it writes: batches of 2 rows, u2 identifies as the
+    anonymous u1 in the second batch (u1's person, 1, merged into u2's, 2), u3 arrives in the third. Every distinct
+    id names a stored person, and the checks are on again once the load is done."""
+    path = write(tmp_path, [
+        event("$pageview", "u1", 0),
+        event("$pageview", "u2", 1),
+        event("$identify", "u2", 2, **{"$anon_distinct_id": "u1"}),
+        event("$pageview", "u1", 3),
+        event("$pageview", "u3", 4),
+    ])  # fmt: skip
+    assert load_in_batches_of_2(monkeypatch, ch_conn, world, path) == 5
+    person_of, count, _ = persons_after(ch_conn, ch)
+    assert person_of == {"u1": 2, "u2": 2, "u3": 3}
+    assert count == 2
+    assert ch_conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert ch_conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        ch_conn.execute(
+            "INSERT INTO person_distinct_ids (project_id, distinct_id, person_id) VALUES (?, 'u9', 999)",
+            (world.project_id,),
+        )
