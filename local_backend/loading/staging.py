@@ -26,7 +26,7 @@ from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURR
 from ..limits import MAX_JSON_DEPTH
 from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
 from ..store.clickhouse.params import string_literal as _literal
-from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text, session_id_of_raw
+from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text
 from ..store.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.persons import PERSON_UUID_NAMESPACE
@@ -89,7 +89,8 @@ def _stored_value(column: str) -> str:
     """The value of a stored column of ``events`` from the staged names (``keys``) and raw values (``raws``)."""
     key = "$session_id" if column == "session_id" else _HOT_KEYS[column]
     raw = f"raws[indexOf(keys, {_literal(key)})]"
-    return session_id_of_raw(raw) if column == "session_id" else hot_value_of_raw(raw, "properties", _literal(key))
+    booleans = ("'1'", "'0'") if column == "session_id" else None  # session_id holds SQLite's 1 and 0
+    return hot_value_of_raw(raw, "properties", _literal(key), booleans=booleans)
 
 
 def file_source(events_file: EventsFile, *, typed: bool = False) -> str | None:

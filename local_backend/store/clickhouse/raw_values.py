@@ -14,35 +14,32 @@ from __future__ import annotations
 from ...limits import MAX_INT64
 from .dialect import _line_separators_unescaped, _real_text
 
-__all__ = ["hot_value_of_raw", "python_float_text", "session_id_of_raw"]
+__all__ = ["hot_value_of_raw", "python_float_text"]
 
 
-def hot_value_of_raw(raw: str, properties: str, key: str) -> str:
-    """What a hot column holds (:meth:`.ClickHouseDialect.hot_value`), from the value's raw JSON text ``raw``.
+def hot_value_of_raw(raw: str, properties: str, key: str, *, booleans: tuple[str, str] | None = None) -> str:
+    """What a hot column holds (:meth:`.ClickHouseDialect.hot_value`), from the value's raw JSON text ``raw``;
+    with ``booleans`` (the texts of true and false, ``("'1'", "'0'")`` for ``session_id``), what
+    :meth:`.ClickHouseDialect.extract` gives.
 
     The raw text of a whole real drops its point (``1.0`` reads back ``1``), so a number without one is looked
     up again in ``properties`` (under ``key``, a quoted literal): rare for the hot properties, which hold text.
     An integer past SQLite's 64-bit range is the text of a real, as SQLite reads it.
     Evaluate with ``short_circuit_function_evaluation = 'force_enable'`` so only those rows parse it again.
     """
+    truth = (
+        f"{raw} IN ('true', 'false'), {raw}"
+        if booleans is None
+        else f"{raw} = 'true', {booleans[0]}, {raw} = 'false', {booleans[1]}"
+    )
     return (
         f"multiIf({raw} = '' OR {raw} = 'null', NULL,"
-        f" startsWith({raw}, '\"'), JSONExtractString({raw}),"
-        f" {raw} IN ('true', 'false'), {raw},"
+        f" startsWith({raw}, '\"'), JSONExtractString({raw}), {truth},"
         f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(raw)},"
         f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({raw})')},"
         f" JSONType({properties}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({properties}, {key})')},"
         f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {MAX_INT64}, {_real_text(f'toFloat64(toUInt64({raw}))')},"
         f" {raw})"
-    )
-
-
-def session_id_of_raw(raw: str) -> str:
-    """What ``events.session_id`` holds (text as it is, numbers and booleans as written, NULL for a null, an
-    array, an object or no value), from the value's raw JSON text ``raw``."""
-    return (
-        f"multiIf({raw} = '' OR {raw} = 'null' OR startsWith({raw}, '[') OR startsWith({raw}, '{{'), NULL,"
-        f" startsWith({raw}, '\"'), JSONExtractString({raw}), {raw})"
     )
 
 

@@ -25,7 +25,7 @@ import re
 import weakref
 
 from .client import ClickHouseClient
-from .stored_columns import add_hot_columns, event_tables
+from .stored_columns import SESSION_ID_EXPRESSION, add_hot_columns, event_tables
 
 __all__ = [
     "DAY_EXPRESSION",
@@ -64,14 +64,13 @@ TABLES: dict[str, str] = {
             group_2 Nullable(String),
             group_3 Nullable(String),
             group_4 Nullable(String),
-            session_id Nullable(String) MATERIALIZED multiIf(
-                JSONType(properties, '$session_id') = 'String', JSONExtractString(properties, '$session_id'),
-                JSONType(properties, '$session_id') IN ('Null', 'Object', 'Array'), NULL,
-                JSONHas(properties, '$session_id'), JSONExtractRaw(properties, '$session_id'), NULL),
+            session_id Nullable(String) MATERIALIZED SESSION_ID_EXPRESSION,
             day Date MATERIALIZED DAY_EXPRESSION
         ) ENGINE = MergeTree
         ORDER BY (project_id, event, day, person_id, timestamp)
-    """.replace("DAY_EXPRESSION", DAY_EXPRESSION),
+    """.replace("DAY_EXPRESSION", DAY_EXPRESSION).replace(
+        "SESSION_ID_EXPRESSION", SESSION_ID_EXPRESSION.replace("{", "{{").replace("}", "}}")
+    ),
     "persons": """
         CREATE TABLE IF NOT EXISTS {db}.persons (
             project_id Int64,

@@ -31,6 +31,7 @@ from .params import bind
 
 __all__ = [
     "HOT_COLUMNS",
+    "SESSION_ID_EXPRESSION",
     "add_hot_columns",
     "add_property_column",
     "drop_property_column",
@@ -46,13 +47,22 @@ _MARK = re.compile(r"\{p(\d+):String\}")
 
 
 def property_expression(key: str) -> str:
-    """The value of property ``key`` of an event's ``properties``, with the key written into the text (a
-    column's expression cannot take parameters); keys holding a quote or a backslash are refused."""
+    """The value of property ``key`` of an event's ``properties`` as a hot column holds it, with the key written
+    into the text (a column's expression cannot take parameters); keys holding a quote or a backslash are
+    refused."""
     if any(char in key for char in "'\\`") or any(ord(char) < 32 for char in key):
         raise ValueError(f"property key {key!r} cannot be written into a column's expression")
-    sql, params = ClickHouseDialect("").hot_value("properties", key)
+    return _written(*ClickHouseDialect("").hot_value("properties", key))
+
+
+def _written(sql: str, params: list[object]) -> str:
     text, named = bind(sql, params)
     return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
+
+
+#: ``events.session_id``: ``$session_id`` as SQLite's generated text column holds it (``json_extract``: text as
+#: it is, numbers as SQLite prints them, true and false as 1 and 0, arrays and objects as JSON, NULL for null).
+SESSION_ID_EXPRESSION = _written(*ClickHouseDialect("").extract("properties", "$session_id"))
 
 
 def _cluster(client: ClickHouseClient) -> str | None:

@@ -35,7 +35,7 @@ VALUES: list[Any] = [
     "2026-01-10", "2026-01-10T10:00:00Z", "2026-01-10T10:00:00+02:00", "2026-01-10 10:00:00.5",
     "2026-01-10Tnonsense", "2026-02-30", "1700000000", "20260110", "10/01/2026",
 ]  # fmt: skip
-KEYS = ["v", 'we"ird', "$dollar"]
+KEYS = ["v", 'we"ird', "$dollar", "$session_id"]
 
 
 @pytest.fixture
@@ -112,6 +112,18 @@ def test_quantiles_interpolate_as_on_sqlite(stores, level):
 
     expected, found = both(stores, make)
     assert found == expected
+
+
+def test_session_ids_are_stored_as_on_sqlite(stores):
+    """``events.session_id`` (what unique sessions count and session durations group by) holds each value as
+    SQLite's generated text column does: true and 1 are one session there, and so here."""
+    expected, found = both(stores, lambda store, project_id: read(store, project_id, ("e.session_id", []))[0])
+    assert found == expected
+    sessions = dict(zip(map(repr, VALUES), found, strict=True))
+    assert sessions["'Chrome'"] == "Chrome" and sessions["10"] == "10" and sessions["1.0"] == "1.0"
+    assert sessions["True"] == "1" and sessions["False"] == "0" and sessions["1e+20"] == "1.0e+20"
+    assert sessions["None"] is None and sessions[repr(MISSING)] is None and sessions["[1, 'a']"] == '[1,"a"]'
+    assert sessions[repr(2**63)] == "9.22337203685478e+18"
 
 
 def test_json_type_and_missing_keys(stores):
