@@ -25,20 +25,28 @@ def hot_value_of_raw(raw: str, properties: str, key: str, *, booleans: tuple[str
     The raw text of a whole real drops its point (``1.0`` reads back ``1``), so a number without one is looked
     up again in ``properties`` (under ``key``, a quoted literal): rare for the hot properties, which hold text.
     An integer past SQLite's 64-bit range is the text of a real, as SQLite reads it.
-    Evaluate with ``short_circuit_function_evaluation = 'force_enable'`` so only those rows parse it again.
+    It may be evaluated whole, as a column's ``MATERIALIZED`` expression is (see below); with
+    ``short_circuit_function_evaluation = 'force_enable'`` only each row's own branch runs.
     """
     truth = (
         f"{raw} IN ('true', 'false'), {raw}"
         if booleans is None
         else f"{raw} = 'true', {booleans[0]}, {raw} = 'false', {booleans[1]}"
     )
+    # Each branch's costly reads take an empty text unless their branch can be chosen, so that where the
+    # expression is evaluated whole (a column's MATERIALIZED expression) the others cost next to nothing: the
+    # properties are parsed again only for a whole number, the regexes run only over an array or an object.
+    whole = f"if(match({raw}, '^-?[0-9]+$'), {properties}, '')"
+    container = f"if(startsWith({raw}, '[') OR startsWith({raw}, '{{'), {raw}, '')"
+    real = f"if(match({raw}, '[.eE]'), {raw}, '')"
     return (
         f"multiIf({raw} = '' OR {raw} = 'null', NULL,"
         f" startsWith({raw}, '\"'), JSONExtractString({raw}), {truth},"
-        f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(raw)},"
-        f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({raw})')},"
-        f" JSONType({properties}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({properties}, {key})')},"
-        f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {MAX_INT64}, {_real_text(f'toFloat64(toUInt64({raw}))')},"
+        f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(container)},"
+        f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({real})')},"
+        f" JSONType({whole}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({whole}, {key})')},"
+        f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {MAX_INT64},"
+        f" {_real_text(f'toFloat64(toUInt64OrZero({raw}))')},"
         f" {raw})"
     )
 

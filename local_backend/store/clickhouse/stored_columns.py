@@ -28,6 +28,7 @@ from ..hot_properties import HOT_PROPERTIES
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
 from .params import bind
+from .raw_values import hot_value_of_raw
 
 __all__ = [
     "HOT_COLUMNS",
@@ -52,17 +53,19 @@ def property_expression(key: str) -> str:
     refused."""
     if any(char in key for char in "'\\`") or any(ord(char) < 32 for char in key):
         raise ValueError(f"property key {key!r} cannot be written into a column's expression")
-    return _written(*ClickHouseDialect("").hot_value("properties", key))
-
-
-def _written(sql: str, params: list[object]) -> str:
+    sql, params = ClickHouseDialect("").hot_value("properties", key)
     text, named = bind(sql, params)
     return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
 
 
 #: ``events.session_id``: ``$session_id`` as SQLite's generated text column holds it (``json_extract``: text as
-#: it is, numbers as SQLite prints them, true and false as 1 and 0, arrays and objects as JSON, NULL for null).
-SESSION_ID_EXPRESSION = _written(*ClickHouseDialect("").extract("properties", "$session_id"))
+#: it is, numbers as SQLite prints them, true and false as 1 and 0, arrays and objects as JSON, NULL for null),
+#: which is :meth:`.ClickHouseDialect.extract`'s value; computed from the value's raw text, which parses the
+#: properties once for most events where ``extract`` parses them for each type it tests (measured on 1M demo
+#: events inserted: 2.7-3.5 s of CPU, against 5.2-5.4 s)
+SESSION_ID_EXPRESSION = hot_value_of_raw(
+    "JSONExtractRaw(properties, '$session_id')", "properties", "'$session_id'", booleans=("'1'", "'0'")
+)
 
 
 def _cluster(client: ClickHouseClient) -> str | None:

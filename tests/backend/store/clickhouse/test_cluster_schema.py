@@ -56,7 +56,7 @@ def test_the_statements_create_each_local_table_before_the_distributed_one_in_fr
 def test_events_are_replicated_on_each_shard_and_split_across_shards_by_person() -> None:
     local, distributed = STATEMENTS[0], STATEMENTS[1]
     assert "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}')" in local
-    assert columns_of(local) == columns_of(TABLES["events"])
+    assert columns_of(local) == columns_of(TABLES["events"].format(db="`insightlab`"))
     assert sort_key_of(local) == "ORDER BY (project_id, event, day, person_id, timestamp)"
     assert " ".join(distributed.split()) == (
         "CREATE TABLE IF NOT EXISTS `insightlab`.events ON CLUSTER `analytics` AS `insightlab`.events_local "
