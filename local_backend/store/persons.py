@@ -271,17 +271,35 @@ class PersonBook:
     def create_planned(self) -> None:
         """Create the planned bare persons of ids still unassigned; the plan ends."""
         person_of = self._person_of
-        self._create_planned([i for distinct_id, i in self._planned.items() if distinct_id not in person_of])
+        self._create_all_planned([i for distinct_id, i in self._planned.items() if distinct_id not in person_of])
         self._last_id = self._base() + len(self._plan.positions) + self._created_by_rules
         self._plan, self._planned, self._rule_positions, self._created_by_rules = _BarePlan([], [], []), {}, [], 0
 
     def _create_planned(self, indexes: list[int]) -> list[int]:
-        """Create the planned persons of these plan indexes (one at a time as the rules read them, or the rest at
-        once, tens of thousands in a bulk load's batch): each gets the id it would have had one by one, among the
-        persons the rules created."""
+        """Create the planned persons of these plan indexes (one at a time as the rules read them, or the rest
+        at once): each gets the id it would have had one by one, among the persons the rules created."""
+        plan, base, rules = self._plan, self._base() + 1, self._rule_positions
+        distinct_ids, positions, timestamps, uuids = plan.distinct_ids, plan.positions, plan.timestamps, plan.uuids
+        person_of, mappings, absent, bare = self._person_of, self._mappings, self._absent, self._bare
+        ids = []
+        for i in indexes:  # a plain loop: most calls are for one person, where building lists costs more
+            distinct_id = distinct_ids[i]
+            person_id = base + i + bisect_left(rules, positions[i])
+            person_of[distinct_id] = mappings[distinct_id] = person_id
+            absent.discard(distinct_id)
+            bare[person_id] = (distinct_id, timestamps[i], None if uuids is None else uuids[i])
+            del self._planned[distinct_id]
+            ids.append(person_id)
+        self.created += len(ids)
+        return ids
+
+    def _create_all_planned(self, indexes: list[int]) -> None:
+        """:meth:`_create_planned` for the plan's remaining persons at once, as the plan ends (tens of thousands in a
+        bulk load's batch: their ids are worked out together, and the plan is not kept up to date)."""
         if not indexes:
-            return []
-        plan, at = self._plan, np.asarray(indexes)
+            return
+        plan = self._plan
+        at = np.asarray(indexes)
         ids = (self._base() + 1 + at + np.searchsorted(self._rule_positions, np.asarray(plan.positions)[at])).tolist()
         distinct_ids = [plan.distinct_ids[i] for i in indexes]
         timestamps = [plan.timestamps[i] for i in indexes]
@@ -290,10 +308,7 @@ class PersonBook:
         self._mappings.update(zip(distinct_ids, ids, strict=True))
         self._absent.difference_update(distinct_ids)
         self._bare.update(zip(ids, zip(distinct_ids, timestamps, uuids, strict=True), strict=True))
-        for distinct_id in distinct_ids:
-            del self._planned[distinct_id]
         self.created += len(ids)
-        return ids
 
     def persons_now(self, distinct_ids: Sequence[str]) -> list[int | None]:
         """:meth:`lookup` of each distinct id, in one pass when all were read or assigned in this call."""
