@@ -2,9 +2,11 @@
 
 The hot properties (``v_browser``, ...) and every materialized event property (``mat_...``) become
 ``MATERIALIZED`` columns of ``events``: ClickHouse computes each from ``properties`` as a row is inserted, and
-:meth:`MATERIALIZE COLUMN <add_property_column>` fills the rows stored before. The expression is the one a
-query would otherwise compute per row (:meth:`.ClickHouseDialect.hot_value`), so a stored value is the value a
-query computes, and a part written before the column existed answers with the same expression on read.
+:meth:`MATERIALIZE COLUMN <add_property_column>` fills the rows stored before. The expression gives the value a
+query would otherwise compute per row (:meth:`.ClickHouseDialect.hot_value`), computed from the value's raw text
+(:func:`.raw_values.hot_value_of_raw`): the typed read parses the properties once per type it tests, and a
+``MATERIALIZED`` expression is evaluated whole, every branch for every row. A part written before the column
+existed answers with the same expression on read.
 :func:`drop_property_column` takes a materialized property's column away again (never a hot one).
 
 On a cluster (``client.cluster``) every statement runs ``ON CLUSTER``: the column is added to ``events_local``
@@ -22,12 +24,8 @@ value otherwise.
 
 from __future__ import annotations
 
-import re
-
 from ..hot_properties import HOT_PROPERTIES
 from .client import ClickHouseClient
-from .dialect import ClickHouseDialect
-from .params import bind
 from .raw_values import hot_value_of_raw
 
 __all__ = [
@@ -44,18 +42,15 @@ __all__ = [
 HOT_COLUMNS = tuple(HOT_PROPERTIES.values())
 #: The prefix of a materialized property's column (:func:`local_backend.store.materialized.column_name`).
 MATERIALIZED_PREFIX = "mat_"
-_MARK = re.compile(r"\{p(\d+):String\}")
 
 
 def property_expression(key: str) -> str:
-    """The value of property ``key`` of an event's ``properties`` as a hot column holds it, with the key written
-    into the text (a column's expression cannot take parameters); keys holding a quote or a backslash are
-    refused."""
+    """The value of property ``key`` of an event's ``properties`` as a hot column holds it (the dialect's
+    ``hot_value``), from the value's raw text, with the key written into the text (a column's expression cannot
+    take parameters); keys holding a quote, a backtick, a backslash or a control character are refused."""
     if any(char in key for char in "'\\`") or any(ord(char) < 32 for char in key):
         raise ValueError(f"property key {key!r} cannot be written into a column's expression")
-    sql, params = ClickHouseDialect("").hot_value("properties", key)
-    text, named = bind(sql, params)
-    return _MARK.sub(lambda match: "'" + str(named[f"p{match[1]}"]) + "'", text)
+    return hot_value_of_raw(f"JSONExtractRaw(properties, '{key}')", "properties", f"'{key}'")
 
 
 #: ``events.session_id``: ``$session_id`` as SQLite's generated text column holds it (``json_extract``: text as
