@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import local_backend.loading.columnar as columnar
 from local_backend.loading import load_file
+
+from .test_clickhouse_load import spy_on_columnar_store
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 SETS = {
@@ -35,7 +36,7 @@ SETS = {
 }
 
 
-def test_person_properties_keep_the_values_python_reads(ch_conn, tmp_path, world):
+def test_person_properties_keep_the_values_python_reads(monkeypatch, ch_conn, tmp_path, world):
     lines = []
     for number, (distinct_id, (written, _)) in enumerate(SETS.items()):
         price = ', "price": 9.99' if distinct_id == "u7" else ""
@@ -45,13 +46,8 @@ def test_person_properties_keep_the_values_python_reads(ch_conn, tmp_path, world
         )
     path = tmp_path / "people.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    used = []
-    real = columnar._store
-    columnar._store = lambda *args, **kwargs: used.append(True) or real(*args, **kwargs)
-    try:
-        report = load_file(ch_conn, world.project_id, path, now=NOW)
-    finally:
-        columnar._store = real
+    used = spy_on_columnar_store(monkeypatch)
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
     assert used and report.loaded == len(SETS) and report.rejected == 0
     stored = dict(
         ch_conn.execute(

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import local_backend.loading.columnar as columnar
 from local_backend.loading import load_file
+
+from .test_clickhouse_load import spy_on_columnar_store
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 # the raw JSON of $browser / $session_id in each event, and what the hot column v_browser must hold
@@ -35,7 +36,7 @@ BROWSERS = [
 ]
 
 
-def test_stored_columns_equal_their_own_expressions(ch_conn, ch, tmp_path, world):
+def test_stored_columns_equal_their_own_expressions(monkeypatch, ch_conn, ch, tmp_path, world):
     lines = []
     for number, (raw, _) in enumerate(BROWSERS):
         fields = [f'"$browser": {raw}', f'"$session_id": {raw}'] if raw is not None else ['"$os": "Linux"']
@@ -45,13 +46,8 @@ def test_stored_columns_equal_their_own_expressions(ch_conn, ch, tmp_path, world
         )
     path = tmp_path / "odd.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    used = []
-    real = columnar._store
-    columnar._store = lambda *args, **kwargs: used.append(True) or real(*args, **kwargs)
-    try:
-        report = load_file(ch_conn, world.project_id, path, now=NOW)
-    finally:
-        columnar._store = real
+    used = spy_on_columnar_store(monkeypatch)
+    report = load_file(ch_conn, world.project_id, path, now=NOW)
     assert used and report.loaded == len(BROWSERS)
     db = f"`{ch.database}`"
     stored = ch.query_rows(
