@@ -32,7 +32,7 @@ from bulk_load_bench import events_file
 
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate
-from local_backend.store.persons import person_uuid
+from local_backend.store.person_rules import person_uuid
 from local_backend.store.projects import create_project
 
 TARGET = 200_000

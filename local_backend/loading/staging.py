@@ -29,7 +29,7 @@ from ..store.clickhouse.params import string_literal as _literal
 from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text
 from ..store.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
-from ..store.persons import PERSON_UUID_NAMESPACE
+from ..store.person_rules import PERSON_UUID_NAMESPACE
 from .clickhouse_properties import lone_surrogate as has_lone_surrogate
 from .clickhouse_properties import names_a_key_twice, not_finite, repeated_name, too_deep
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
@@ -74,7 +74,7 @@ _GROUP_KEYS = (
     " group_pairs))"
 )
 
-# persons.person_uuid of the row's distinct id (the project id bound as {project}): uuid5 is SHA-1 of the
+# person_rules.person_uuid of the row's distinct id (the project id bound as {project}): uuid5 is SHA-1 of the
 # namespace's bytes and the name, its first 16 bytes in hex with the version (5) and variant (10xx) bits set
 _SHA1 = f"SHA1(concat(unhex('{PERSON_UUID_NAMESPACE.hex}'), toString({{project:Int64}}), ':', distinct_id))"
 _HEX = f"lower(hex({_SHA1}))"
@@ -316,7 +316,7 @@ class Stage:
 
     def batch(self, first: int, last: int) -> Any:
         """The kept rows numbered ``first``..``last`` in file order: row, distinct id, time, name, uuid, flag, and
-        the uuid a person created for the distinct id would have (:func:`~..store.persons.person_uuid`; made here,
+        the uuid a person created for the distinct id would have (:func:`~..store.person_rules.person_uuid`; made here,
         in ClickHouse's threads, rather than one at a time in Python)."""
         return self.client.query_arrow(
             f"SELECT row, distinct_id, ts, event, uuid, maybe_person, {_PERSON_UUID} AS person_uuid FROM {self.table}"

@@ -11,7 +11,7 @@ import local_backend.ingestion.ingest as ingest_module
 from local_backend.ingestion import ingest_events
 from local_backend.plugins.base import Plugin
 from local_backend.plugins.pipeline import ConfiguredPlugin
-from local_backend.store.persons import apply_property_updates, is_illegal_distinct_id
+from local_backend.store.person_rules import apply_property_updates, is_illegal_distinct_id
 from local_backend.store.projects import get_project
 
 NOW = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)
