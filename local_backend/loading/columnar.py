@@ -61,9 +61,10 @@ from ..store.clickhouse.stored_columns import stored_columns
 from ..store.engines import client_for, recorded_engine
 from ..store.persons import PersonBook
 from ..store.run_memory import RunMemory
+from .clickhouse_source import file_source
 from .loader import LoadReport, rare_collections
 from .readers import EventsFile
-from .staging import Stage, file_source
+from .staging import Stage
 
 __all__ = ["COLUMNAR_BATCH", "load_columnar"]
 

@@ -7,8 +7,8 @@ them: :mod:`.clickhouse_times`, :mod:`.clickhouse_properties`), and what the per
 the stored property columns and the definitions need, all from one parse of the properties. It then sets aside
 the rows already stored or repeated, and serves the load's batches (:mod:`.columnar`): the rows the person rules
 read, the group types in order of first sight, the property samples, and the copy into ``events`` joined with
-the persons Python decided. :func:`file_source` gives the ``file()`` table function that reads a file whose
-columns are ours.
+the persons Python decided. :func:`.clickhouse_source.file_source` gives the ``file()`` table function it reads
+a file through.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..ingestion.bulk import PERSON_EVENTS
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURROGATE_PROPERTIES
 from ..limits import MAX_JSON_DEPTH
-from ..store.clickhouse.client import ChdbClient, ClickHouseClient, require
+from ..store.clickhouse.client import ChdbClient, ClickHouseClient
 from ..store.clickhouse.params import string_literal as _literal
 from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text
 from ..store.clickhouse.stored_columns import HOT_COLUMNS
@@ -32,23 +32,12 @@ from ..store.hot_properties import HOT_PROPERTIES
 from ..store.person_rules import PERSON_UUID_NAMESPACE
 from .clickhouse_properties import lone_surrogate as has_lone_surrogate
 from .clickhouse_properties import names_a_key_twice, not_finite, repeated_name, too_deep
+from .clickhouse_source import MAYBE_TYPED_EVENT, MAYBE_TYPED_ID
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
-from .readers import EventsFile
 
-__all__ = ["Stage", "file_source"]
+__all__ = ["Stage"]
 
-_COLUMNS = ("event", "distinct_id", "timestamp", "properties", "uuid")
-_READ_AS = ", ".join(f"{name} Nullable(String)" for name in _COLUMNS)
-# The same with the event and distinct id as JSON typed them: read as text, a number, a boolean, an array or an
-# object gives its JSON text, which the row-by-row loader would reject as not text (an integer distinct id
-# aside). Reading with types costs about 1.5 s more CPU per million events (measured), so a file is read so only
-# when a value's text says JSON may have typed it (_MAYBE_TYPED_EVENT, _MAYBE_TYPED_ID).
-_TYPED = ("event", "distinct_id")
-_READ_TYPED = ", ".join(f"{name} Dynamic" if name in _TYPED else f"{name} Nullable(String)" for name in _COLUMNS)
-_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_MAYBE_TYPED_EVENT = rf"^(?:{_JSON_NUMBER}|true|false)$|^[{{\[]"
-_MAYBE_TYPED_ID = r"^(?:-?[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+|-?[0-9]+\.[0-9]+|-0|true|false)$|^[{\[]"
 _HOT_KEYS = {column: key for key, column in HOT_PROPERTIES.items()}
 # The events that might change persons; Python decides exactly. (``$groups`` alone does not: ClickHouse reads the
 # group columns itself, see Stage.copy.)
@@ -91,47 +80,6 @@ def _stored_value(column: str) -> str:
     raw = f"raws[indexOf(keys, {_literal(key)})]"
     booleans = ("'1'", "'0'") if column == "session_id" else None  # session_id holds SQLite's 1 and 0
     return hot_value_of_raw(raw, "properties", _literal(key), booleans=booleans)
-
-
-def file_source(events_file: EventsFile, *, typed: bool = False) -> str | None:
-    """The ``file()`` table function reading the file, or None when its columns are not all ours as text;
-    ``typed`` reads a JSON Lines file's event and distinct id with their JSON types (see _READ_TYPED)."""
-    path = _literal(str(events_file.path.absolute()))
-    if events_file.format == "parquet":
-        schema = require("pyarrow.parquet").read_schema(events_file.path)
-        pa = require("pyarrow")
-        if not set(schema.names) <= set(_COLUMNS) or any(
-            not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)) for field in schema
-        ):
-            return None
-        cast = ", ".join(
-            f"CAST({name} AS Nullable(String)) AS {name}"
-            if name in schema.names
-            else f"CAST(NULL AS Nullable(String)) AS {name}"
-            for name in _COLUMNS
-        )
-        return f"(SELECT {cast} FROM file({path}, 'Parquet'))"
-    if not _first_lines_are_ours(events_file):
-        return None
-    return f"file({path}, 'JSONEachRow', {_literal(_READ_TYPED if typed else _READ_AS)})"
-
-
-def _first_lines_are_ours(events_file: EventsFile, lines: int = 1000) -> bool:
-    """Whether the first lines are JSON objects with only our columns (a later line that is not makes ClickHouse
-    refuse the file, and the row-by-row loader takes it)."""
-    with events_file.path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle):
-            if number >= lines:
-                break
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                return False
-            if not isinstance(record, dict) or not record.keys() <= set(_COLUMNS):
-                return False
-    return True
 
 
 class Stage:
@@ -188,7 +136,7 @@ class Stage:
             "given_did": "ifNull(source.distinct_id, '')", "given_not_text": "0",
         }  # fmt: skip
         maybe_typed = (
-            f"match(event, {_literal(_MAYBE_TYPED_EVENT)}) OR match(given_did, {_literal(_MAYBE_TYPED_ID)})"
+            f"match(event, {_literal(MAYBE_TYPED_EVENT)}) OR match(given_did, {_literal(MAYBE_TYPED_ID)})"
             if json_text
             else "0"
         )
