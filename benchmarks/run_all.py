@@ -45,6 +45,7 @@ def commands(sizes: list[int], scale_sizes: list[int], chdb_sizes: list[int] | N
         ],
         "guard": ["guard_bench.py", "--events", str(min(sizes))],
         "reprocess": ["reprocess_bench.py", "--size", str(min(sizes))],
+        "chdb_insert": ["chdb_insert_bench.py", "--events", str(min(sizes))],
     }
 
 
