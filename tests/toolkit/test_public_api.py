@@ -38,6 +38,7 @@ MODULES = [
     "toolkit.frames.results",
     "toolkit.frames.retention",
     "toolkit.frames.trends",
+    "toolkit.funnel_request",
     "toolkit.insight_requests",
     "toolkit.insights",
     "toolkit.io",
