@@ -50,6 +50,7 @@ MODULES = [
     "toolkit.plots.paths",
     "toolkit.plots.retention",
     "toolkit.plots.style",
+    "toolkit.plots.trend_series",
     "toolkit.plots.trends",
     "toolkit.plugins",
     "toolkit.transport",

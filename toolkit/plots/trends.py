@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -11,22 +10,27 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
-from ..frames.results import complete_trend_frame
-from ..labels import breakdown_label, bucket_rank
 from .style import (
     format_count,
     format_percent,
     integer_ticks,
-    is_count,
     literal_text,
-    local_dates,
     new_axes,
     no_data,
     place_legend,
     readable_dates,
     request_title,
-    series_colors,
     start_at_zero,
+)
+from .trend_series import (
+    Series,
+    are_counts,
+    colors_by_base,
+    overlay_previous,
+    ranked_totals,
+    tidy_trend,
+    totals,
+    trend_series,
 )
 
 __all__ = ["DISPLAY_KINDS", "IN_PROGRESS", "TREND_KINDS", "plot_trend"]
@@ -53,142 +57,11 @@ IN_PROGRESS_ALPHA = 0.35
 _TIME_KINDS = ("line", "cumulative", "bar")
 _MAX_BAR_TICKS = 12
 CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
-_COUNT_MATHS = {None, "total", "dau", "weekly_active", "monthly_active", "unique_group", "unique_session", "sum"}
-_STEPS: dict[str, pd.DateOffset] = {
-    "hour": pd.DateOffset(hours=1),
-    "day": pd.DateOffset(days=1),
-    "week": pd.DateOffset(weeks=1),
-    "month": pd.DateOffset(months=1),
-}
 _PIE_TEXT_MIN = 0.05
 """Wedges smaller than this share carry no percentage inside (it would not fit); the legend has it."""
 
 
-@dataclass
-class _Series:
-    label: str
-    base: tuple[str, str | None]
-    previous: bool
-    dates: pd.Series
-    values: np.ndarray
-    incomplete: int = 0
-    """How many of the last points are periods that had not ended when the answer was computed."""
-
-
-def _tidy(df: pd.DataFrame) -> pd.DataFrame:
-    if {"series", "value"} <= set(df.columns):
-        return complete_trend_frame(df)  # a plain trend's frame has no breakdown_value nor compare_label
-    if isinstance(df.index, pd.DatetimeIndex):
-        long = df.rename_axis("date").reset_index().melt(id_vars="date", var_name="series", value_name="value")
-        long["breakdown_value"] = pd.NA
-        long["compare_label"] = pd.NA
-        return long
-    raise ValueError("plot_trend takes the frame of Client.trend (tidy, or wide=True with a DatetimeIndex)")
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None or pd.isna(value) else str(value)
-
-
-def _interval(attrs: dict, dates: pd.Series) -> str:
-    """The request's interval, else the one the dates are spaced by (PostHog's default: day)."""
-    interval = (attrs.get("request") or {}).get("interval")
-    if interval in _STEPS:
-        return interval
-    gaps = dates.sort_values().diff().dropna()
-    gap = gaps[gaps > pd.Timedelta(0)].min() if len(gaps) else pd.NaT
-    if pd.isna(gap):
-        return "day"
-    if gap <= pd.Timedelta(hours=1):
-        return "hour"
-    if gap < pd.Timedelta(days=7):
-        return "day"
-    return "week" if gap < pd.Timedelta(days=28) else "month"
-
-
-def _still_open(attrs: dict, dates: pd.Series, interval: str) -> int:
-    """How many of the last buckets had not ended at ``attrs["last_refresh"]`` (when the backend computed the
-    answer): PostHog draws those as in progress. None without that time."""
-    computed = attrs.get("last_refresh")
-    if not computed or dates.isna().any() or dates.empty:
-        return 0
-    now = pd.Timestamp(computed)
-    now = now.tz_localize("UTC") if now.tzinfo is None else now
-    if not isinstance(dates.dtype, pd.DatetimeTZDtype):
-        dates = dates.dt.tz_localize(attrs.get("timezone") or "UTC")
-    ends = [stamp + _STEPS[interval] for stamp in dates]
-    open_count = 0
-    for end in reversed(ends):
-        if end <= now:
-            break
-        open_count += 1
-    return open_count
-
-
-def _series(tidy: pd.DataFrame, attrs: dict) -> list[_Series]:
-    groups: dict[tuple[str, str | None, str | None], list[int]] = {}
-    keys = zip(tidy["series"], tidy["breakdown_value"], tidy["compare_label"], strict=True)
-    for position, (name, breakdown, compare) in enumerate(keys):
-        groups.setdefault((str(name), _optional(breakdown), _optional(compare)), []).append(position)
-    interval = _interval(attrs, tidy["date"].dropna()) if len(tidy) else "day"
-    found: list[_Series] = []
-    for (name, breakdown, compare), positions in groups.items():
-        rows = tidy.iloc[positions]
-        label = name + (f" - {breakdown_label(breakdown)}" if breakdown is not None else "")
-        label += f" ({compare})" if compare is not None else ""
-        found.append(
-            _Series(
-                label=label,
-                base=(name, breakdown),
-                previous=compare == "previous",
-                dates=local_dates(rows["date"]).reset_index(drop=True),
-                values=rows["value"].to_numpy(dtype="float64"),
-                incomplete=_still_open(attrs, rows["date"].reset_index(drop=True), interval),
-            )
-        )
-    # each series' breakdown values in the API's order (by count), then its None and Other buckets
-    first = {name: position for position, name in reversed(list(enumerate(item.base[0] for item in found)))}
-    return sorted(found, key=lambda item: (first[item.base[0]], bucket_rank(item.base[1])))
-
-
-def _ranked(series: list[_Series], *, running: bool) -> list[tuple[_Series, float]]:
-    """Series by total, largest first, then the None and Other buckets (Other last), as PostHog's value
-    bars and pies order them."""
-    return sorted(_totals(series, running=running), key=lambda pair: (bucket_rank(pair[0].base[1]), -pair[1]))
-
-
-def _overlay_previous(series: list[_Series]) -> None:
-    """Draw a previous period over the current one: same positions, so day 1 sits on day 1."""
-    current = {item.base: item for item in series if not item.previous}
-    for item in series:
-        match = current.get(item.base)
-        if item.previous and match is not None and len(match.dates) == len(item.dates):
-            item.dates = match.dates
-
-
-def _colors(series: list[_Series]) -> dict[tuple[str, str | None], str]:
-    bases = list(dict.fromkeys(item.base for item in series))
-    return dict(zip(bases, series_colors(len(bases)), strict=True))
-
-
-def _totals(series: list[_Series], *, running: bool) -> list[tuple[_Series, float]]:
-    """Each series' total: the sum of its values, or the last one when the values are running totals."""
-    if running:
-        return [(item, float(item.values[np.isfinite(item.values)][-1:].sum())) for item in series]
-    return [(item, float(np.nansum(item.values))) for item in series]
-
-
-def _counts(attrs: dict, series: list[_Series]) -> bool:
-    """Whether the plotted values are counts (whole-number ticks): no formula, a counting math, whole values."""
-    request = attrs.get("request") or {}
-    entities = [*request.get("events", []), *request.get("actions", [])]
-    maths = {entity.get("math") for entity in entities if isinstance(entity, dict)}
-    if request.get("formula") or not maths <= _COUNT_MATHS:
-        return False
-    return all(is_count(item.values) for item in series)
-
-
-def _draw_line(ax: Axes, item: _Series, values: np.ndarray, color: str) -> None:
+def _draw_line(ax: Axes, item: Series, values: np.ndarray, color: str) -> None:
     """The series as a line; the periods still open when the answer was computed get a dashed last segment."""
     xs = item.dates.to_numpy()
     closed = len(values) - item.incomplete
@@ -215,8 +88,8 @@ def _draw_line(ax: Axes, item: _Series, values: np.ndarray, color: str) -> None:
         )
 
 
-def _plot_lines(ax: Axes, series: list[_Series], *, accumulate: bool, counts: bool) -> None:
-    colors = _colors(series)
+def _plot_lines(ax: Axes, series: list[Series], *, accumulate: bool, counts: bool) -> None:
+    colors = colors_by_base(series)
     for item in series:
         _draw_line(ax, item, np.nancumsum(item.values) if accumulate else item.values, colors[item.base])
     ax.grid(axis="y", alpha=0.3)
@@ -257,8 +130,8 @@ def _mark_in_progress(bar: Rectangle, color: str) -> None:
     bar.set_gid(IN_PROGRESS)
 
 
-def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
-    colors = _colors(series)
+def _plot_bars(ax: Axes, series: list[Series], *, counts: bool) -> None:
+    colors = colors_by_base(series)
     dates = sorted({stamp for item in series if not item.previous for stamp in item.dates})
     if not dates:
         dates = sorted({stamp for item in series for stamp in item.dates})
@@ -288,9 +161,9 @@ def _plot_bars(ax: Axes, series: list[_Series], *, counts: bool) -> None:
     _bar_ticks(ax, dates)
 
 
-def _plot_value_bars(ax: Axes, series: list[_Series], *, running: bool, counts: bool) -> None:
-    colors = _colors(series)
-    ranked = _ranked(series, running=running)
+def _plot_value_bars(ax: Axes, series: list[Series], *, running: bool, counts: bool) -> None:
+    colors = colors_by_base(series)
+    ranked = ranked_totals(series, running=running)
     positions = np.arange(len(ranked))[::-1]
     bars = ax.barh(
         positions,
@@ -307,11 +180,11 @@ def _plot_value_bars(ax: Axes, series: list[_Series], *, running: bool, counts: 
         integer_ticks(ax, axis="x")
 
 
-def _plot_pie(ax: Axes, series: list[_Series], *, running: bool) -> None:
+def _plot_pie(ax: Axes, series: list[Series], *, running: bool) -> None:
     """Wedges with their share inside when it fits; names, totals and shares in the legend beside it, so
     small wedges' labels never pile up."""
-    colors = _colors(series)
-    slices = [(item, total) for item, total in _ranked(series, running=running) if total > 0]
+    colors = colors_by_base(series)
+    slices = [(item, total) for item, total in ranked_totals(series, running=running) if total > 0]
     if not slices:
         no_data(ax)
         return
@@ -336,16 +209,16 @@ def _plot_pie(ax: Axes, series: list[_Series], *, running: bool) -> None:
     place_legend(ax, len(slices), beside=True)
 
 
-def _plot_number(ax: Axes, series: list[_Series], *, running: bool) -> None:
+def _plot_number(ax: Axes, series: list[Series], *, running: bool) -> None:
     current = next((item for item in series if not item.previous), series[0])
-    total = _totals([current], running=running)[0][1]
+    total = totals([current], running=running)[0][1]
     ax.text(0.5, 0.58, format_count(total), ha="center", va="center", fontsize=48, fontweight="bold")
     name = current.label.removesuffix(" (current)")
     if name != ax.get_title():  # the title already names it: say it once
         ax.text(0.5, 0.3, name, ha="center", va="center", fontsize=14)
     previous = next((item for item in series if item.previous and item.base == current.base), None)
     if previous is not None:
-        before = _totals([previous], running=running)[0][1]
+        before = totals([previous], running=running)[0][1]
         change = "" if before == 0 else f" ({'+' if total >= before else ''}{format_percent(total / before - 1)})"
         ax.text(0.5, 0.15, f"Previous period {format_count(before)}{change}", ha="center", va="center", fontsize=11)
     ax.set_axis_off()
@@ -389,7 +262,7 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     >>> plot_trend(frame, kind="cumulative").get_lines()[0].get_ydata().tolist()
     [3.0, 8.0]
     """
-    tidy = _tidy(df)
+    tidy = tidy_trend(df)
     display = (df.attrs.get("request") or {}).get("display")
     if kind is None:
         kind = DISPLAY_KINDS.get(display or "", "line")
@@ -404,13 +277,13 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     heading = title if title is not None else request_title(df.attrs)
     if heading:
         ax.set_title(heading)
-    series = _series(tidy, df.attrs)
+    series = trend_series(tidy, df.attrs)
     if not series:
         no_data(ax)
         return literal_text(ax)
-    counts = _counts(df.attrs, series)
+    counts = are_counts(df.attrs, series)
     if kind in _TIME_KINDS:
-        _overlay_previous(series)
+        overlay_previous(series)
         if kind == "bar":
             _plot_bars(ax, series, counts=counts)
         else:
