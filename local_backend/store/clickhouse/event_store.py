@@ -2,9 +2,9 @@
 
 Statement shapes are ClickHouse's own:
 
-* Spans travel as two bound ``Array(Int64)`` parameters; each event is expanded (``ARRAY JOIN``) into the
-  indexes of the spans containing it, so overlapping spans count an event in each, and only the range from
-  the first span's start to the last span's end is read.
+* Spans travel as bound ``Array(Int64)`` parameters; each event is given the indexes of the spans containing
+  it (:mod:`.spans`), so overlapping spans count an event in each, and only the range from the first span's
+  start to the last span's end is read.
 * Fragments arrive as ``(sql, params)`` with ``?`` marks and are bound as server-side parameters
   (:func:`.params.bind`). The rows ``e`` they read are built per statement (:mod:`.rows`): the person after
   merges, the hot columns, and the person, group and session columns a statement names.
@@ -53,13 +53,10 @@ from .event_list import (
 )
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
-from .schema import EXACT_DAYS, exact_days
+from .spans import SPAN, span_join
 from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
-
-_SPAN = "__span"
-_DAY = 86_400_000_000  # microseconds
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -136,56 +133,6 @@ class ClickHouseEventStore:
             self._merges[project_id] = bool(rows)
         return self._merges[project_id]
 
-    def _span_join(self, spans: Sequence[tuple[int, int]]) -> Fragment:
-        """Each event's (1-based) index of a span holding it as ``__span`` (one row per span holding it), and the
-        range test.
-
-        Spans in order without overlaps (every calendar's) hold an event at most once. Back to back and of one
-        length (days in UTC or a timezone without daylight saving, hours, weeks) its span is an integer
-        division, with no ``ARRAY JOIN``: of the event's ``day`` when the spans are whole UTC days within the
-        days it is exact on (:data:`.schema.DAY_EXPRESSION`; the sorted 2-byte day is read instead of the
-        8-byte time, a third less time for a daily count), of its time otherwise. Spans in order but not back
-        to back or of one length take a binary search (``roundDown`` to the latest start at or before it) and a
-        hash lookup of that start. Any other spans are each tested against every event.
-        """
-        lows = [int(low) for low, _ in spans]
-        highs = [int(high) for _, high in spans]
-        count = len(spans)
-        ordered = all(low < high for low, high in zip(lows, highs, strict=True)) and all(
-            highs[index] <= lows[index + 1] for index in range(count - 1)
-        )
-        width = highs[0] - lows[0]
-        if (
-            ordered
-            and all(high - low == width for low, high in zip(lows, highs, strict=True))
-            and all(highs[index] == lows[index + 1] for index in range(count - 1))
-        ):
-            # back-to-back spans of one length (days or hours at a fixed offset, weeks): the span is a division
-            first, end = lows[0] // _DAY, highs[-1] // _DAY
-            if (
-                lows[0] % _DAY == 0
-                and width % _DAY == 0
-                and first in EXACT_DAYS
-                and end - 1 in EXACT_DAYS
-                and exact_days(self.client)
-            ):
-                day = "toUInt16(e.day)"
-                sql = f" WHERE {day} >= ? AND {day} < ? AND (intDiv({day} - ?, ?) + 1 AS {_SPAN}) > 0"
-                return sql, [first, end, first, width // _DAY]
-            sql = f" WHERE e.timestamp >= ? AND e.timestamp < ? AND (intDiv(e.timestamp - ?, ?) + 1 AS {_SPAN}) > 0"
-            return sql, [lows[0], highs[-1], lows[0], width]
-        if ordered:
-            sql = (
-                f" ARRAY JOIN [transform(roundDown(e.timestamp, ?), ?, range(1, {count + 1}), toUInt64(0))] AS {_SPAN}"
-                f" WHERE e.timestamp >= ? AND e.timestamp < ? AND e.timestamp < arrayElement(?, {_SPAN})"
-            )
-            return sql, [lows, lows, min(lows), max(highs), highs]
-        sql = (
-            " ARRAY JOIN arrayFilter(x -> e.timestamp >= arrayElement(?, x) AND e.timestamp < arrayElement(?, x),"
-            f" range(1, {count + 1})) AS {_SPAN} WHERE e.timestamp >= ? AND e.timestamp < ?"
-        )
-        return sql, [lows, highs, min(lows), max(highs)]
-
     # -- the interface
 
     @property
@@ -205,16 +152,16 @@ class ClickHouseEventStore:
         measure = request.measure
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
-        spans_sql, spans_params = self._span_join(request.spans)
+        spans_sql, spans_params = span_join(self.client, request.spans)
         if measure.per is None:
             value_sql, value_params = measure.value
-            head = f"SELECT {_SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)} FROM "
-            tail = f" AND ({where_sql}) GROUP BY {_SPAN}, __g"
+            head = f"SELECT {SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)} FROM "
+            tail = f" AND ({where_sql}) GROUP BY {SPAN}, __g"
             head_params = [*group_params, *value_params]
         else:
             per_value = f"any({SESSION_DURATION})" if measure.session_durations else measure.per_value
             head = (
-                f"SELECT __i, __g, {_apply(measure, '__v')} FROM (SELECT {_SPAN} - 1 AS __i, {group_sql} AS __g,"
+                f"SELECT __i, __g, {_apply(measure, '__v')} FROM (SELECT {SPAN} - 1 AS __i, {group_sql} AS __g,"
                 f" {measure.per} AS __per, {per_value} AS __v FROM "
             )
             tail = f" AND ({where_sql}) AND ({measure.per}) IS NOT NULL"
@@ -237,9 +184,9 @@ class ClickHouseEventStore:
             return {}
         where_sql, where_params = request.where
         value_sql, value_params = measure.value
-        spans_sql, spans_params = self._span_join(request.spans)
-        head = f"SELECT {_SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)}, count(*) FROM "
-        tail = f" AND ({where_sql}) GROUP BY {_SPAN}, __g LIMIT ?"
+        spans_sql, spans_params = span_join(self.client, request.spans)
+        head = f"SELECT {SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)}, count(*) FROM "
+        tail = f" AND ({where_sql}) GROUP BY {SPAN}, __g LIMIT ?"
         source, source_params = self._events(request.project_id, head + tail)
         rows = self._rows(
             head + source + spans_sql + tail,
@@ -271,8 +218,8 @@ class ClickHouseEventStore:
             return iter(())
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
-        spans_sql, spans_params = self._span_join(request.spans)
-        head = f"SELECT DISTINCT {_SPAN} - 1, {group_sql}, {request.actor} AS __a FROM "
+        spans_sql, spans_params = span_join(self.client, request.spans)
+        head = f"SELECT DISTINCT {SPAN} - 1, {group_sql}, {request.actor} AS __a FROM "
         tail = f" AND ({where_sql}) AND __a IS NOT NULL"
         source, source_params = self._events(request.project_id, head + tail)
         rows = self._rows(
