@@ -11,9 +11,7 @@ Statement shapes are chosen for SQLite's planner and for the cost of moving rows
 * Distinct persons per span (DAU, and the days weekly/monthly actives slide over) read each span's person ids
   as one ``group_concat`` text, parsed and made unique in numpy: ``count(DISTINCT)`` and ``SELECT DISTINCT``
   put every row into a temporary b-tree, and a row per person costs a Python tuple; the text costs neither.
-* A flagged scan returns as few integer columns as it can: for persons without a value the flags are packed
-  beside the person id, so each row is two integers (every column less is a Python object less per row, which
-  is most of the cost of reading rows).
+* A flagged scan returns as few integer columns as it can (:mod:`.sqlite_flagged_scan`).
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ from .event_store import (
     TopValues,
 )
 from .events import earliest_event_time
-from .integer_text import distinct_ids, integers
+from .integer_text import distinct_ids
 from .sqlite_event_list import (
     get_sqlite_event,
     list_sqlite_events,
@@ -52,6 +50,7 @@ from .sqlite_event_list import (
     sqlite_property_keys,
     sqlite_property_values,
 )
+from .sqlite_flagged_scan import events_in_person_order, sqlite_flagged_rows
 
 __all__ = ["SQLiteEventStore"]
 
@@ -62,8 +61,6 @@ _SESSIONS = (
 _SESSION_DURATION = "max(sd.duration)"
 _PERSON_CHUNK = 500
 _PERSON = "e.person_id"
-_TEXT_CHUNK_PERSONS = 50_000  # persons per group_concat text of a flagged scan: a few MB of text each
-_MIN_ID, _MAX_ID = -(1 << 63), (1 << 63) - 1
 _DISTINCT_PERSONS = f"count(DISTINCT {_PERSON})"
 
 
@@ -74,23 +71,6 @@ def _spans_table(spans: Sequence[Span]) -> str:
 
 def _apply(measure: Measure, column: str) -> str:
     return measure.aggregate.replace("{v}", column)
-
-
-def _flags(parts: Sequence[Fragment]) -> Fragment:
-    """One integer per event: bit ``i`` set when it matches ``parts[i]``."""
-    if not parts:
-        return "0", []
-    sql = " + ".join(f"(CASE WHEN {cond} THEN {1 << bit} ELSE 0 END)" for bit, (cond, _) in enumerate(parts))
-    return sql, [param for _, params in parts for param in params]
-
-
-def _named_flags(names: Sequence[str]) -> Fragment:
-    """The same integer from the event name alone (one lookup per row)."""
-    bits: dict[str, int] = {}
-    for bit, name in enumerate(names):
-        bits[name] = bits.get(name, 0) | (1 << bit)
-    cases = " ".join("WHEN ? THEN ?" for _ in bits)
-    return f"(CASE e.event {cases} ELSE 0 END)", [value for item in bits.items() for value in item]
 
 
 class SQLiteEventStore:
@@ -112,14 +92,6 @@ class SQLiteEventStore:
         cursor = self.conn.cursor()
         cursor.row_factory = None
         return cursor
-
-    def _by_person(self) -> str:
-        """The events table read in person order: through the person index, unless a bulk load is building it
-        (local_backend/loading/deferred.py), when SQLite sorts instead."""
-        present = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_events_person_ts'"
-        ).fetchone()
-        return "events e INDEXED BY idx_events_person_ts" if present else "events e"
 
     def earliest_event(self, project_id: int) -> datetime | None:
         return earliest_event_time(self.conn, project_id)
@@ -228,91 +200,7 @@ class SQLiteEventStore:
         return [row[0] for row in rows]
 
     def flagged_rows(self, request: FlaggedScan) -> FlaggedRows:
-        if request.flag_events is not None:
-            flags_sql, flags_params = _named_flags(request.flag_events)
-        else:
-            flags_sql, flags_params = _flags(request.flags)
-        bits = len(request.flags)
-        by_person = request.group_type_index is None
-        target = "e.person_id" if by_person else f"e.group_{int(request.group_type_index or 0)}"
-        with_values = request.value is not None
-        packed = by_person and not with_values and self._max_person_id() < 1 << (62 - bits)
-        packed_sql = f"e.person_id * {1 << bits} + {flags_sql}"
-        if packed:
-            columns, params = f"{packed_sql}, e.timestamp", [*flags_params]
-        else:
-            columns, params = f"{target}, e.timestamp, {flags_sql}", [*flags_params]
-        if request.value is not None:
-            columns += f", {request.value[0]}"
-            params += request.value[1]
-        prefix = "+" if by_person else ""
-        where_sql, where_params = request.where
-        conditions = ["e.project_id = ?", f"{prefix}e.timestamp >= ?", f"{prefix}e.timestamp <= ?", where_sql]
-        params += [request.project_id, request.lower, request.upper, *where_params]
-        if not by_person:
-            conditions.append(f"{target} IS NOT NULL")
-        if request.only_flagged:
-            if request.events is not None:
-                conditions.append(f"{prefix}e.event IN ({','.join('?' for _ in request.events) or 'NULL'})")
-                params += list(request.events)
-            if request.events is None or request.flag_events is None:
-                conditions.append("(" + " OR ".join(f"({sql})" for sql, _ in request.flags) + ")")
-                params += [param for _, part_params in request.flags for param in part_params]
-        source = self._by_person() if by_person else "events e"
-        if packed and source != "events e":  # the person index is there: each person range is read in order
-            found = self._packed_as_text(packed_sql, source, " AND ".join(conditions), params, bits)
-            if found is not None:
-                return found
-        sql = f"SELECT {columns} FROM {source} WHERE {' AND '.join(conditions)} ORDER BY {target}, e.timestamp"
-        cursor = self._cursor()
-        cursor.execute(sql, params)
-        if packed:
-            table = np.fromiter(chain.from_iterable(cursor), dtype=np.int64).reshape(-1, 2)
-            actors, ts, flags = table[:, 0] >> bits, table[:, 1].copy(), table[:, 0] & ((1 << bits) - 1)
-            return FlaggedRows(actors, ts, flags)
-        fetched = cursor.fetchall()
-        targets = [row[0] for row in fetched]
-        keys: list[Any] | None = None
-        if not by_person:
-            codes: dict[Any, int] = {}
-            targets = [codes.setdefault(key, len(codes)) for key in targets]
-            keys = list(codes)
-        return FlaggedRows(
-            actors=np.array(targets, dtype=np.int64),
-            timestamps=np.fromiter((row[1] for row in fetched), dtype=np.int64, count=len(fetched)),
-            flags=np.fromiter((row[2] for row in fetched), dtype=np.int64, count=len(fetched)),
-            values=[row[3] for row in fetched] if with_values else None,
-            keys=keys,
-        )
-
-    def _packed_as_text(self, packed: str, source: str, where: str, params: list[Any], bits: int) -> FlaggedRows | None:
-        """A packed flagged scan as two ``group_concat`` texts (the packed person and flags, the timestamp) per
-        range of person ids, parsed in numpy: half the cost of a Python row per event. None if a value is not
-        an integer. ``params`` are the packed column's, then ``where``'s. The rows are aggregated in the person
-        index's order; should SQLite ever take another, they are sorted here."""
-        sql = (
-            f"SELECT group_concat({packed}), group_concat(e.timestamp) FROM {source} WHERE {where}"
-            " AND e.person_id >= ? AND e.person_id <= ?"
-        )
-        edges = list(range(_TEXT_CHUNK_PERSONS, self._max_person_id() + 1, _TEXT_CHUNK_PERSONS))
-        ranges = zip([_MIN_ID, *edges], [edge - 1 for edge in edges] + [_MAX_ID], strict=True)
-        parts: list[tuple[np.ndarray, np.ndarray]] = []
-        for low, high in ranges:
-            packed_text, ts_text = self._cursor().execute(sql, [*params, low, high]).fetchone()
-            if packed_text is None:
-                continue
-            values, ts = integers(packed_text), integers(ts_text)
-            if values is None or ts is None or len(values) != len(ts):
-                return None
-            parts.append((values, ts))
-        values = np.concatenate([part[0] for part in parts]) if parts else np.zeros(0, dtype=np.int64)
-        ts = np.concatenate([part[1] for part in parts]) if parts else np.zeros(0, dtype=np.int64)
-        actors = values >> bits
-        in_order = (actors[1:] > actors[:-1]) | ((actors[1:] == actors[:-1]) & (ts[1:] >= ts[:-1]))
-        if not in_order.all():
-            order = np.lexsort((ts, actors))
-            values, ts, actors = values[order], ts[order], actors[order]
-        return FlaggedRows(actors, ts, values & ((1 << bits) - 1))
+        return sqlite_flagged_rows(self.conn, request)
 
     def person_events(self, request: PersonEventScan) -> Iterator[tuple[Any, ...]]:
         where_sql, where_params = request.where
@@ -323,7 +211,7 @@ class SQLiteEventStore:
             columns.append(sql)
             params += key_params
         sql = (
-            f"SELECT {', '.join(columns)} FROM {self._by_person()} WHERE e.project_id = ?"
+            f"SELECT {', '.join(columns)} FROM {events_in_person_order(self.conn)} WHERE e.project_id = ?"
             f" AND e.timestamp >= ? AND e.timestamp <= ? AND {where_sql} ORDER BY e.person_id, e.timestamp, e.event"
         )
         params += [request.project_id, request.lower, request.upper, *where_params]
@@ -376,10 +264,6 @@ class SQLiteEventStore:
             )
             for key, text in rows.fetchall():
                 yield str(key), json.loads(text or "{}")
-
-    def _max_person_id(self) -> int:
-        row = self._cursor().execute("SELECT max(id) FROM persons").fetchone()
-        return int(row[0] or 0)
 
 
 def _aggregate_sql(request: SpanAggregate) -> Fragment:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from local_backend.queries.dialect import DIALECT
-from local_backend.store import sqlite_event_store
+from local_backend.store import sqlite_flagged_scan
 from local_backend.store.event_store import (
     COUNT,
     ActiveActors,
@@ -241,7 +241,7 @@ def test_flagged_rows_come_in_person_then_time_order(store, project_id, people):
 def test_flagged_rows_read_by_person_range_or_without_the_person_index_are_the_same(
     conn, store, project_id, people, monkeypatch, persons_per_text
 ):
-    monkeypatch.setattr(sqlite_event_store, "_TEXT_CHUNK_PERSONS", persons_per_text)
+    monkeypatch.setattr(sqlite_flagged_scan, "_TEXT_CHUNK_PERSONS", persons_per_text)
     scan = flagged(store, project_id)
     read = store.flagged_rows(scan)
     conn.execute("DROP INDEX idx_events_person_ts")  # as during a bulk load: rows as Python tuples, sorted by SQL
