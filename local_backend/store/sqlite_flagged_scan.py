@@ -41,6 +41,7 @@ def events_in_person_order(conn: sqlite3.Connection) -> str:
 
 
 def max_person_id(conn: sqlite3.Connection) -> int:
+    """The largest person id of the file (0 without persons): whether a person id and the flags fit one integer."""
     row = conn.execute("SELECT max(id) FROM persons").fetchone()
     return int(row[0] or 0)
 

@@ -1,6 +1,6 @@
 """A trend frame read as the series `plot_trend` draws: labels, colours, totals and the periods still open.
 
-`tidy_trend` takes either form of `Client.trend`'s frame; `trend_series` groups it into one `Series` per
+`tidy_trend` takes either form of `Client.trend`'s frame; `trend_series` groups it into one `PlottedSeries` per
 series, breakdown value and compare period, in the API's order; the rest answer what each kind of plot
 asks of those series (their totals, their colours, whether the values are counts).
 """
@@ -17,7 +17,7 @@ from ..labels import breakdown_label, bucket_rank
 from .style import is_count, local_dates, series_colors
 
 __all__ = [
-    "Series",
+    "PlottedSeries",
     "are_counts",
     "colors_by_base",
     "overlay_previous",
@@ -37,7 +37,9 @@ _STEPS: dict[str, pd.DateOffset] = {
 
 
 @dataclass
-class Series:
+class PlottedSeries:
+    """One line, bar group, wedge or number of a trend plot: a series, breakdown value and compare period."""
+
     label: str
     base: tuple[str, str | None]
     previous: bool
@@ -48,6 +50,7 @@ class Series:
 
 
 def tidy_trend(df: pd.DataFrame) -> pd.DataFrame:
+    """`Client.trend`'s frame in its tidy form (``date, series, breakdown_value, compare_label, value``)."""
     if {"series", "value"} <= set(df.columns):
         return complete_trend_frame(df)  # a plain trend's frame has no breakdown_value nor compare_label
     if isinstance(df.index, pd.DatetimeIndex):
@@ -97,19 +100,21 @@ def _still_open(attrs: dict, dates: pd.Series, interval: str) -> int:
     return open_count
 
 
-def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[Series]:
+def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
+    """The plotted series of a tidy trend frame (``attrs`` its request and when it was computed), in the API's
+    order."""
     groups: dict[tuple[str, str | None, str | None], list[int]] = {}
     keys = zip(tidy["series"], tidy["breakdown_value"], tidy["compare_label"], strict=True)
     for position, (name, breakdown, compare) in enumerate(keys):
         groups.setdefault((str(name), _optional(breakdown), _optional(compare)), []).append(position)
     interval = _interval(attrs, tidy["date"].dropna()) if len(tidy) else "day"
-    found: list[Series] = []
+    found: list[PlottedSeries] = []
     for (name, breakdown, compare), positions in groups.items():
         rows = tidy.iloc[positions]
         label = name + (f" - {breakdown_label(breakdown)}" if breakdown is not None else "")
         label += f" ({compare})" if compare is not None else ""
         found.append(
-            Series(
+            PlottedSeries(
                 label=label,
                 base=(name, breakdown),
                 previous=compare == "previous",
@@ -123,13 +128,13 @@ def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[Series]:
     return sorted(found, key=lambda item: (first[item.base[0]], bucket_rank(item.base[1])))
 
 
-def ranked_totals(series: list[Series], *, running: bool) -> list[tuple[Series, float]]:
+def ranked_totals(series: list[PlottedSeries], *, running: bool) -> list[tuple[PlottedSeries, float]]:
     """Series by total, largest first, then the None and Other buckets (Other last), as PostHog's value
     bars and pies order them."""
     return sorted(totals(series, running=running), key=lambda pair: (bucket_rank(pair[0].base[1]), -pair[1]))
 
 
-def overlay_previous(series: list[Series]) -> None:
+def overlay_previous(series: list[PlottedSeries]) -> None:
     """Draw a previous period over the current one: same positions, so day 1 sits on day 1."""
     current = {item.base: item for item in series if not item.previous}
     for item in series:
@@ -138,19 +143,20 @@ def overlay_previous(series: list[Series]) -> None:
             item.dates = match.dates
 
 
-def colors_by_base(series: list[Series]) -> dict[tuple[str, str | None], str]:
+def colors_by_base(series: list[PlottedSeries]) -> dict[tuple[str, str | None], str]:
+    """One colour per series and breakdown value, shared by its current and previous periods."""
     bases = list(dict.fromkeys(item.base for item in series))
     return dict(zip(bases, series_colors(len(bases)), strict=True))
 
 
-def totals(series: list[Series], *, running: bool) -> list[tuple[Series, float]]:
+def totals(series: list[PlottedSeries], *, running: bool) -> list[tuple[PlottedSeries, float]]:
     """Each series' total: the sum of its values, or the last one when the values are running totals."""
     if running:
         return [(item, float(item.values[np.isfinite(item.values)][-1:].sum())) for item in series]
     return [(item, float(np.nansum(item.values))) for item in series]
 
 
-def are_counts(attrs: dict, series: list[Series]) -> bool:
+def are_counts(attrs: dict, series: list[PlottedSeries]) -> bool:
     """Whether the plotted values are counts (whole-number ticks): no formula, a counting math, whole values."""
     request = attrs.get("request") or {}
     entities = [*request.get("events", []), *request.get("actions", [])]

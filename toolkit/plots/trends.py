@@ -23,7 +23,7 @@ from .style import (
     start_at_zero,
 )
 from .trend_series import (
-    Series,
+    PlottedSeries,
     are_counts,
     colors_by_base,
     overlay_previous,
@@ -61,7 +61,7 @@ _PIE_TEXT_MIN = 0.05
 """Wedges smaller than this share carry no percentage inside (it would not fit); the legend has it."""
 
 
-def _draw_line(ax: Axes, item: Series, values: np.ndarray, color: str) -> None:
+def _draw_line(ax: Axes, item: PlottedSeries, values: np.ndarray, color: str) -> None:
     """The series as a line; the periods still open when the answer was computed get a dashed last segment."""
     xs = item.dates.to_numpy()
     closed = len(values) - item.incomplete
@@ -88,7 +88,7 @@ def _draw_line(ax: Axes, item: Series, values: np.ndarray, color: str) -> None:
         )
 
 
-def _plot_lines(ax: Axes, series: list[Series], *, accumulate: bool, counts: bool) -> None:
+def _plot_lines(ax: Axes, series: list[PlottedSeries], *, accumulate: bool, counts: bool) -> None:
     colors = colors_by_base(series)
     for item in series:
         _draw_line(ax, item, np.nancumsum(item.values) if accumulate else item.values, colors[item.base])
@@ -130,7 +130,7 @@ def _mark_in_progress(bar: Rectangle, color: str) -> None:
     bar.set_gid(IN_PROGRESS)
 
 
-def _plot_bars(ax: Axes, series: list[Series], *, counts: bool) -> None:
+def _plot_bars(ax: Axes, series: list[PlottedSeries], *, counts: bool) -> None:
     colors = colors_by_base(series)
     dates = sorted({stamp for item in series if not item.previous for stamp in item.dates})
     if not dates:
@@ -161,7 +161,7 @@ def _plot_bars(ax: Axes, series: list[Series], *, counts: bool) -> None:
     _bar_ticks(ax, dates)
 
 
-def _plot_value_bars(ax: Axes, series: list[Series], *, running: bool, counts: bool) -> None:
+def _plot_value_bars(ax: Axes, series: list[PlottedSeries], *, running: bool, counts: bool) -> None:
     colors = colors_by_base(series)
     ranked = ranked_totals(series, running=running)
     positions = np.arange(len(ranked))[::-1]
@@ -180,7 +180,7 @@ def _plot_value_bars(ax: Axes, series: list[Series], *, running: bool, counts: b
         integer_ticks(ax, axis="x")
 
 
-def _plot_pie(ax: Axes, series: list[Series], *, running: bool) -> None:
+def _plot_pie(ax: Axes, series: list[PlottedSeries], *, running: bool) -> None:
     """Wedges with their share inside when it fits; names, totals and shares in the legend beside it, so
     small wedges' labels never pile up."""
     colors = colors_by_base(series)
@@ -209,7 +209,7 @@ def _plot_pie(ax: Axes, series: list[Series], *, running: bool) -> None:
     place_legend(ax, len(slices), beside=True)
 
 
-def _plot_number(ax: Axes, series: list[Series], *, running: bool) -> None:
+def _plot_number(ax: Axes, series: list[PlottedSeries], *, running: bool) -> None:
     current = next((item for item in series if not item.previous), series[0])
     total = totals([current], running=running)[0][1]
     ax.text(0.5, 0.58, format_count(total), ha="center", va="center", fontsize=48, fontweight="bold")
