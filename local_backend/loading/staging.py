@@ -36,7 +36,7 @@ from .clickhouse_source import MAYBE_TYPED_EVENT, MAYBE_TYPED_ID
 from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 from .loader import LoadReport
 
-__all__ = ["Stage"]
+__all__ = ["Stage", "stored_value"]
 
 _HOT_KEYS = {column: key for key, column in HOT_PROPERTIES.items()}
 # The events that might change persons; Python decides exactly. (``$groups`` alone does not: ClickHouse reads the
@@ -74,7 +74,7 @@ _PERSON_UUID = (
 )
 
 
-def _stored_value(column: str) -> str:
+def stored_value(column: str) -> str:
     """The value of a stored column of ``events`` from the staged names (``keys``) and raw values (``raws``)."""
     key = "$session_id" if column == "session_id" else _HOT_KEYS[column]
     raw = f"raws[indexOf(keys, {_literal(key)})]"
@@ -124,7 +124,7 @@ class Stage:
         self.client.command(f"CREATE TABLE {self.kept} (row UInt64) ENGINE = MergeTree ORDER BY row")
         self.client.command(f"CREATE TABLE {self.map} (row UInt64, person_id Int64) ENGINE = Memory")
         latest = received + FUTURE_LIMIT_MICROS
-        computed = "".join(f", {_stored_value(column)} AS {column}" for column in self.stored)
+        computed = "".join(f", {stored_value(column)} AS {column}" for column in self.stored)
         read = {
             "event": "if(dynamicType(source.event) = 'String', toString(source.event), '')",
             "event_not_text": "dynamicType(source.event) NOT IN ('None', 'String')",
