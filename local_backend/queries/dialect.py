@@ -15,8 +15,8 @@ Registered functions of :class:`SQLiteDialect` (:func:`register_functions`, per 
 
 ===================  ==============================================================================
 ``il_regex(t, p)``   1 when RE2 pattern ``p`` occurs in ``t`` (:mod:`.regex`), linear time
-``il_float(v)``      ``v`` as a float when it reads as a number (spaces ignored), else NULL
-``il_date(v)``       ``v`` read as a date-time: UTC microseconds, else NULL
+``il_float(v)``      ``v`` as a float when it reads as a number (ASCII, spaces ignored), else NULL
+``il_date(v)``       ``v`` read as a date-time (:mod:`.iso_dates`): UTC microseconds, else NULL
 ``il_quantile(v,q)`` aggregate: the linearly interpolated ``q`` quantile of the non-NULL ``v``
 ===================  ==============================================================================
 """
@@ -26,10 +26,9 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ..store.events import to_micros
+from .iso_dates import read_date
 from .regex import regex_search
 
 __all__ = ["Dialect", "SQLiteDialect", "DIALECT", "register_functions", "to_float", "quantile", "HOGQL_SCALARS"]
@@ -46,24 +45,14 @@ def to_float(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) else None
+    text = str(value).replace(" ", "")
+    if not text.isascii():
+        return None  # float() also reads other scripts' digits and spaces, which toFloat64OrNull does not
     try:
-        number = float(str(value).replace(" ", ""))
+        number = float(text)
     except ValueError:
         return None
     return number if math.isfinite(number) else None
-
-
-def _to_date(value: Any) -> int | None:
-    if value is None:
-        return None
-    text = str(value).strip().replace("Z", "+00:00")
-    for candidate in (text, text[:10]):
-        try:
-            parsed = datetime.fromisoformat(candidate)
-        except ValueError:
-            continue
-        return to_micros(parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC))
-    return None
 
 
 def quantile(values: list[float], level: float) -> float | None:
@@ -96,7 +85,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """Make the dialect's functions available on ``conn`` (cheap; call before compiling queries for it)."""
     conn.create_function("il_regex", 2, regex_search, deterministic=True)
     conn.create_function("il_float", 1, to_float, deterministic=True)
-    conn.create_function("il_date", 1, _to_date, deterministic=True)
+    conn.create_function("il_date", 1, read_date, deterministic=True)
     conn.create_aggregate("il_quantile", 2, _Quantile)  # type: ignore[arg-type]
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...limits import MAX_INT64
+from ...queries.iso_dates import ISO_PATTERN
 
 __all__ = ["ClickHouseDialect", "COHORT_MEMBERS", "joined_columns"]
 
@@ -52,13 +53,6 @@ def _keyed(sql: str, key: str) -> Sql:
 _LIKE_LITERAL_BACKSLASH = "replaceAll({}, '\\\\', '\\\\\\\\')"
 """A LIKE pattern whose backslashes match themselves (SQLite's LIKE has no escape character)."""
 
-_ISO = (
-    "'^([0-9]{4})-?([0-9]{2})-?([0-9]{2})(?:[^0-9]([0-9]{2})(?::?([0-9]{2})(?::?([0-9]{2})(?:[.,]([0-9]+))?)?)?"
-    "(?: ?([+-])([0-9]{2})(?::?([0-9]{2}))?)?)?$'"
-)
-"""An ISO 8601 date (extended or basic), optionally a time (any one separator, fractions of a second) and an
-offset: the forms ``datetime.fromisoformat`` reads, each part a group."""
-
 
 def _line_separators_unescaped(json_sql: str) -> str:
     """JSON text with ClickHouse's escapes of U+2028 and U+2029 written as the characters, as SQLite keeps them."""
@@ -72,21 +66,34 @@ def _line_separators_unescaped(json_sql: str) -> str:
 
 
 def _iso_micros(text: str) -> str:
-    """``text`` read by :data:`_ISO` as UTC microseconds; NULL when it does not match or names no real moment."""
-    year, month, day = "toInt32(g[1])", "toUInt8(g[2])", "toUInt8(g[3])"
-    made = f"makeDate32({year}, least(greatest({month}, 1), 12), least(greatest({day}, 1), 31))"
+    """``text`` read by :data:`~local_backend.queries.iso_dates.ISO_PATTERN` as UTC microseconds, as
+    :func:`~local_backend.queries.iso_dates.iso_micros` reads it; NULL when it does not match or a field is out
+    of its range. The day number is worked out by arithmetic (days from 0001-01-01 on), not with ClickHouse's
+    dates, which hold only 1900 to 2299."""
+    year, month, day = "toInt64(g[1])", "toInt64(g[3])", "toInt64(g[5])"
+    leap = f"(({year} % 4 = 0 AND {year} % 100 != 0) OR {year} % 400 = 0)"
+    month_days = f"multiIf({month} = 2, 28 + {leap}, {month} IN (4, 6, 9, 11), 30, 31)"
     valid = (
-        f"{year} BETWEEN 1900 AND 2299 AND {month} BETWEEN 1 AND 12 AND {day} >= 1"
-        f" AND toDayOfMonth({made}) = {day} AND toUInt8OrZero(g[4]) < 24 AND toUInt8OrZero(g[5]) < 60"
-        " AND toUInt8OrZero(g[6]) < 60 AND toUInt8OrZero(g[9]) < 24 AND toUInt8OrZero(g[10]) < 60"
+        f"g[2] = g[4] AND (g[10] = '' OR g[7] = g[9]) AND {year} >= 1 AND {month} BETWEEN 1 AND 12"
+        f" AND {day} BETWEEN 1 AND {month_days} AND toInt64OrZero(g[6]) < 24 AND toInt64OrZero(g[8]) < 60"
+        " AND toInt64OrZero(g[10]) < 60 AND toInt64OrZero(g[13]) < 24 AND toInt64OrZero(g[14]) < 60"
+    )
+    # days since 1970-01-01 of a proleptic Gregorian date (years counted from March, so February ends a year)
+    shifted = f"({year} - ({month} <= 2))"
+    of_era = f"({shifted} - intDiv({shifted}, 400) * 400)"
+    of_year = f"(intDiv(153 * (({month} + 9) % 12) + 2, 5) + {day} - 1)"
+    days = (
+        f"(intDiv({shifted}, 400) * 146097 + {of_era} * 365 + intDiv({of_era}, 4) - intDiv({of_era}, 100)"
+        f" + {of_year} - 719468)"
     )
     micros = (
-        f"toInt64(toInt32({made})) * 86400000000"
-        " + ((toInt64OrZero(g[4]) * 60 + toInt64OrZero(g[5])) * 60 + toInt64OrZero(g[6])) * 1000000"
-        " + toInt64OrZero(substring(rightPad(g[7], 6, '0'), 1, 6))"
-        " - if(g[8] = '-', -1, 1) * (toInt64OrZero(g[9]) * 60 + toInt64OrZero(g[10])) * 60000000"
+        f"{days} * 86400000000"
+        " + ((toInt64OrZero(g[6]) * 60 + toInt64OrZero(g[8])) * 60 + toInt64OrZero(g[10])) * 1000000"
+        " + toInt64OrZero(substring(rightPad(g[11], 6, '0'), 1, 6))"
+        " - if(g[12] = '-', -1, 1) * (toInt64OrZero(g[13]) * 60 + toInt64OrZero(g[14])) * 60000000"
     )
-    return f"arrayMap(g -> if(empty(g), NULL, if({valid}, {micros}, NULL)), [extractGroups({text}, {_ISO})])[1]"
+    pattern = "'" + ISO_PATTERN.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return f"arrayMap(g -> if(empty(g), NULL, if({valid}, {micros}, NULL)), [extractGroups({text}, {pattern})])[1]"
 
 
 def group_properties_column(index: int) -> str:

@@ -195,6 +195,44 @@ def test_property_math_ignores_values_that_are_not_numbers(client, world, conn, 
     assert body["result"][0]["data"] == [pytest.approx(expected)]
 
 
+def test_numeric_text_is_read_as_toFloat64OrNull_reads_it(client, world, conn):
+    # ASCII digits with spaces around or underscores between them are numbers; digits of other scripts and
+    # spaces other than ASCII's are not (Python's float() would read them all)
+    prices = [" 4 ", "1_000", 2, "\u0661\u0662", "\uff11", "3\u00a0", "\u20075"]
+    add_events(conn, world.project_id, [("buy", "a", "2026-01-15T08:00:00Z", {"price": p}) for p in prices])
+    total = trend(
+        client, world, {"events": [{"id": "buy", "math": "sum", "math_property": "price"}], "date_from": "dStart"}
+    )
+    assert total["result"][0]["data"] == [1006.0]  # 4 + 1000 + 2
+    above = trend(
+        client,
+        world,
+        {"events": [{"id": "buy"}], "date_from": "dStart",
+         "properties": [{"key": "price", "value": 0, "operator": "gt", "type": "event"}]},
+    )  # fmt: skip
+    assert above["result"][0]["data"] == [3]
+
+
+def test_date_filters_read_one_grammar_of_dates(client, world, conn):
+    # a date before 1900 is a date; a week date and a date mixing the basic and extended forms are not, and
+    # their first ten characters are not a date either
+    born = ["1026-01-10", "1899-12-31T23:00:00-02:00", "2026-W02-6", "2026-0110", "2026-01-10"]
+    add_events(conn, world.project_id, [("e", "a", "2026-01-15T08:00:00Z", {"born": b}) for b in born])
+
+    def count(operator: str, value: str) -> int:
+        body = trend(
+            client,
+            world,
+            {"events": [{"id": "e"}], "date_from": "dStart",
+             "properties": [{"key": "born", "value": value, "operator": operator, "type": "event"}]},
+        )  # fmt: skip
+        return body["result"][0]["data"][0]
+
+    assert count("is_date_before", "1900-01-01") == 1  # 1026; 1899-12-31T23:00-02:00 is 1900-01-01T01:00Z
+    assert count("is_date_after", "1899-12-31") == 2  # 1900-01-01T01:00Z and 2026-01-10
+    assert count("is_date_exact", "2026-01-10") == 1
+
+
 def test_median_of_101_to_200_interpolates(client, world, conn):
     add_events(conn, world.project_id, [("n", "a", "2026-01-15T08:00:00Z", {"v": v}) for v in range(101, 201)])
     body = trend(

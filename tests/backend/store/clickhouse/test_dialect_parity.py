@@ -15,10 +15,14 @@ from a string of the same digits; SQLite reads it as a real (``1.84467440737096e
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 
+from local_backend.queries.dialect import to_float
+from local_backend.queries.iso_dates import read_date
+from local_backend.store.clickhouse.dialect import ClickHouseDialect
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.event_store import EventStore, FlaggedScan, Fragment, Measure, SpanAggregate
 from local_backend.store.projects import create_project
@@ -34,6 +38,11 @@ VALUES: list[Any] = [
     True, False, None, MISSING, [1, "a"], {"b": 1, "c": [True, None], "d": "tab\there \"q\""},
     "2026-01-10", "2026-01-10T10:00:00Z", "2026-01-10T10:00:00+02:00", "2026-01-10 10:00:00.5",
     "2026-01-10Tnonsense", "2026-02-30", "1700000000", "20260110", "10/01/2026",
+    # digits of other scripts and spaces other than ASCII's: Python's float() reads them, toFloat64OrNull not
+    "\u0661\u0662", "\uff11", "3\u00a0", "\u20074",
+    # dates Python's fromisoformat reads and ClickHouse's dates cannot hold, or forms only fromisoformat reads
+    "1026-01-10", "0001-01-01T00:30:00+01:00", "2026-W02-6", "2026-0110", "2026-01-10T10:0000Z",
+    "2026-01-10T10:00:400Z", "2026-01-10710:00:00", "20260110\u00a0", "2023-02-29",
 ]  # fmt: skip
 KEYS = ["v", 'we"ird', "$dollar", "$session_id"]
 
@@ -153,3 +162,52 @@ def test_arrays_and_objects_with_non_ascii_text_as_ingestion_stores_them(conn, c
         expected, found = both(stores, make)
         assert found == expected
     assert found[0] == ['{"b":"é","c":["😀","x/y"]}', '["naïve",{"k":"\u2028"}]']
+
+
+def _mutations(seeds: list[str], alphabet: list[str], count: int, seed: int) -> list[str]:
+    """``count`` texts made from ``seeds`` by up to three random edits each (replace, insert or delete a
+    character of ``alphabet``), the same on every run."""
+    rng = random.Random(seed)
+    texts = set(seeds)
+    while len(texts) < count:
+        text = list(rng.choice(seeds))
+        for _ in range(rng.randint(1, 3)):
+            at_index, roll = rng.randrange(len(text) + 1), rng.random()
+            if roll < 0.4 and text:
+                text[min(at_index, len(text) - 1)] = rng.choice(alphabet)
+            elif roll < 0.7:
+                text.insert(at_index, rng.choice(alphabet))
+            elif text:
+                del text[min(at_index, len(text) - 1)]
+        texts.add("".join(text))
+    return sorted(texts)
+
+
+NUMBER_TEXTS = _mutations(
+    [" 12 ", "-1.5e3", "1_000", ".5", "+5.", "0x10", "inf", "1e999", "\u0661\u0662", "\uff11", "3\u00a0"],
+    [*"0123456789+-.eE_ xinfa\t\n\r\x0b\x0c\x1c", "\u00a0", "\u0661", "\uff11", "\u2007", "\x85"],
+    3000,
+    seed=1,
+)
+DATE_TEXTS = _mutations(
+    ["2026-01-10", "2026-01-10T10:00:00Z", "2026-01-10 10:00:00.5", "2026-01-10T10:00:00+02:00", "20260110",
+     "20260110T1000", "2026-W02-6", "2024-02-29", "1026-01-10", "0001-01-01T00:00:00+01:00"],
+    [*"0123456789-:T Z+.,Wt", "\u0661", "\u00a0", "\t", "\n"],
+    3000,
+    seed=2,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("texts", "read_as"), [(NUMBER_TEXTS, "number"), (DATE_TEXTS, "date")])
+def test_generated_texts_read_alike(ch_client, texts, read_as):
+    """Thousands of near-miss texts: SQLite's reader (Python) and ClickHouse's expression give the same value
+    for every one, and both read some of them."""
+    sqlite_read = {"number": to_float, "date": read_date}[read_as]
+    expression = getattr(ClickHouseDialect(), read_as)("t")
+    found = dict(
+        ch_client.query_rows(f"SELECT t, {expression} FROM (SELECT arrayJoin({{texts:Array(String)}}) AS t)",
+                             {"texts": texts})
+    )  # fmt: skip
+    differing = [(text, sqlite_read(text), found[text]) for text in texts if sqlite_read(text) != found[text]]
+    assert differing == []
+    assert sum(value is not None for value in found.values()) > 100
