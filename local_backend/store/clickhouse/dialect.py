@@ -65,6 +65,27 @@ def _line_separators_unescaped(json_sql: str) -> str:
     return text
 
 
+# a JSON string (its escapes included), and JSON's whitespace: what is left of a text without its strings holds
+# whitespace only where the text is not minified as SQLite gives an array or object
+_JSON_STRING = '\'"(?:[^"\\\\\\\\]|\\\\\\\\.)*"\''
+_JSON_SPACE = "'[ \\\\t\\\\n\\\\r]'"
+
+
+def container_text(column: str, key_sql: str, canonical: str) -> str:
+    """An array or object value as SQLite gives it, the stored text (numbers as written: ``1.0``, ``1e+16``),
+    from ``column`` under ``key_sql``; ``canonical`` is ClickHouse's re-serialized text of the value
+    (``JSONExtractRaw``, which prints ``1.0`` as ``1``). The stored text is found by a plain scan for the key
+    (``simpleJSONExtractRaw``, which may stop at the same name nested deeper) and taken when it is the same
+    value and minified; else the re-serialized text."""
+    stored = f"trimLeft(simpleJSONExtractRaw({column}, {key_sql}), ' \\t\\n\\r')"
+    # ``stored`` is written four times: ClickHouse computes an expression written again once
+    return (
+        f"if({stored} != '' AND JSONExtractRaw({stored}) = {canonical}"
+        f" AND NOT match(replaceRegexpAll({stored}, {_JSON_STRING}, ''), {_JSON_SPACE}), {stored},"
+        f" {_line_separators_unescaped(canonical)})"
+    )
+
+
 def _iso_micros(text: str) -> str:
     """``text`` read by :data:`~local_backend.queries.iso_dates.ISO_PATTERN` as UTC microseconds, as
     :func:`~local_backend.queries.iso_dates.iso_micros` reads it; NULL when it does not match or a field is out
@@ -140,7 +161,7 @@ class ClickHouseDialect:
             # an integer past SQLite's range, SQLite reads as a real (one past 64 bits ClickHouse reads as text)
             f" JSONType({column}, ?) = 'UInt64' AND JSONExtractUInt({column}, ?) > {MAX_INT64},"
             f" {_real_text(f'toFloat64(JSONExtractUInt({column}, ?))')},"
-            f" {_line_separators_unescaped(f'JSONExtractRaw({column}, ?)')})"
+            f" {container_text(column, '?', f'JSONExtractRaw({column}, ?)')})"
         )
         return _keyed(sql, key)
 

@@ -12,7 +12,7 @@ minified JSON (a whole real loses its point: see :func:`hot_value_of_raw`).
 from __future__ import annotations
 
 from ...limits import MAX_INT64
-from .dialect import _line_separators_unescaped, _real_text
+from .dialect import _real_text, container_text
 
 __all__ = ["hot_value_of_raw", "python_float_text"]
 
@@ -24,6 +24,8 @@ def hot_value_of_raw(raw: str, properties: str, key: str, *, booleans: tuple[str
 
     The raw text of a whole real drops its point (``1.0`` reads back ``1``), so a number without one is looked
     up again in ``properties`` (under ``key``, a quoted literal): rare for the hot properties, which hold text.
+    An array or object is its stored text where that can be found (:func:`.dialect.container_text`), since
+    its raw text has its numbers written again (``[1.0]`` reads back ``[1]``).
     An integer past SQLite's 64-bit range is the text of a real, as SQLite reads it.
     It may be evaluated whole, as a column's ``MATERIALIZED`` expression is (see below); with
     ``short_circuit_function_evaluation = 'force_enable'`` only each row's own branch runs.
@@ -39,10 +41,12 @@ def hot_value_of_raw(raw: str, properties: str, key: str, *, booleans: tuple[str
     whole = f"if(match({raw}, '^-?[0-9]+$'), {properties}, '')"
     container = f"if(startsWith({raw}, '[') OR startsWith({raw}, '{{'), {raw}, '')"
     real = f"if(match({raw}, '[.eE]'), {raw}, '')"
+    empty = "''"
     return (
         f"multiIf({raw} = '' OR {raw} = 'null', NULL,"
         f" startsWith({raw}, '\"'), JSONExtractString({raw}), {truth},"
-        f" startsWith({raw}, '[') OR startsWith({raw}, '{{'), {_line_separators_unescaped(container)},"
+        f" startsWith({raw}, '[') OR startsWith({raw}, '{{'),"
+        f" {container_text(f'if({container} != {empty}, {properties}, {empty})', key, container)},"
         f" match({raw}, '[.eE]'), {_real_text(f'JSONExtractFloat({real})')},"
         f" JSONType({whole}, {key}) = 'Double', {_real_text(f'JSONExtractFloat({whole}, {key})')},"
         f" length({raw}) >= 19 AND toUInt64OrZero({raw}) > {MAX_INT64},"

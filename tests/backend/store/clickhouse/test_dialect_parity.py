@@ -6,7 +6,8 @@ read for every event on both engines and the two lists compared, and a few answe
 Not here, a known difference: where the stored JSON spells non-ASCII text as escapes (``{"b":"\\u00e9"}``, as
 the test factories' ``json.dumps`` writes it), an array or object value reads back with the characters on
 ClickHouse (it re-serializes the value) and with the escapes on SQLite (it keeps the stored text). Ingestion
-stores the characters themselves, and then both engines agree (the last test). And an integer of 64 bits or more
+stores the characters themselves in minified text, and then both engines agree, numbers as written included
+(the last test). And an integer of 64 bits or more
 (from 2**64, or below -2**63) reads on ClickHouse as the text of its digits, which its JSON functions cannot tell
 from a string of the same digits; SQLite reads it as a real (``1.84467440737096e+19``). Integers from 2**63 to
 2**64 - 1, which SQLite also reads as reals, read as SQLite reads them (above).
@@ -144,8 +145,12 @@ def test_json_type_and_missing_keys(stores):
 def test_arrays_and_objects_with_non_ascii_text_as_ingestion_stores_them(conn, ch_client):
     # ingestion writes properties with the characters themselves (local_backend/json_text.py), as both read back
     project_id = int(create_project(conn, name="Text", timezone="UTC", now="2026-01-15T12:00:00Z")["id"])
-    add_events(conn, project_id, [("shape", "ann", "2026-01-10T00:00:00Z"), ("shape", "ann", "2026-01-10T00:01:00Z")])
-    stored = [{"v": {"b": "é", "c": ["😀", "x/y"]}}, {"v": ["naïve", {"k": "\u2028"}]}]
+    add_events(conn, project_id, [("shape", "ann", f"2026-01-10T00:0{minute}:00Z") for minute in range(3)])
+    stored = [
+        {"v": {"b": "é", "c": ["😀", "x/y"]}},
+        {"v": ["naïve", {"k": "\u2028"}]},
+        {"v": [1.0, 1e16, 1.5e-07, {"k": 2.50, "n": -0.0}, "a, b"]},  # ClickHouse's own text: [1,10000000000000000,...
+    ]
     conn.executemany(
         "UPDATE events SET properties = ? WHERE project_id = ? AND timestamp = ?",
         [(json.dumps(props, ensure_ascii=False, separators=(",", ":")), project_id, at(10, 0, minute))
@@ -161,7 +166,11 @@ def test_arrays_and_objects_with_non_ascii_text_as_ingestion_stores_them(conn, c
 
         expected, found = both(stores, make)
         assert found == expected
-    assert found[0] == ['{"b":"é","c":["😀","x/y"]}', '["naïve",{"k":"\u2028"}]']
+    assert found[0] == [
+        '{"b":"é","c":["😀","x/y"]}',
+        '["naïve",{"k":"\u2028"}]',
+        '[1.0,1e+16,1.5e-07,{"k":2.5,"n":-0.0},"a, b"]',
+    ]
 
 
 def _mutations(seeds: list[str], alphabet: list[str], count: int, seed: int) -> list[str]:
