@@ -113,7 +113,9 @@ def _iso_micros(text: str) -> str:
         " + toInt64OrZero(substring(rightPad(g[11], 6, '0'), 1, 6))"
         " - if(g[12] = '-', -1, 1) * (toInt64OrZero(g[13]) * 60 + toInt64OrZero(g[14])) * 60000000"
     )
-    pattern = "'" + ISO_PATTERN.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    from .params import string_literal  # here: params imports this module
+
+    pattern = string_literal(ISO_PATTERN)
     return f"arrayMap(g -> if(empty(g), NULL, if({valid}, {micros}, NULL)), [extractGroups({text}, {pattern})])[1]"
 
 
