@@ -75,7 +75,8 @@ def test_capture_frame_batches_and_counts(client, fake, events_df):
     fake.routes[("GET", "/api/projects/1/")] = (200, {"id": 1, "api_token": TOKEN})
     fake.routes[("POST", "/batch/")] = [(200, {"status": 1}), (200, {"status": 1})]
     result = client.capture_frame(events_df, batch_size=2, progress=False)
-    assert (result.accepted, result.rejected) == (3, 2)
+    # {"status": 1} says the events were received, not how many were stored
+    assert (result.sent, result.accepted, result.rejected) == (3, None, 2)
     batches = [call for call in fake.calls if call.path == "/batch/"]
     assert [len(call.json["batch"]) for call in batches] == [2, 1]
     assert all(call.json["api_key"] == TOKEN for call in batches)
@@ -92,7 +93,7 @@ def test_refused_batch_and_server_counted_rejections(client, fake, events_df):
         (200, {"status": 1, "rejected": 1}),
     ]
     result = client.load_events(events_df, batch_size=2, token=TOKEN, progress=False)
-    assert (result.accepted, result.rejected) == (0, 5)
+    assert (result.sent, result.accepted, result.rejected) == (1, None, 5)
     assert any("Malformed request data" in message for message in result.errors)
     assert not any(call.path == "/api/projects/1/" for call in fake.calls)
 
