@@ -1,18 +1,21 @@
 """Paths from stored events: what people did next, as weighted edges between numbered steps.
 
-Each event of an included type becomes a path item:
+Which events count: every event when the filter names no event types (``include_event_types`` absent or
+empty) and no events (``include_custom_events``); otherwise the events of the listed types and the events
+named. Each counted event becomes a path item by its kind:
 
 =================  ==================================================================
-event type         path item
+event              path item
 =================  ==================================================================
 ``$pageview``      its ``$current_url``, a trailing ``/`` dropped (``/`` itself stays)
 ``$screen``        its ``$screen_name``
-``custom_event``   the event name, for every event whose name does not start with ``$``
+any other          the event name (type ``custom_event``: every event not starting with ``$``)
 =================  ==================================================================
 
 Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
 dropped, before sessions are cut; :mod:`.engine` does the per-person pass. Events are read person by
 person in time order from the event store (:meth:`~local_backend.store.event_store.EventStore.person_events`).
+A range that holds no time (``date_from`` after ``date_to``, or in the future) has no paths.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ...store.event_store import PersonEventScan, event_store
 from ..analysis_inputs import global_condition, micros, parse_point, truncate_period
 from ..filter_parsing import parse_filter
 from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
-from .filter import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter
+from .filter import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter, without_trailing_slash
 
 __all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]
 
@@ -39,10 +42,14 @@ DEFAULT_EDGE_LIMIT = 50
 
 @dataclass(frozen=True)
 class PathRange:
-    """Inclusive bounds, UTC microseconds."""
+    """Inclusive bounds, UTC microseconds; ``start`` after ``end`` when the range holds no time."""
 
     start: int
     end: int
+
+    @property
+    def empty(self) -> bool:
+        return self.start > self.end
 
 
 def resolve_path_range(
@@ -55,7 +62,7 @@ def resolve_path_range(
 
     A ``date_from`` with an hour in it (``-24h``, ``2026-01-14T10:00``) is kept to the moment. ``all`` starts on
     the day of ``earliest_event()`` (the project's first plausible event, as trends and funnels start it), or
-    today when there is none.
+    today when there is none. A ``date_from`` after ``date_to`` (or after now) gives an empty range.
     """
     tz = ZoneInfo(project.get("timezone") or "UTC")
     local_now = now.astimezone(tz)
@@ -70,49 +77,49 @@ def resolve_path_range(
     end = parse_point(filter.date_to, tz=tz, now=now, attr="date_to") if filter.date_to else local_now
     if filter.date_to and not _has_time(filter.date_to):
         end = truncate_period(end, "Day", 0).replace(hour=23, minute=59, second=59, microsecond=999_999)
-    last = micros(end)
-    if first > last:
-        raise ValidationError("date_from is after date_to.", attr="date_from")
-    return PathRange(start=first, end=last)
+    return PathRange(start=first, end=micros(end))
 
 
 def _has_time(text: str) -> bool:
     return "T" in text or " " in text.strip() or text.strip().endswith("h") or "hStart" in text or "hEnd" in text
 
 
-def path_item(event: str, url: str | None, screen: str | None, types: frozenset[str]) -> str | None:
-    """The path item of one event, or None when its type is not included."""
+def path_item(event: str, url: str | None, screen: str | None) -> str:
+    """The path item of one event: a pageview's URL, a screen's name, otherwise the event name."""
     if event == PAGEVIEW:
-        if PAGEVIEW not in types:
-            return None
-        text = url or ""
-        return text[:-1] if len(text) > 1 and text.endswith("/") else text
+        return without_trailing_slash(url or "")
     if event == SCREEN:
-        return (screen or "") if SCREEN in types else None
-    if CUSTOM_EVENT in types and not event.startswith("$"):
-        return event
-    return None
+        return screen or ""
+    return event
 
 
-def _event_types_sql(types: frozenset[str]) -> str:
-    parts = []
+def _events_sql(filter: PathFilter) -> tuple[str, list[Any]]:
+    """The events that make path items (None of them excluded when the filter names none)."""
+    if filter.every_event:
+        return "1 = 1", []
+    types = set(filter.include_event_types or ())
+    parts: list[str] = []
+    params: list[Any] = []
     if PAGEVIEW in types:
         parts.append("e.event = '$pageview'")
     if SCREEN in types:
         parts.append("e.event = '$screen'")
     if CUSTOM_EVENT in types:
         parts.append("substr(e.event, 1, 1) <> '$'")
-    return "(" + " OR ".join(parts) + ")"
+    if filter.include_custom_events:
+        parts.append(f"e.event IN ({', '.join('?' for _ in filter.include_custom_events)})")
+        params.extend(filter.include_custom_events)
+    return "(" + " OR ".join(parts) + ")", params
 
 
 def _person_paths(
     conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, bounds: PathRange
 ) -> Iterator[list[tuple[int, str]]]:
-    types = frozenset(filter.include_event_types)
     groupings = compile_groupings(filter.path_groupings)
     excluded = set(filter.exclude_events)
     where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
-    where = (f"{_event_types_sql(types)} AND {where_sql}", where_params)
+    events_sql, events_params = _events_sql(filter)
+    where = (f"{events_sql} AND {where_sql}", [*events_params, *where_params])
     scan = PersonEventScan(
         project_id=int(project["id"]),
         lower=bounds.start,
@@ -124,9 +131,7 @@ def _person_paths(
     for _, person_rows in groupby(rows, key=lambda row: row[0]):
         path: list[tuple[int, str]] = []
         for _, at, event, url, screen in person_rows:
-            item = path_item(event, None if url is None else str(url), None if screen is None else str(screen), types)
-            if item is None:
-                continue
+            item = path_item(event, None if url is None else str(url), None if screen is None else str(screen))
             item = group_path_item(item, groupings)
             if item in excluded:
                 continue
@@ -146,14 +151,13 @@ def compute_paths(
             code="unsupported",
         )
     bounds = resolve_path_range(filter, project, now, lambda: event_store(conn).earliest_event(int(project["id"])))
-    edge_limit = filter.edge_limit
-    if edge_limit is None and not (filter.start_point and filter.end_point):
-        edge_limit = DEFAULT_EDGE_LIMIT
+    if bounds.empty:
+        return []
     options = PathOptions(
         step_limit=filter.step_limit,
         start_point=filter.start_point,
         end_point=filter.end_point,
-        edge_limit=edge_limit,
+        edge_limit=filter.edge_limit or DEFAULT_EDGE_LIMIT,
         min_edge_weight=filter.min_edge_weight,
         max_edge_weight=filter.max_edge_weight,
     )

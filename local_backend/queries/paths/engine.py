@@ -9,21 +9,34 @@ built per session as PostHog does:
    occurrence (with both, the end point is looked for after the start point); a session lacking a point
    it needs is left out;
 4. the path keeps ``step_limit`` items: the first ones, or the last ones when only an end point is set.
+   With both points a longer path keeps both ends: its first and last ``step_limit // 2`` items around one
+   ``...`` item, which stands at the time of the first item it hides.
 
 Each pair of neighbouring items ``(k, k+1)`` is an edge ``"k_<item>" -> "k+1_<item>"``; its value is how many
 sessions made that transition, its ``average_conversion_time`` the mean time between the two, in ms.
-Edges come ordered by value (descending), then source, then target.
+Edges come ordered by value (descending), then source, then target; edges outside ``min_edge_weight`` ..
+``max_edge_weight`` are dropped, the first ``edge_limit`` kept, and then every kept edge that cannot be
+reached from a first step through kept edges is dropped too (it would hang in the air in a diagram).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["PathOptions", "PathEdge", "compute_path_edges", "compile_groupings", "group_path_item", "SESSION_GAP_MS"]
+__all__ = [
+    "PathOptions",
+    "PathEdge",
+    "compute_path_edges",
+    "compile_groupings",
+    "group_path_item",
+    "SESSION_GAP_MS",
+    "FOLDED_ITEM",
+]
 
 SESSION_GAP_MS = 30 * 60 * 1000
+# The item standing for the middle of a path folded between a start and an end point.
+FOLDED_ITEM = "..."
 
 
 @dataclass(frozen=True)
@@ -52,17 +65,45 @@ class PathEdge:
         }
 
 
-def compile_groupings(groupings: Iterable[str]) -> list[tuple[str, re.Pattern[str]]]:
+@dataclass(frozen=True)
+class Grouping:
+    """A ``path_groupings`` pattern: its text, and the literal pieces between its ``*`` wildcards."""
+
+    pattern: str
+    pieces: tuple[str, ...]
+
+    def match_end(self, item: str) -> int:
+        """Where the earliest-ending match of the pattern anywhere in ``item`` ends, or -1 without one.
+
+        Taking each piece at its first occurrence after the previous one gives the earliest possible end.
+        """
+        at = 0
+        for piece in self.pieces:
+            found = item.find(piece, at)
+            if found < 0:
+                return -1
+            at = found + len(piece)
+        return at
+
+
+def compile_groupings(groupings: Iterable[str]) -> list[Grouping]:
     """Grouping patterns use ``*`` as a wildcard; everything else matches literally."""
-    return [(pattern, re.compile(".*".join(re.escape(part) for part in pattern.split("*")))) for pattern in groupings]
+    return [Grouping(pattern, tuple(pattern.split("*"))) for pattern in groupings]
 
 
-def group_path_item(item: str, patterns: list[tuple[str, re.Pattern[str]]]) -> str:
-    """An item matching a grouping pattern is shown as the pattern itself."""
-    for pattern, compiled in patterns:
-        if compiled.fullmatch(item):
-            return pattern
-    return item
+def group_path_item(item: str, groupings: list[Grouping]) -> str:
+    """An item containing a grouping pattern anywhere is shown as the pattern itself.
+
+    When several patterns match, the one whose match ends first wins (the first listed on a tie), as
+    ClickHouse's ``multiMatchAnyIndex`` picks for PostHog: ``/2/3?q=1`` is grouped by ``/3*`` before
+    ``/3?q=1``.
+    """
+    best: tuple[int, str] | None = None
+    for grouping in groupings:
+        end = grouping.match_end(item)
+        if end >= 0 and (best is None or end < best[0]):
+            best = (end, grouping.pattern)
+    return item if best is None else best[1]
 
 
 def _sessions(rows: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
@@ -86,6 +127,14 @@ def _index(path: list[tuple[int, str]], item: str) -> int:
     return next((i for i, entry in enumerate(path) if entry[1] == item), -1)
 
 
+def _fold(path: list[tuple[int, str]], step_limit: int) -> list[tuple[int, str]]:
+    """A path between a start and an end point longer than ``step_limit``: both ends kept around ``...``."""
+    if len(path) <= step_limit:
+        return path
+    half = step_limit // 2
+    return [*path[:half], (path[half][0], FOLDED_ITEM), *path[-half:]]
+
+
 def _limit(path: list[tuple[int, str]], options: PathOptions) -> list[tuple[int, str]] | None:
     if options.start_point is not None:
         start = _index(path, options.start_point)
@@ -99,7 +148,24 @@ def _limit(path: list[tuple[int, str]], options: PathOptions) -> list[tuple[int,
         path = path[: end + 1]
         if options.start_point is None:
             return path[-options.step_limit :]
+        return _fold(path, options.step_limit)
     return path[: options.step_limit]
+
+
+def _reachable(edges: list[PathEdge]) -> list[PathEdge]:
+    """The edges whose source can be reached from a first step (``1_...``) through the given edges."""
+    targets: dict[str, list[str]] = {}
+    for edge in edges:
+        targets.setdefault(edge.source, []).append(edge.target)
+    seen: set[str] = set()
+    stack = [source for source in targets if source.startswith("1_")]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(target for target in targets.get(node, ()) if target not in seen)
+    return [edge for edge in edges if edge.source in seen]
 
 
 def compute_path_edges(persons: Iterable[list[tuple[int, str]]], options: PathOptions) -> list[PathEdge]:
@@ -122,4 +188,4 @@ def compute_path_edges(persons: Iterable[list[tuple[int, str]]], options: PathOp
         and (options.max_edge_weight is None or value <= options.max_edge_weight)
     ]
     edges.sort(key=lambda edge: (-edge.value, edge.source, edge.target))
-    return edges[: options.edge_limit] if options.edge_limit else edges
+    return _reachable(edges[: options.edge_limit] if options.edge_limit else edges)

@@ -1,5 +1,9 @@
-"""The filter ``insights/path/`` reads: which event types make path items, where paths start or end, how
-many steps and edges."""
+"""The filter ``insights/path/`` reads: which events make path items, where paths start or end, how
+many steps and edges.
+
+Without ``include_event_types`` (or with an empty list) every event is a path item, as in PostHog; the
+legacy ``include_custom_events`` names further events to include by name (alone, only those).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,16 @@ from ...models.fields import Flag, Integer
 from ..filter_parsing import decode_json_text
 from ..property_model import UnparsedPropertyFilter
 
-__all__ = ["PathFilter", "EVENT_TYPES", "LEGACY_PATH_TYPES", "MAX_STEP_LIMIT", "PAGEVIEW", "SCREEN", "CUSTOM_EVENT"]
+__all__ = [
+    "PathFilter",
+    "EVENT_TYPES",
+    "LEGACY_PATH_TYPES",
+    "MAX_STEP_LIMIT",
+    "PAGEVIEW",
+    "SCREEN",
+    "CUSTOM_EVENT",
+    "without_trailing_slash",
+]
 
 PAGEVIEW = "$pageview"
 SCREEN = "$screen"
@@ -21,6 +34,11 @@ EVENT_TYPES = (PAGEVIEW, SCREEN, CUSTOM_EVENT)
 LEGACY_PATH_TYPES = {PAGEVIEW: [PAGEVIEW], SCREEN: [SCREEN], CUSTOM_EVENT: [CUSTOM_EVENT]}
 MAX_STEP_LIMIT = 50
 MAX_GROUPINGS = 50
+
+
+def without_trailing_slash(text: str) -> str:
+    """``/pricing/`` -> ``/pricing``; ``/`` itself stays (pageview items and path points are read so)."""
+    return text[:-1] if len(text) > 1 and text.endswith("/") else text
 
 
 def _path_type_schema(schema: dict[str, Any]) -> None:
@@ -33,9 +51,8 @@ class PathFilter(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    include_event_types: list[Literal["$pageview", "$screen", "custom_event"]] = Field(
-        default_factory=lambda: [PAGEVIEW], min_length=1
-    )
+    include_event_types: list[Literal["$pageview", "$screen", "custom_event"]] | None = None
+    include_custom_events: list[str] = Field(default_factory=list)
     path_type: str | None = Field(None, json_schema_extra=_path_type_schema)
     start_point: str | None = None
     end_point: str | None = None
@@ -52,7 +69,13 @@ class PathFilter(BaseModel):
     funnel_filter: Any = None
 
     @field_validator(
-        "include_event_types", "path_groupings", "exclude_events", "properties", "funnel_filter", mode="before"
+        "include_event_types",
+        "include_custom_events",
+        "path_groupings",
+        "exclude_events",
+        "properties",
+        "funnel_filter",
+        mode="before",
     )
     @classmethod
     def _json_text(cls, value: Any) -> Any:
@@ -62,6 +85,23 @@ class PathFilter(BaseModel):
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return None if value == "" else value
+
+    @field_validator("start_point", "end_point")
+    @classmethod
+    def _point_without_trailing_slash(cls, value: str | None) -> str | None:
+        return None if value is None else without_trailing_slash(value)
+
+    @field_validator("include_custom_events")
+    @classmethod
+    def _not_with_every_custom_event(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        if names and CUSTOM_EVENT in (info.data.get("include_event_types") or []):
+            raise ValueError("include_custom_events names events already included by custom_event")
+        return names
+
+    @property
+    def every_event(self) -> bool:
+        """No event types and no event names given: every event is a path item."""
+        return not self.include_event_types and not self.include_custom_events
 
     @field_validator("path_type")
     @classmethod
