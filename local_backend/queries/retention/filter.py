@@ -80,4 +80,8 @@ class RetentionFilter(BaseModel):
 
     @property
     def returning(self) -> RetentionEntity:
-        return self.returning_entity or self.target_entity
+        """The returning entity; without one, the target's event or action alone (as PostHog's), so that the
+        target's own ``properties`` choose who joins a cohort but not what counts as coming back."""
+        if self.returning_entity is not None:
+            return self.returning_entity
+        return RetentionEntity(id=self.target_entity.id, type=self.target_entity.type)

@@ -258,3 +258,70 @@ def test_the_payload_for_saved_insights_equals_the_endpoint(client, world, conn,
     with pytest.raises(ValidationError) as error:
         retention_payload(conn, project, {"period": "Year"}, clock.now())
     assert error.value.attr == "period"
+
+
+PRO = [{"key": "plan", "value": "pro", "operator": "exact", "type": "event"}]
+
+
+def test_without_a_returning_entity_people_return_on_the_plain_target_event(client, world, conn):
+    # mirrors PostHog's "properties on start event" case: the target's properties choose the cohort, and any
+    # $pageview is a return
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("$pageview", "mia", "2026-01-13T10:00:00Z", {"plan": "pro"}),
+            ("$pageview", "mia", "2026-01-14T10:00:00Z"),
+            ("$pageview", "mia", "2026-01-15T10:00:00Z", {"plan": "free"}),
+            ("$pageview", "ned", "2026-01-13T10:00:00Z"),
+            ("$pageview", "ned", "2026-01-14T10:00:00Z", {"plan": "pro"}),
+            ("$pageview", "ned", "2026-01-15T10:00:00Z"),
+        ],
+    )
+    target = {"id": "$pageview", "type": "events", "properties": PRO}
+    # Jan 13: mia (pro), back Jan 14 and 15; Jan 14: ned (pro), back Jan 15; Jan 15: no pro visit
+    payload = retention(client, world, total_intervals=3, target_entity=target)
+    assert counts(payload) == [[1, 1, 1], [1, 1], [0]]
+    back_on_a_free_visit = client.get(payload["result"][0]["values"][2]["people_url"], headers=world.headers()).json()
+    assert [p["person"]["distinct_ids"] for p in back_on_a_free_visit["result"]] == [["mia"]]
+    # a returning entity with the same properties counts only pro visits as returns: nobody comes back
+    narrowed = retention(client, world, total_intervals=3, target_entity=target, returning_entity=target)
+    assert counts(narrowed) == [[1, 0, 0], [1, 0], [0]]
+
+
+def test_first_time_with_target_properties_returns_on_the_plain_event(client, world, conn):
+    # mirrors PostHog's "properties on start event for first time" case
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("$pageview", "olga", "2026-01-12T10:00:00Z"),  # not pro: not her first pro visit
+            ("$pageview", "olga", "2026-01-13T10:00:00Z", {"plan": "pro"}),
+            ("$pageview", "olga", "2026-01-14T10:00:00Z", {"plan": "pro"}),
+            ("$pageview", "olga", "2026-01-15T10:00:00Z"),
+            ("$pageview", "pat", "2026-01-12T10:00:00Z", {"plan": "pro"}),  # first pro visit before the range
+            ("$pageview", "pat", "2026-01-14T10:00:00Z", {"plan": "pro"}),
+        ],
+    )
+    target = {"id": "$pageview", "type": "events", "properties": PRO}
+    payload = retention(client, world, total_intervals=3, target_entity=target, retention_type="retention_first_time")
+    # olga's first pro visit is Jan 13; she is back Jan 14 and, on a plain visit, Jan 15; pat joins no cohort
+    assert counts(payload) == [[1, 1, 1], [0, 0], [0]]
+
+
+def test_a_day_is_the_projects_local_day(client, world, conn):
+    # mirrors PostHog's timezone case: the same events, by UTC days and by US/Pacific days
+    events = [
+        ("$pageview", "quinn", "2026-01-13T01:00:00Z"),  # Jan 12, 17:00 in Los Angeles
+        ("$pageview", "quinn", "2026-01-14T01:00:00Z"),  # Jan 13, 17:00
+        ("$pageview", "ruth", "2026-01-14T02:00:00Z"),  # Jan 13, 18:00
+        ("$pageview", "ruth", "2026-01-14T09:00:00Z"),  # Jan 14, 01:00
+    ]
+    add_events(conn, world.project_id, events)
+    # Jan 13: quinn (back Jan 14); Jan 14: quinn and ruth (twice that day: once)
+    assert counts(retention(client, world, total_intervals=2, date_to="2026-01-14")) == [[1, 1], [2]]
+    update_project(conn, world.project_id, {"timezone": "America/Los_Angeles"}, "2026-01-15T12:00:00Z")
+    pacific = retention(client, world, total_intervals=2, date_to="2026-01-14")
+    # Jan 13 (local): quinn and ruth; ruth back Jan 14 (local); quinn's Jan 12 visit is before the range
+    assert counts(pacific) == [[2, 1], [1]]
+    assert [row["date"] for row in pacific["result"]] == ["2026-01-13T00:00:00-08:00", "2026-01-14T00:00:00-08:00"]
