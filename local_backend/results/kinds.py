@@ -18,6 +18,7 @@ from ..queries.funnels import PeopleLink, funnel_payload
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
 from ..queries.trends import trends_payload
+from ..queries.unsupported_fields import refuse_unsupported_fields
 from .runner import Calculation
 from .service import cache_key_for
 
@@ -61,7 +62,8 @@ def can_calculate(kind: str) -> bool:
 
 
 def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], now: datetime) -> Calculation:
-    """The cacheable calculation of a legacy filter of ``kind``; a 400 for kinds without an engine here."""
+    """The cacheable calculation of a legacy filter of ``kind``; a 400 for kinds without an engine here, and for
+    fields that change the answer and are not calculated here yet."""
     if kind not in ENGINES:
         available = ", ".join(sorted(ENGINES))
         raise ValidationError(
@@ -69,6 +71,7 @@ def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], 
             attr="insight",
             code="unsupported",
         )
+    refuse_unsupported_fields(kind, legacy)
     engine = ENGINES[kind]
     normalized = {k: v for k, v in legacy.items() if k not in _NOT_IN_CACHE_KEY}
     interval = str(normalized.get("period", "Day")).lower() if kind == "RETENTION" else None

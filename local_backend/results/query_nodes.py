@@ -16,6 +16,8 @@ PathsQuery         PATHS                  pathsFilter.includeEventTypes -> inclu
 
 Every node takes ``dateRange`` (date_from, date_to, explicitDate), ``properties``, ``filterTestAccounts``,
 ``breakdownFilter`` and ``aggregation_group_type_index``; an ``InsightVizNode`` is unwrapped to its ``source``.
+Node fields that change the answer and are not calculated here are carried onto their legacy names
+(:func:`..queries.unsupported_fields.carry_node_fields`), where the calculation refuses them by name.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..models.fields import check_int64
+from ..queries.unsupported_fields import carry_node_fields
 
 __all__ = ["QUERY_KINDS", "translate_query", "insight_kind_of"]
 
@@ -143,11 +146,30 @@ def _trends(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     for key in ("display", "formula"):
         if trends.get(key) is not None:
             legacy[key] = trends[key]
+    _formulas(trends, legacy)
     compare = _object(source.get("compareFilter"), "query__compareFilter")
     if compare.get("compare") is not None:
         legacy["compare"] = compare["compare"]
     if compare.get("compare_to") is not None:
         legacy["compare_to"] = compare["compare_to"]
+
+
+def _formulas(trends: dict[str, Any], legacy: dict[str, Any]) -> None:
+    """``formulaNodes`` / ``formulas`` (PostHog's current spelling): one formula is ``formula``; more stay a list,
+    which the trend refuses (one formula series is calculated here)."""
+    nodes = trends.get("formulaNodes")
+    if nodes is not None:
+        if not isinstance(nodes, list):
+            raise ValidationError("Expected a list of formula nodes.", attr="query__trendsFilter__formulaNodes")
+        formulas = [_object(node, "query__trendsFilter__formulaNodes").get("formula") for node in nodes]
+    else:
+        formulas = trends.get("formulas")
+    if not isinstance(formulas, list) or not formulas:
+        return
+    if len(formulas) == 1 and legacy.get("formula") is None:
+        legacy["formula"] = formulas[0]
+    elif len(formulas) > 1:
+        legacy["formulas"] = formulas
 
 
 def _funnels(source: dict[str, Any], legacy: dict[str, Any]) -> None:
@@ -212,4 +234,5 @@ def translate_query(query: Any) -> tuple[str, dict[str, Any]]:
     legacy: dict[str, Any] = {"insight": kind}
     _common(source, legacy)
     _TRANSLATORS[kind](source, legacy)
+    carry_node_fields(kind, source, legacy)
     return kind, legacy

@@ -1,0 +1,145 @@
+"""Request fields that change a calculation's answer and that this backend does not compute yet.
+
+PostHog reads every field below and answers something else when it is set (stickiness instead of a trend, a
+moving average, sampled counts, ...). Answering as if it were absent would give numbers that look right and are
+not, so a calculation whose filter sets one of them to anything but its neutral value is a 400 ``unsupported``
+whose ``attr`` names the field (:func:`refuse_unsupported_fields`). The check runs where every calculation
+enters: the legacy calculation routes, saved insights and ``/query/`` (whose node fields are first carried onto
+their legacy names by :func:`carry_node_fields`, so one table serves both spellings).
+
+Fields that only change how a result is drawn (colours, legends, ``show_values_on_series``, line or bar, axis
+formats, ``funnel_step_reference``, ``retention_reference``) are not here: they are accepted and ignored.
+docs/insights.md lists both, and a test keeps that list in step with :data:`UNSUPPORTED_FIELDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ValidationError
+
+__all__ = ["UnsupportedField", "UNSUPPORTED_FIELDS", "NODE_FIELDS", "refuse_unsupported_fields", "carry_node_fields"]
+
+TRENDS, FUNNELS, RETENTION, PATHS = "TRENDS", "FUNNELS", "RETENTION", "PATHS"
+_BLANK_TEXT = ("", "false", "null", "none", "[]", "{}")
+
+
+def is_unset(value: Any) -> bool:
+    """Absent in effect: null, false, an empty list or object, or their JSON text (a GET's query string)."""
+    if value is None or value is False or value in ([], {}):
+        return True
+    return isinstance(value, str) and value.strip().lower() in _BLANK_TEXT
+
+
+def _unset_or(*neutral: Any) -> Callable[[Any], bool]:
+    """Unset, or one of ``neutral`` (text compared without case, numbers by value)."""
+    texts = {str(item).lower() for item in neutral}
+
+    def accepts(value: Any) -> bool:
+        if is_unset(value):
+            return True
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int | float):
+            return any(value == item for item in neutral if isinstance(item, int | float))
+        return isinstance(value, str) and value.strip().lower() in texts
+
+    return accepts
+
+
+def _not_stickiness_or_lifecycle(value: Any) -> bool:
+    return not (isinstance(value, str) and value.strip().upper() in ("STICKINESS", "LIFECYCLE"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnsupportedField:
+    """A legacy filter field of ``kinds`` that PostHog acts on and this backend does not: ``what`` says what it
+    would do; ``accepts`` tells the values that ask for nothing more than the default answer."""
+
+    name: str
+    kinds: frozenset[str]
+    what: str
+    accepts: Callable[[Any], bool] = is_unset
+
+
+def _field(name: str, kinds: tuple[str, ...], what: str, accepts: Callable[[Any], bool] = is_unset) -> UnsupportedField:
+    return UnsupportedField(name=name, kinds=frozenset(kinds), what=what, accepts=accepts)
+
+
+UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
+    _field("shown_as", (TRENDS,), "shows the series as stickiness or lifecycle", _unset_or("Volume")),
+    _field("insight", (TRENDS,), "computes stickiness or lifecycle instead", _not_stickiness_or_lifecycle),
+    _field("smoothing_intervals", (TRENDS,), "averages each bucket with the ones before it", _unset_or(1)),
+    _field("formulas", (TRENDS,), "adds one formula series per formula (one formula is supported)"),
+    _field("breakdown_histogram_bin_count", (TRENDS,), "buckets a numeric breakdown into ranges"),
+    _field("breakdown_hide_other_aggregation", (TRENDS,), "leaves out the Other breakdown value"),
+    _field("breakdown_normalize_url", (TRENDS, FUNNELS), "reads URL breakdown values without a trailing / ? or #"),
+    _field("breakdowns", (TRENDS, FUNNELS), "breaks down by several properties of their own types"),
+    _field("sampling_factor", (TRENDS, FUNNELS, RETENTION, PATHS), "counts a sample of the events", _unset_or(1)),
+    _field("funnel_aggregate_by_hogql", (FUNNELS,), "counts actors by an expression", _unset_or("person_id")),
+    _field("aggregation_group_type_index", (RETENTION,), "counts groups instead of persons"),
+    _field("breakdown", (RETENTION,), "splits the cohorts by a property"),
+    _field("cumulative", (RETENTION,), "counts actors back in a period or any later one"),
+    _field("minimum_occurrences", (RETENTION,), "counts a return only after that many events", _unset_or(1)),
+    _field(
+        "time_window_mode",
+        (RETENTION,),
+        "starts periods at each actor's first event",
+        _unset_or("strict_calendar_dates"),
+    ),
+    _field("aggregation_type", (RETENTION,), "sums or averages a property instead of counting", _unset_or("count")),
+    _field("aggregation_property", (RETENTION,), "aggregates a property instead of counting"),
+)
+
+# Where a query node holds a field of the table (or another the legacy filter refuses), by kind: node path ->
+# legacy name. A retention node's ``breakdownFilter.breakdowns`` is refused by the retention filter itself.
+NODE_FIELDS: dict[str, dict[str, str]] = {
+    TRENDS: {
+        "trendsFilter.smoothingIntervals": "smoothing_intervals",
+        "breakdownFilter.breakdown_histogram_bin_count": "breakdown_histogram_bin_count",
+        "breakdownFilter.breakdown_hide_other_aggregation": "breakdown_hide_other_aggregation",
+        "breakdownFilter.breakdowns": "breakdowns",
+        "samplingFactor": "sampling_factor",
+    },
+    FUNNELS: {
+        "funnelsFilter.funnelAggregateByHogQL": "funnel_aggregate_by_hogql",
+        "breakdownFilter.breakdowns": "breakdowns",
+        "samplingFactor": "sampling_factor",
+    },
+    RETENTION: {
+        "retentionFilter.cumulative": "cumulative",
+        "retentionFilter.minimumOccurrences": "minimum_occurrences",
+        "retentionFilter.timeWindowMode": "time_window_mode",
+        "retentionFilter.aggregationType": "aggregation_type",
+        "retentionFilter.aggregationProperty": "aggregation_property",
+        "breakdownFilter.breakdowns": "breakdowns",
+        "samplingFactor": "sampling_factor",
+    },
+    PATHS: {"samplingFactor": "sampling_factor"},
+}
+
+
+def refuse_unsupported_fields(kind: str, data: Mapping[str, Any]) -> None:
+    """A 400 ``unsupported`` on the first field of :data:`UNSUPPORTED_FIELDS` that ``data`` (a legacy filter of
+    ``kind``) sets to a value asking for more than the default answer."""
+    for field in UNSUPPORTED_FIELDS:
+        if kind in field.kinds and field.name in data and not field.accepts(data[field.name]):
+            raise ValidationError(
+                f"{field.name} is not supported yet: in PostHog it {field.what}, which this backend does not "
+                "calculate. Leave it out to get the answer without it.",
+                attr=field.name,
+                code="unsupported",
+            )
+
+
+def carry_node_fields(kind: str, source: Mapping[str, Any], legacy: dict[str, Any]) -> None:
+    """Copy the fields of :data:`NODE_FIELDS` that the query node ``source`` sets onto ``legacy``, by their legacy
+    names, so that the legacy checks see them."""
+    for path, name in NODE_FIELDS.get(kind, {}).items():
+        value: Any = source
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if value is not None:
+            legacy[name] = value
