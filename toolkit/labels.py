@@ -1,7 +1,11 @@
-"""How raw values read on screen: PostHog's breakdown buckets and text that notebooks would turn into maths.
+"""How raw values read on screen: PostHog's breakdown buckets, a series' math, and text that notebooks would
+turn into maths.
 
 The frames keep the raw values (``$$_posthog_breakdown_null_$$`` stays in ``breakdown_value``, so a
-filter or a join on it still works); tables, legends and widget labels show `breakdown_label`.
+filter or a join on it still works); tables, legends and widget labels show `breakdown_label`, which names
+a cohort breakdown's value (a cohort id) by the cohort's name when the frame's ``attrs["breakdown_labels"]``
+has it. A series that does not count events carries its math in its name (`math_text`: ``purchase: sum of
+amount``, ``signed_up: unique users``), so every legend, table header and title says what was aggregated.
 Jupyter typesets ``$...$`` as LaTeX in HTML outputs and in widget labels: `tex_safe_html` wraps HTML
 so MathJax leaves it alone, `tex_safe_label` escapes the dollars of plain widget text.
 """
@@ -9,17 +13,21 @@ so MathJax leaves it alone, `tex_safe_label` escapes the dollars of plain widget
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 __all__ = [
     "BREAKDOWN_NULL",
+    "COUNT_MATHS",
     "BREAKDOWN_OTHER",
     "NO_MATHJAX_CLASSES",
     "breakdown_label",
     "bucket_rank",
     "escaped_html",
+    "math_text",
+    "series_name",
     "tex_safe_html",
     "tex_safe_label",
 ]
@@ -41,8 +49,65 @@ NO_MATHJAX_CLASSES = "tex2jax_ignore mathjax_ignore"
 writes with ``display.html.use_mathjax`` off) and ``mathjax_ignore`` (MathJax 3's default)."""
 
 
-def breakdown_label(value: Any) -> str:
-    """A breakdown value as PostHog shows it: ``None`` for the null bucket, ``Other`` for the rest.
+# PostHog's short names of its maths (its insight summaries' wording); p75 has none there
+_COUNT_MATH_TEXT = {
+    "dau": "unique users",
+    "weekly_active": "WAUs",
+    "monthly_active": "MAUs",
+    "unique_session": "unique sessions",
+    "unique_group": "unique groups",
+}
+_PROPERTY_MATH_TEXT = {
+    "sum": "sum",
+    "avg": "average",
+    "min": "minimum",
+    "max": "maximum",
+    "median": "median",
+    "p75": "75th percentile",
+    "p90": "90th percentile",
+    "p95": "95th percentile",
+    "p99": "99th percentile",
+}
+COUNT_MATHS = frozenset({"total", "dau", "weekly_active", "monthly_active", "unique_session", "unique_group"})
+"""The maths whose values are counts (of events, persons, groups or sessions): whole numbers."""
+
+
+def math_text(math: str | None, math_property: str | None = None) -> str | None:
+    """What a series aggregates, in PostHog's words; None for the total count (a plain event count).
+
+    Examples
+    --------
+    >>> math_text("sum", "amount"), math_text("dau"), math_text("avg_count_per_actor"), math_text(None)
+    ('sum of amount', 'unique users', 'average count per user', None)
+    """
+    if not math or math == "total":
+        return None
+    if math in _COUNT_MATH_TEXT:
+        return _COUNT_MATH_TEXT[math]
+    per_actor = math.removesuffix("_count_per_actor")
+    if per_actor != math and per_actor in _PROPERTY_MATH_TEXT:
+        return f"{_PROPERTY_MATH_TEXT[per_actor]} count per user"
+    if math in _PROPERTY_MATH_TEXT:
+        words = _PROPERTY_MATH_TEXT[math]
+        return f"{words} of {math_property}" if math_property else words
+    return math
+
+
+def series_name(name: str, math: str | None, math_property: str | None = None) -> str:
+    """A series' name with its math when it is not the total count: ``purchase: sum of amount``.
+
+    Examples
+    --------
+    >>> series_name("doc_created", "avg", "doc_words"), series_name("$pageview", "total")
+    ('doc_created: average of doc_words', '$pageview')
+    """
+    words = math_text(math, math_property)
+    return f"{name}: {words}" if words else name
+
+
+def breakdown_label(value: Any, names: Mapping[str, str] | None = None) -> str:
+    """A breakdown value as PostHog shows it: ``None`` for the null bucket, ``Other`` for the rest, and a
+    cohort by its name when ``names`` (a frame's ``attrs["breakdown_labels"]``: value -> name) has it.
 
     Parts of a multiple-property breakdown (joined with ``::``) are shown one by one; an empty value is
     ``None`` too, and a missing value (no breakdown) is the empty string.
@@ -53,10 +118,14 @@ def breakdown_label(value: Any) -> str:
     ('None', 'Other')
     >>> breakdown_label("Chrome::$$_posthog_breakdown_null_$$"), breakdown_label(None)
     ('Chrome::None', '')
+    >>> breakdown_label("7", {"7": "Power users"})
+    'Power users'
     """
     if value is None or (not isinstance(value, (list, tuple)) and pd.isna(value)):
         return ""
     text = str(value)
+    if names and text in names:
+        return str(names[text])
     if text in _SHOWN:
         return _SHOWN[text]
     if MULTIPLE_SEPARATOR in text:

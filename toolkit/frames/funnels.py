@@ -59,7 +59,8 @@ def funnel_frame(response: Mapping[str, Any]) -> pd.DataFrame:
         (float64: count / previous step's count, 1.0 on step 1), ``drop_off`` (Int64: previous count -
         count, 0 on step 1), ``average_conversion_time`` and ``median_conversion_time`` (timedelta64[ns]
         from the previous step; NaT on step 1 and where nobody converted). Rates are NaN when the
-        denominator is 0.
+        denominator is 0. A cohort breakdown keeps the cohort id in ``breakdown_value``;
+        ``attrs["breakdown_labels"]`` maps it to the cohort's name, which tables and plots show.
 
     Raises
     ------
@@ -80,12 +81,16 @@ def funnel_frame(response: Mapping[str, Any]) -> pd.DataFrame:
         raise ValueError("not a funnel steps result: use funnel_trends_frame or time_to_convert_frame")
     groups = result if result and isinstance(result[0], list) else [result]
     rows = []
+    names: dict[str, str] = {}
     for group in groups:
         ordered = sorted(group, key=lambda step: step.get("order") or 0)
         first = ordered[0].get("count") if ordered else None
         previous = None
         for step in ordered:
             count = step.get("count") or 0
+            value, shown = step.get("breakdown_value"), step.get("breakdown")
+            if isinstance(shown, str) and value is not None and not isinstance(value, list) and shown != text(value):
+                names[text(value) or ""] = shown  # a cohort: the API sends its id as the value, its name beside
             rows.append(
                 {
                     "breakdown_value": step.get("breakdown_value"),
@@ -103,6 +108,8 @@ def funnel_frame(response: Mapping[str, Any]) -> pd.DataFrame:
             previous = count
     frame = drop_empty_columns(typed_frame(rows, FUNNEL_COLUMNS), ["breakdown_value"])
     frame.attrs = response_metadata(response)
+    if names:
+        frame.attrs["breakdown_labels"] = names
     return frame
 
 

@@ -53,7 +53,8 @@ def _buckets_last(labels: list[Hashable], breakdowns: Mapping[Hashable, Any]) ->
 def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
     frame = complete_trend_frame(frame)
     labels = frame["series"].astype(object).fillna("").astype(str)
-    breakdown = frame["breakdown_value"].map(breakdown_label)
+    names = frame.attrs.get("breakdown_labels")
+    breakdown = frame["breakdown_value"].map(lambda value: breakdown_label(value, names))
     labels = labels + breakdown.map(lambda text: f" - {text}" if text else "")
     previous = frame["compare_label"].astype(object).eq("previous")
     labels = labels + previous.map(lambda flag: " (previous)" if flag else "")
@@ -83,7 +84,8 @@ def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
 def _funnel_table(frame: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(index=pd.Index(frame["step"].astype(int).tolist()))
     if "breakdown_value" in frame.columns and frame["breakdown_value"].notna().any():
-        table["breakdown"] = frame["breakdown_value"].map(breakdown_label).tolist()
+        names = frame.attrs.get("breakdown_labels")
+        table["breakdown"] = frame["breakdown_value"].map(lambda value: breakdown_label(value, names)).tolist()
         rank = frame["breakdown_value"].map(bucket_rank).tolist()
     else:
         rank = [0] * len(frame)
@@ -101,7 +103,8 @@ def _funnel_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _funnel_trends_table(frame: pd.DataFrame) -> pd.DataFrame:
     raw = frame["breakdown_value"] if "breakdown_value" in frame.columns else pd.Series([pd.NA] * len(frame))
-    labels = raw.map(breakdown_label).map(lambda text: text or "conversion").to_numpy()
+    names = frame.attrs.get("breakdown_labels")
+    labels = raw.map(lambda value: breakdown_label(value, names) or "conversion").to_numpy()
     interval = _interval(frame.attrs)
     rows = list(dict.fromkeys(date_texts(frame["date"], interval)))
     columns: dict[str, list[str]] = {}
@@ -145,7 +148,8 @@ def _any_table(frame: pd.DataFrame) -> pd.DataFrame:
             else:
                 table[name] = _numbers(values)
         elif name == "breakdown_value":
-            table[name] = values.map(breakdown_label).tolist()
+            shown = frame.attrs.get("breakdown_labels")
+            table[name] = [breakdown_label(value, shown) for value in values]
         else:
             table[name] = values.astype(object).where(values.notna(), "").tolist()
     return table

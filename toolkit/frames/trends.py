@@ -1,17 +1,20 @@
 """Trend responses as frames: `trend_frame` (tidy), `wide_trend_frame` (one column per series) and
 `complete_trend_frame` (every optional column back).
 
-Dates are bucket starts in the project's timezone (``attrs["timezone"]``); values are float64.
+Dates are bucket starts in the project's timezone (``attrs["timezone"]``); values are Int64 when every series
+counts (events, persons, groups or sessions) and float64 otherwise (property maths, formulas, smoothed counts).
+A series that does not count events has its math in its name (``purchase: sum of amount``); a cohort
+breakdown keeps the cohort id in ``breakdown_value`` and its name in ``attrs["breakdown_labels"]``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from ..labels import COUNT_MATHS, bucket_rank, series_name
 from ._columns import column, text
 from ._responses import bucket_dates, response_metadata, response_results
 
@@ -23,32 +26,57 @@ TREND_OPTIONAL_COLUMNS = ("breakdown_value", "compare_label")
 
 
 def _series_names(series: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A name per series: the custom name, else the entity's name; disambiguated when two entities share one."""
-    bases: list[str] = []
+    """A name per series: the custom name, else the entity's name with its math when that is not the total
+    count (``purchase: sum of amount``); ``#n`` tells apart two entities that would read the same."""
+    names: list[str] = []
     for item in series:
         action = item.get("action") or {}
         if action:
-            base = action.get("custom_name") or action.get("name") or text(action.get("id")) or item.get("label")
+            base = action.get("name") or text(action.get("id")) or item.get("label")
+            if action.get("custom_name"):
+                name = str(action["custom_name"])
+            else:
+                name = series_name(str(base or ""), action.get("math"), action.get("math_property"))
         elif item.get("breakdown_value") is not None:
-            base = "Formula"
+            name = "Formula"
         else:
-            base = item.get("label")
-        bases.append(str(base) if base is not None else "")
+            name = str(item.get("label") or "")
+        names.append(name)
     orders: dict[str, set[Any]] = {}
-    for base, item in zip(bases, series, strict=True):
-        orders.setdefault(base, set()).add((item.get("action") or {}).get("order"))
-    names = []
-    for base, item in zip(bases, series, strict=True):
+    for name, item in zip(names, series, strict=True):
+        orders.setdefault(name, set()).add((item.get("action") or {}).get("order"))
+    return [
+        f"{name} (#{((item.get('action') or {}).get('order') or 0) + 1})" if len(orders[name]) > 1 else name
+        for name, item in zip(names, series, strict=True)
+    ]
+
+
+def _counts(series: Sequence[Mapping[str, Any]], values: Sequence[Any]) -> bool:
+    """Whether the values are counts: every series an entity's count (no formula, no property math) and
+    every value whole (a smoothed or averaged count is not)."""
+    if not series or any(not item.get("action") for item in series):
+        return False
+    if any(((item.get("action") or {}).get("math") or "total") not in COUNT_MATHS for item in series):
+        return False
+    return all(value is None or (isinstance(value, int | float) and float(value).is_integer()) for value in values)
+
+
+def _cohort_names(series: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each cohort breakdown value (a cohort id) with the cohort's name, from the series' labels: the API
+    labels a cohort's series by its name (``<entity> - <name>`` with several entities)."""
+    names: dict[str, str] = {}
+    for item in series:
+        value, label = item.get("breakdown_value"), item.get("label")
+        if value is None or label is None or isinstance(value, list) or bucket_rank(value) != 0:
+            continue
         action = item.get("action") or {}
-        if len(orders[base]) > 1:
-            maths = Counter(
-                (s.get("action") or {}).get("math") for s, b in zip(series, bases, strict=True) if b == base
-            )
-            math = action.get("math")
-            suffix = (math or "total") if maths[math] == 1 else f"#{(action.get('order') or 0) + 1}"
-            names.append(f"{base} ({suffix})")
-        else:
-            names.append(base)
+        if action:
+            if (item.get("filter") or {}).get("breakdown_type") != "cohort":
+                continue
+            prefix = f"{action.get('name')} - "
+            label = label.removeprefix(prefix) if label != prefix.removesuffix(" - ") else label
+        if str(label) != str(value):
+            names[str(value)] = str(label)
     return names
 
 
@@ -66,13 +94,16 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     -------
     pandas.DataFrame
         One row per series and bucket with ``date`` (datetime64[ns, <project tz>], the bucket start),
-        ``series`` (string: the custom name or event/action name; ``Formula`` for a broken-down formula),
-        ``breakdown_value`` (string, lists joined with ``::``; only when the result is broken down),
-        ``compare_label`` (string ``current``/``previous``; only when the result compares periods) and
-        ``value`` (float64). A column that would hold nothing but NA is left out, so a plain trend reads
-        ``date, series, value``; `complete_trend_frame` adds them back for code that wants every column.
+        ``series`` (string: the custom name, else the event/action name with its math when that is not the
+        total count, as ``purchase: sum of amount`` or ``signed_up: unique users``; ``Formula`` for a
+        broken-down formula), ``breakdown_value`` (string, lists joined with ``::``; only when the result
+        is broken down), ``compare_label`` (string ``current``/``previous``; only when the result compares
+        periods) and ``value`` (Int64 when every series is a count and every value whole, else float64).
+        A column that would hold nothing but NA is left out, so a plain trend reads ``date, series, value``;
+        `complete_trend_frame` adds them back for code that wants every column.
         Aggregated displays (``ActionsPie``, ``ActionsTable``, ``BoldNumber``, ...) give one row per series
-        with ``date`` NaT. ``attrs`` holds the response without its results, plus ``aggregated`` (bool).
+        with ``date`` NaT. ``attrs`` holds the response without its results, plus ``aggregated`` (bool) and,
+        for a cohort breakdown, ``breakdown_labels`` (cohort id as text -> the cohort's name).
 
     Examples
     --------
@@ -81,8 +112,8 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     ...      "days": ["2026-01-01", "2026-01-02"], "data": [3, 5]}]}
     >>> trend_frame(response)[["series", "value"]]
           series  value
-    0  $pageview    3.0
-    1  $pageview    5.0
+    0  $pageview      3
+    1  $pageview      5
     """
     series = list(response_results(response) or [])
     timezone = response.get("timezone") or "UTC"
@@ -103,9 +134,12 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     for name in TREND_OPTIONAL_COLUMNS:
         if present[name]:
             data[name] = column(rows[name], "string")
-    data["value"] = column(rows["value"], "float")
+    data["value"] = column(rows["value"], "int" if _counts(series, rows["value"]) else "float")
     frame = pd.DataFrame(data)
     frame.attrs = {**response_metadata(response), "timezone": timezone, "aggregated": aggregated}
+    cohorts = _cohort_names(series)
+    if cohorts:
+        frame.attrs["breakdown_labels"] = cohorts
     return wide_trend_frame(frame) if wide else frame
 
 

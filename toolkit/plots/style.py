@@ -22,6 +22,8 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
+from ..labels import series_name
+
 __all__ = [
     "LEGEND_INSIDE_MAX",
     "LEGEND_INSIDE_WIDTH",
@@ -96,17 +98,20 @@ def format_count(value: float) -> str:
 
 
 def entity_label(entity: Any) -> str:
-    """A legacy series or step (dict, name or action id) as text: custom name, else name or id, with its math."""
+    """A legacy series or step (dict, name or action id) as text: its custom name, else its name or id with
+    its math as the frames name it (``purchase: sum of amount``).
+
+    Examples
+    --------
+    >>> entity_label({"id": "signed_up", "math": "dau"}), entity_label({"id": "a", "custom_name": "Views"})
+    ('signed_up: unique users', 'Views')
+    """
     if not isinstance(entity, Mapping):
         return str(entity)
-    base = entity.get("custom_name") or entity.get("name") or entity.get("id")
-    if base is None:
-        base = "All events"
-    math = entity.get("math")
-    if math and math != "total":
-        prop = entity.get("math_property")
-        return f"{base} ({math} of {prop})" if prop else f"{base} ({math})"
-    return str(base)
+    if entity.get("custom_name"):
+        return str(entity["custom_name"])
+    base = entity.get("name") or entity.get("id")
+    return series_name("All events" if base is None else str(base), entity.get("math"), entity.get("math_property"))
 
 
 def request_title(attrs: Mapping[str, Any]) -> str | None:

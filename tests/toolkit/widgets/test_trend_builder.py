@@ -61,7 +61,9 @@ def test_pickers_list_events_then_live_actions(client):
 
 
 def test_run_sends_the_controls_and_keeps_frame_and_figure(client, fake):
-    fake.routes[("POST", TREND)] = trend_answer(series("signup", [3, 5]))
+    answer = series("signup", [3, 5])
+    answer["action"]["math"] = "dau"  # the API echoes each series' math in its action
+    fake.routes[("POST", TREND)] = trend_answer(answer)
     builder = TrendBuilder(client, events=["$pageview"], date_from="-14d")
     builder.series[0].entity.value = "signup"
     builder.series[0].math.value = "dau"
@@ -81,12 +83,13 @@ def test_run_sends_the_controls_and_keeps_frame_and_figure(client, fake):
     expected = pd.DataFrame(
         {
             "date": pd.to_datetime(DAYS).tz_localize("UTC").as_unit("ns"),
-            "series": pd.array(["signup", "signup"], dtype="string"),
-            "value": [3.0, 5.0],
+            "series": pd.array(["signup: unique users"] * 2, dtype="string"),
+            "value": pd.array([3, 5], dtype="Int64"),
         }
     )
     assert_frame_equal(builder.df, expected)
     assert builder.figure.axes[0].get_lines()[0].get_ydata().tolist() == [3.0, 5.0]
+    assert builder.figure.axes[0].get_title() == "signup: unique users"
     assert builder.error is None
 
 
