@@ -20,8 +20,8 @@ class EventDefinition(BaseModel):
     name: str
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
-    volume_30_day: int = Field(description="How many events of this name were ingested")
-    query_usage_30_day: int | None = None
+    volume_30_day: int = Field(description="Events of this name in the 30 days up to the server's now")
+    query_usage_30_day: int | None = Field(None, description="Not tracked: always null")
     created_at: str = Field(description="When the event was first seen")
     last_seen_at: str
     is_action: bool = False
@@ -40,14 +40,14 @@ class PropertyDefinition(BaseModel):
     is_seen_on_filtered_events: bool | None = Field(
         description="With `event_names`: whether the property was found on those events; else null"
     )
-    query_usage_30_day: int | None = None
+    query_usage_30_day: int | None = Field(None, description="Not tracked: always null")
 
 
 def event_definition_body(row: dict[str, Any]) -> dict[str, Any]:
     return EventDefinition(
         id=row["id"],
         name=row["name"],
-        volume_30_day=row["volume"],
+        volume_30_day=row["volume_30_day"],
         created_at=_iso(row["created_at"]),
         last_seen_at=_iso(row["last_seen_at"]),
     ).model_dump()

@@ -10,9 +10,9 @@ from ..auth import ProjectAccess, project_access
 from ..models.common import Paginated
 from ..models.definitions import EventDefinition, event_definition_body
 from ..store.definitions import find_event_definition, list_event_definitions
+from ..web.deps import get_settings
 from ..web.pagination import paginated
 from .common import Conn, PageQuery, found
-from .resource_routes import declare_retrieve
 
 __all__ = ["router"]
 
@@ -32,16 +32,19 @@ def list_event_definitions_route(
     conn: Conn,
     search: str | None = Query(None, description="Every whitespace-separated term must occur in the name"),
 ) -> dict[str, Any]:
-    rows, total = list_event_definitions(conn, access.project_id, search=search, limit=page.limit, offset=page.offset)
+    now = get_settings(request).clock.now()
+    rows, total = list_event_definitions(
+        conn, access.project_id, search=search, limit=page.limit, offset=page.offset, now=now
+    )
     return paginated(request, page, total, [event_definition_body(row) for row in rows])
 
 
-declare_retrieve(
-    router,
+@router.get(
     "/api/projects/{project_id}/event_definitions/{id}",
-    reader=Reader,
-    model=EventDefinition,
-    load=lambda conn, access, id: found(find_event_definition(conn, access.project_id, id)),
-    body=lambda conn, row: event_definition_body(row),
+    response_model=EventDefinition,
     summary="Retrieve an event definition",
+    name="retrieve /api/projects/{project_id}/event_definitions/{id}",
 )
+def retrieve_event_definition_route(request: Request, id: str, access: Reader, conn: Conn) -> dict[str, Any]:
+    now = get_settings(request).clock.now()
+    return event_definition_body(found(find_event_definition(conn, access.project_id, id, now)))

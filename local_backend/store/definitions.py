@@ -1,8 +1,12 @@
 """Event and property definitions: the names ingestion has seen, for pickers and filters.
 
 Ingestion fills both tables; this module only reads them. ``event_definitions`` holds each event name's
-volume and first/last sighting (UTC microseconds); ``property_definitions`` each property key by kind
-(1 event, 2 person, 3 group with its ``group_type_index``, else -1) with its detected type.
+all-time volume and first/last sighting (UTC microseconds); ``property_definitions`` each property key by
+kind (1 event, 2 person, 3 group with its ``group_type_index``, else -1) with its detected type.
+
+An event definition's ``volume_30_day`` is counted from the event store at read time: the events of that name
+in the 30 days up to the server clock's now (what PostHog's `volume_30_day` counts), on
+whichever engine holds the events.
 
 Definitions have no id column, so each gets a stable UUID derived from its project, kind and name.
 """
@@ -13,16 +17,20 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
-from .event_store import event_store
+from .event_store import COUNT, SpanAggregate, event_store
+from .events import to_micros
 from .text_search import search_condition
 
 __all__ = [
     "PROPERTY_KINDS",
     "HIDDEN_PROPERTIES",
     "EVENT_SAMPLE_SIZE",
+    "VOLUME_WINDOW",
     "definition_id",
+    "event_volumes",
     "list_event_definitions",
     "find_event_definition",
     "list_property_definitions",
@@ -45,6 +53,8 @@ HIDDEN_PROPERTIES = (
 )
 # How many of the newest events of each name are read to learn which properties they carry.
 EVENT_SAMPLE_SIZE = 10_000
+# The window of ``volume_30_day``, ending at now.
+VOLUME_WINDOW = timedelta(days=30)
 _NAMESPACE = uuid.UUID("5b3c1d5e-3a52-4f7e-9d1e-7c1f6a0b2e41")
 
 
@@ -53,39 +63,55 @@ def definition_id(project_id: int, kind: str, name: str, group_type_index: int =
     return str(uuid.uuid5(_NAMESPACE, json.dumps([project_id, kind, group_type_index, name])))
 
 
-def _event_row(project_id: int, row: sqlite3.Row) -> dict[str, Any]:
+def event_volumes(conn: sqlite3.Connection, project_id: int, now: datetime) -> dict[str, int]:
+    """``{event name: events}`` in the 30 days up to ``now`` (both ends included); names without any are absent."""
+    end = to_micros(now)
+    request = SpanAggregate(
+        project_id=project_id,
+        spans=[(to_micros(now - VOLUME_WINDOW), end + 1)],
+        where=("1 = 1", []),
+        measure=COUNT,
+        group=("e.event", []),
+    )
+    return {str(name): int(count) for (_, name), count in event_store(conn).aggregate_spans(request).items()}
+
+
+def _event_row(project_id: int, row: sqlite3.Row, volumes: dict[str, int]) -> dict[str, Any]:
     return {
         "id": definition_id(project_id, "event", row["name"]),
         "name": row["name"],
-        "volume": int(row["volume"]),
+        "volume_30_day": volumes.get(row["name"], 0),
         "created_at": int(row["created_at"]),
         "last_seen_at": int(row["last_seen_at"]),
     }
 
 
 def list_event_definitions(
-    conn: sqlite3.Connection, project_id: int, *, search: str | None, limit: int, offset: int
+    conn: sqlite3.Connection, project_id: int, *, search: str | None, limit: int, offset: int, now: datetime
 ) -> tuple[list[dict[str, Any]], int]:
-    """One page of the project's event names, by volume (highest first) then name, and the total count."""
+    """One page of the project's event names, by 30-day volume (highest first) then name, and the total count."""
     condition, params = search_condition(["name"], search)
-    where = f"project_id = ? AND {condition}"
-    count_sql = f"SELECT count(*) FROM event_definitions WHERE {where}"
-    total = int(conn.execute(count_sql, [project_id, *params]).fetchone()[0])
     rows = conn.execute(
-        f"SELECT name, volume, created_at, last_seen_at FROM event_definitions WHERE {where}"
-        " ORDER BY volume DESC, name LIMIT ? OFFSET ?",
-        [project_id, *params, limit, offset],
+        f"SELECT name, created_at, last_seen_at FROM event_definitions WHERE project_id = ? AND {condition}",
+        [project_id, *params],
     ).fetchall()
-    return [_event_row(project_id, row) for row in rows], total
+    volumes = event_volumes(conn, project_id, now)
+    found = sorted(
+        (_event_row(project_id, row, volumes) for row in rows), key=lambda d: (-d["volume_30_day"], d["name"])
+    )
+    return found[offset : offset + limit], len(found)
 
 
-def find_event_definition(conn: sqlite3.Connection, project_id: int, definition: str) -> dict[str, Any] | None:
+def find_event_definition(
+    conn: sqlite3.Connection, project_id: int, definition: str, now: datetime
+) -> dict[str, Any] | None:
     """The event definition with this id, or None."""
     for row in conn.execute(
-        "SELECT name, volume, created_at, last_seen_at FROM event_definitions WHERE project_id = ?", (project_id,)
+        "SELECT name, created_at, last_seen_at FROM event_definitions WHERE project_id = ?", (project_id,)
     ):
         if definition_id(project_id, "event", row["name"]) == definition:
-            return _event_row(project_id, row)
+            volume = event_volumes(conn, project_id, now).get(row["name"], 0)
+            return _event_row(project_id, row, {row["name"]: volume})
     return None
 
 

@@ -70,20 +70,60 @@ def test_bad_input_table(client, world, seed, method, path, status, code, attr):
 def test_event_definitions_by_volume_then_name(client, world, seed, conn):
     seen = "2026-01-01T00:00:00Z"
     add_event_definitions(conn, world.project_id, [("purchase", 2, seen, seen), ("a_rare", 1, seen, seen)])
+    add_events(conn, world.project_id, [("purchase", "bob", seen), ("purchase", "bob", seen), ("a_rare", "bob", seen)])
     response = client.get(f"/api/projects/{world.project_id}/event_definitions/", headers=world.headers())
     # volumes: $pageview 2, purchase 2, a_rare 1, signup 1; ties by name ($ sorts before letters)
     assert names(response) == ["$pageview", "purchase", "a_rare", "signup"]
     first = response.json()["results"][0]
     assert first["volume_30_day"] == 2
+    assert first["query_usage_30_day"] is None
     assert first["created_at"] == "2026-01-10T10:00:00Z"
     assert first["last_seen_at"] == "2026-01-11T09:00:00Z"
     assert response.json()["count"] == 4
+
+
+# The clock stands at 2026-01-15 12:00 UTC: the window opens at 2025-12-16 12:00 UTC and closes now.
+THIRTY_DAYS = [
+    ("export", "kai", "2025-11-01T10:00:00Z"),
+    ("export", "kai", "2025-12-16T11:59:59Z"),  # a second too early
+    ("export", "kai", "2025-12-16T12:00:00Z"),  # exactly 30 days ago: counted
+    ("export", "lou", "2026-01-02T08:00:00Z"),
+    ("export", "lou", "2026-01-15T12:00:00Z"),  # now: counted
+    ("export", "lou", "2026-01-15T12:00:01Z"),  # after now
+    ("archive", "kai", "2025-10-01T10:00:00Z"),  # only long ago
+]
+
+
+def test_volume_30_day_counts_the_last_30_days_by_the_server_clock(client, world, seed, conn, engine):
+    add_events(conn, world.project_id, THIRTY_DAYS)
+    add_events(conn, world.other_project_id, [("export", "zed", "2026-01-10T10:00:00Z")])
+    add_event_definitions(
+        conn,
+        world.project_id,
+        [("export", 6, "2025-11-01T10:00:00Z", "2026-01-15T12:00:01Z"),
+         ("archive", 40, "2025-10-01T10:00:00Z", "2025-10-01T10:00:00Z")],
+    )  # fmt: skip
+    engine()
+    url = f"/api/projects/{world.project_id}/event_definitions/"
+    listed = client.get(url, headers=world.headers()).json()["results"]
+    # by the 30-day volume, not the all-time one: archive's 40 stored events are all older
+    assert [(d["name"], d["volume_30_day"]) for d in listed] == [
+        ("export", 3),
+        ("$pageview", 2),
+        ("signup", 1),
+        ("archive", 0),
+    ]
+    one = client.get(url + listed[0]["id"], headers=world.headers()).json()
+    assert one["volume_30_day"] == 3
 
 
 def test_event_definition_search_needs_every_term(client, world, seed, conn):
     seen = "2026-01-01T00:00:00Z"
     add_event_definitions(
         conn, world.project_id, [("checkout started", 5, seen, seen), ("Checkout Finished", 3, seen, seen)]
+    )
+    add_events(
+        conn, world.project_id, [("checkout started", "bob", seen)] * 5 + [("Checkout Finished", "bob", seen)] * 3
     )
     url = f"/api/projects/{world.project_id}/event_definitions/"
     assert names(client.get(url, params={"search": "CHECKOUT"}, headers=world.headers())) == [
