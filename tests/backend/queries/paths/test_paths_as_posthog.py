@@ -11,6 +11,7 @@ import pytest
 from local_backend.errors import APIError
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.paths import PathFilter, compute_paths
+from local_backend.store.projects import get_project, update_project
 from tests.factories import add_events
 
 MIN = 60_000  # one minute in ms
@@ -109,11 +110,46 @@ def test_every_pageview_by_url_per_person(conn, project, clock):
             view("person_4", "03:28:34", "/pricing"),
         ],
         same_person=[("person_2a", "person_2b")],
+        persons={"person_1": {"email": "test@posthog.com"}},
     )
     assert edges(conn, project, clock) == [
         ("1_/", "2_/pricing", 2, 7 * MIN),  # person_2 and person_4, 7 minutes each
         ("1_/", "2_/about", 1, 7 * MIN),
         ("1_/pricing", "2_/", 1, 7 * MIN),
+        ("2_/pricing", "3_/about", 1, MIN),
+    ]
+    # PostHog's default test-account filter leaves out person_1, the only one to go / -> /about
+    internal = [{"key": "email", "value": "@posthog.com", "operator": "not_icontains", "type": "person"}]
+    update_project(conn, project["id"], {"test_account_filters": internal}, now="2026-01-15T12:00:00Z")
+    project = get_project(conn, project["id"])
+    assert edges(conn, project, clock, filter_test_accounts=True) == [
+        ("1_/", "2_/pricing", 2, 7 * MIN),
+        ("1_/pricing", "2_/", 1, 7 * MIN),
+        ("2_/pricing", "3_/about", 1, MIN),
+    ]
+
+
+def test_event_properties_in_property_groups(conn, project, clock):
+    """PostHog: test_paths_properties_filter (an AND group of AND groups)."""
+    chrome = {"$browser": "Chrome"}
+    add_events(
+        conn,
+        project["id"],
+        [
+            ("$pageview", "person_1", f"{DAY}T10:00:00Z", {"$current_url": "/", **chrome}),
+            ("$pageview", "person_1", f"{DAY}T10:01:00Z", {"$current_url": "/about", **chrome}),
+            ("$pageview", "person_2", f"{DAY}T10:00:00Z", {"$current_url": "/", **chrome}),
+            ("$pageview", "person_2", f"{DAY}T10:01:00Z", {"$current_url": "/pricing", **chrome}),
+            ("$pageview", "person_2", f"{DAY}T10:02:00Z", {"$current_url": "/about", **chrome}),
+            *visits("person_3", ["/pricing", "/"]),
+            *visits("person_4", ["/", "/pricing"]),
+        ],
+    )
+    is_chrome = {"key": "$browser", "operator": "exact", "type": "event", "value": ["Chrome"]}
+    properties = {"type": "AND", "values": [{"type": "AND", "values": [is_chrome]}]}
+    assert edges(conn, project, clock, properties=properties) == [
+        ("1_/", "2_/about", 1, MIN),
+        ("1_/", "2_/pricing", 1, MIN),
         ("2_/pricing", "3_/about", 1, MIN),
     ]
 
