@@ -16,6 +16,7 @@ from matplotlib.transforms import Bbox
 
 from ..frames.readable_values import format_duration as readable_duration
 from ..labels import breakdown_label, bucket_rank
+from .periods import draw_line, still_converting
 from .style import (
     format_count,
     format_percent,
@@ -52,14 +53,16 @@ def format_duration(value: pd.Timedelta) -> str:
 
 
 def _groups(df: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
-    """Rows per breakdown value, labelled as PostHog shows them (``None``, ``Other`` for its buckets)."""
+    """Rows per breakdown value, labelled as PostHog shows them (``None``, ``Other`` for its buckets, a
+    cohort by its name)."""
     if "breakdown_value" not in df.columns or df["breakdown_value"].isna().all():
         return [(None, df)]
     values = df["breakdown_value"].astype(object).where(df["breakdown_value"].notna(), None)
     groups = [(value, rows) for value, rows in df.groupby(values, sort=False, dropna=False)]
     # the API's order (by count), then the None and Other buckets: Other is always last
     groups.sort(key=lambda group: bucket_rank(group[0]) if group[0] is not None else 1)
-    return [(breakdown_label(value) or "None", rows) for value, rows in groups]
+    names = df.attrs.get("breakdown_labels")
+    return [(breakdown_label(value, names) or "None", rows) for value, rows in groups]
 
 
 def _vertical_forms() -> list[tuple[float, Callable[[float, float], str]]]:
@@ -298,6 +301,10 @@ def plot_time_to_convert(df: pd.DataFrame, ax: Axes | None = None, *, title: str
 def plot_funnel_trends(df: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
     """Plot conversion over time (`Client.funnel` with ``funnel_viz_type="trends"``): a line per breakdown.
 
+    Entrance periods whose people could still convert when the backend computed the answer (those starting
+    within the conversion window before ``attrs["last_refresh"]``, as PostHog marks them) are joined by a
+    dashed segment: their rates may still rise.
+
     Returns
     -------
     matplotlib.axes.Axes
@@ -319,12 +326,13 @@ def plot_funnel_trends(df: pd.DataFrame, ax: Axes | None = None, *, title: str |
     groups = _groups(df)
     colors = series_colors(len(groups))
     for (label, rows), color in zip(groups, colors, strict=True):
-        ax.plot(
+        draw_line(
+            ax,
             local_dates(rows["date"]).to_numpy(),
             rows["conversion_rate"].to_numpy(dtype="float64"),
             label=label,
             color=color,
-            marker="o" if len(rows) == 1 else None,
+            incomplete=still_converting(df.attrs, rows["date"]),
         )
     ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     top = float(np.nanmax(rates))

@@ -1,4 +1,8 @@
-"""The retention heat-map table: one row per cohort, one column per period, each cell the share retained."""
+"""The retention heat-map table: one row per cohort, one column per period, each cell the share retained.
+
+A cell whose period had not ended when the answer was computed (the last diagonal, as a rule) is hatched
+and faded, with a note under the table: its share is still growing, and read plainly it looks like a cliff.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import re
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.patches import Rectangle
 
 from ..labels import breakdown_label
+from .periods import IN_PROGRESS, PERIOD_STEPS, computed_at
 from .style import format_count, format_percent, literal_text, new_axes, no_data
 
 __all__ = ["plot_retention"]
@@ -21,12 +27,55 @@ def _period_from_labels(labels: pd.Series) -> str:
     return match.group(1) if match else "Period"
 
 
-def _cohort_text(row: pd.Series, multiple: bool) -> str:
+def _cohort_text(row: pd.Series, multiple: bool, names: dict[str, str] | None) -> str:
     stamp = row["cohort_date"]
     text = row["cohort"] if pd.isna(stamp) else stamp.strftime("%b %d %H:%M" if stamp.hour else "%b %d, %Y")
     size = format_count(row["count"])
-    prefix = f"{breakdown_label(row['breakdown_value'])} · " if multiple else ""
+    prefix = f"{breakdown_label(row['breakdown_value'], names)} · " if multiple else ""
     return f"{prefix}{text} ({size})"
+
+
+def _open_cells(attrs: dict, starts: list[pd.Timestamp], rates: np.ndarray, period_name: str) -> list[tuple[int, int]]:
+    """The (cohort row, period) cells with a share whose period had not ended when the answer was computed."""
+    now = computed_at(attrs)
+    step = PERIOD_STEPS.get(period_name.lower())
+    if now is None or step is None:
+        return []
+    cells = []
+    for (number, period), rate in np.ndenumerate(rates):
+        start = starts[number]
+        if not np.isnan(rate) and not pd.isna(start) and start + step * (period + 1) > now:
+            cells.append((number, period))
+    return cells
+
+
+def _mark_in_progress(ax: Axes, cells: list[tuple[int, int]], computed: pd.Timestamp | None) -> None:
+    """Hatch and fade the cells of periods still in progress, and say so under the table."""
+    for number, period in cells:
+        ax.add_patch(
+            Rectangle(
+                (period - 0.5, number - 0.5),
+                1.0,
+                1.0,
+                facecolor=(1.0, 1.0, 1.0, 0.55),
+                edgecolor=(0.45, 0.45, 0.45, 0.8),
+                hatch="///",
+                linewidth=0.0,
+                gid=IN_PROGRESS,
+            )
+        )
+    if cells and computed is not None:
+        ax.text(
+            0.0,
+            -0.02,
+            f"Hatched: period still in progress on {computed.strftime('%b %d, %Y %H:%M %Z')}",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize="small",
+            color="0.35",
+            gid=IN_PROGRESS,
+        )
 
 
 def plot_retention(
@@ -35,7 +84,9 @@ def plot_retention(
     """Plot a retention frame from `Client.retention` as a heat-map table.
 
     One row per cohort (labelled with its date and size), one column per period; each cell is coloured by
-    its retention rate and shows it in percent. Periods a cohort has not reached yet stay blank.
+    its retention rate and shows it in percent. Periods a cohort has not reached yet stay blank; a period
+    that had not ended when the backend computed the answer (``attrs["last_refresh"]``) is hatched and
+    faded, with a note under the table, so its still-growing share does not read as a drop.
 
     Parameters
     ----------
@@ -50,7 +101,8 @@ def plot_retention(
     Returns
     -------
     matplotlib.axes.Axes
-        ``ax.images[0]`` holds the rates (rows are cohorts, columns periods).
+        ``ax.images[0]`` holds the rates (rows are cohorts, columns periods); the hatched cells are the
+        patches whose ``gid`` is ``"in progress"``.
 
     Examples
     --------
@@ -79,6 +131,8 @@ def plot_retention(
         number = index.get((row.breakdown_value, row.cohort_date, row.cohort))
         if number is not None:
             rates[number, int(row.period)] = row.retention_rate
+    names = df.attrs.get("breakdown_labels")
+    open_cells = _open_cells(df.attrs, list(cohorts["cohort_date"]), rates, period_name)
     masked = np.ma.masked_invalid(rates)
     image = ax.imshow(masked, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
     for (number, period), rate in np.ndenumerate(rates):
@@ -90,10 +144,12 @@ def plot_retention(
                 ha="center",
                 va="center",
                 fontsize="small",
-                color="white" if rate > 0.6 else "black",
+                color="white" if rate > 0.6 and (number, period) not in open_cells else "black",
+                zorder=3,
             )
+    _mark_in_progress(ax, open_cells, computed_at(df.attrs))
     multiple = cohorts["breakdown_value"].nunique() > 1
-    ax.set_yticks(range(len(cohorts)), [_cohort_text(row, multiple) for _, row in cohorts.iterrows()])
+    ax.set_yticks(range(len(cohorts)), [_cohort_text(row, multiple, names) for _, row in cohorts.iterrows()])
     ax.set_xticks(range(periods), [f"{period_name} {period}" for period in range(periods)])
     ax.xaxis.set_ticks_position("top")
     ax.tick_params(axis="x", labelrotation=45 if periods > 8 else 0, length=0)

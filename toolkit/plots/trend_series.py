@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..frames.results import complete_trend_frame
 from ..labels import breakdown_label, bucket_rank
+from .periods import PERIOD_STEPS, open_periods
 from .style import is_count, local_dates, series_colors
 
 __all__ = [
@@ -28,12 +29,6 @@ __all__ = [
 ]
 
 _COUNT_MATHS = {None, "total", "dau", "weekly_active", "monthly_active", "unique_group", "unique_session", "sum"}
-_STEPS: dict[str, pd.DateOffset] = {
-    "hour": pd.DateOffset(hours=1),
-    "day": pd.DateOffset(days=1),
-    "week": pd.DateOffset(weeks=1),
-    "month": pd.DateOffset(months=1),
-}
 
 
 @dataclass
@@ -68,7 +63,7 @@ def _optional(value: object) -> str | None:
 def _interval(attrs: dict, dates: pd.Series) -> str:
     """The request's interval, else the one the dates are spaced by (PostHog's default: day)."""
     interval = (attrs.get("request") or {}).get("interval")
-    if interval in _STEPS:
+    if interval in PERIOD_STEPS:
         return interval
     gaps = dates.sort_values().diff().dropna()
     gap = gaps[gaps > pd.Timedelta(0)].min() if len(gaps) else pd.NaT
@@ -81,25 +76,6 @@ def _interval(attrs: dict, dates: pd.Series) -> str:
     return "week" if gap < pd.Timedelta(days=28) else "month"
 
 
-def _still_open(attrs: dict, dates: pd.Series, interval: str) -> int:
-    """How many of the last buckets had not ended at ``attrs["last_refresh"]`` (when the backend computed the
-    answer): PostHog draws those as in progress. None without that time."""
-    computed = attrs.get("last_refresh")
-    if not computed or dates.isna().any() or dates.empty:
-        return 0
-    now = pd.Timestamp(computed)
-    now = now.tz_localize("UTC") if now.tzinfo is None else now
-    if not isinstance(dates.dtype, pd.DatetimeTZDtype):
-        dates = dates.dt.tz_localize(attrs.get("timezone") or "UTC")
-    ends = [stamp + _STEPS[interval] for stamp in dates]
-    open_count = 0
-    for end in reversed(ends):
-        if end <= now:
-            break
-        open_count += 1
-    return open_count
-
-
 def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
     """The plotted series of a tidy trend frame (``attrs`` its request and when it was computed), in the API's
     order."""
@@ -108,10 +84,11 @@ def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
     for position, (name, breakdown, compare) in enumerate(keys):
         groups.setdefault((str(name), _optional(breakdown), _optional(compare)), []).append(position)
     interval = _interval(attrs, tidy["date"].dropna()) if len(tidy) else "day"
+    names = attrs.get("breakdown_labels")
     found: list[PlottedSeries] = []
     for (name, breakdown, compare), positions in groups.items():
         rows = tidy.iloc[positions]
-        label = name + (f" - {breakdown_label(breakdown)}" if breakdown is not None else "")
+        label = name + (f" - {breakdown_label(breakdown, names)}" if breakdown is not None else "")
         label += f" ({compare})" if compare is not None else ""
         found.append(
             PlottedSeries(
@@ -120,7 +97,7 @@ def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
                 previous=compare == "previous",
                 dates=local_dates(rows["date"]).reset_index(drop=True),
                 values=rows["value"].to_numpy(dtype="float64"),
-                incomplete=_still_open(attrs, rows["date"].reset_index(drop=True), interval),
+                incomplete=open_periods(attrs, rows["date"].reset_index(drop=True), interval),
             )
         )
     # each series' breakdown values in the API's order (by count), then its None and Other buckets

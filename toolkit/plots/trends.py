@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
+from .periods import IN_PROGRESS, IN_PROGRESS_ALPHA, draw_line
 from .style import (
     format_count,
     format_percent,
@@ -51,9 +52,6 @@ DISPLAY_KINDS: dict[str, str] = {
 }
 """The plot kind for each of PostHog's trend displays (the request's ``display``)."""
 
-IN_PROGRESS = "in progress"
-"""The ``gid`` of the lines and bars drawing periods that had not ended when the answer was computed."""
-IN_PROGRESS_ALPHA = 0.35
 _TIME_KINDS = ("line", "cumulative", "bar")
 _MAX_BAR_TICKS = 12
 CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
@@ -63,29 +61,15 @@ _PIE_TEXT_MIN = 0.05
 
 def _draw_line(ax: Axes, item: PlottedSeries, values: np.ndarray, color: str) -> None:
     """The series as a line; the periods still open when the answer was computed get a dashed last segment."""
-    xs = item.dates.to_numpy()
-    closed = len(values) - item.incomplete
-    style = {"color": color, "alpha": 0.6 if item.previous else 1.0}
-    if closed > 0:
-        ax.plot(
-            xs[:closed],
-            values[:closed],
-            label=item.label,
-            linestyle="--" if item.previous else "-",
-            marker="o" if len(values) == 1 else None,
-            **style,
-        )
-    if item.incomplete:
-        first = max(closed - 1, 0)
-        ax.plot(
-            xs[first:],
-            values[first:],
-            label=item.label if closed == 0 else "_in progress",
-            linestyle="--",
-            marker="o" if len(values) - first == 1 else None,
-            gid=IN_PROGRESS,
-            **style,
-        )
+    draw_line(
+        ax,
+        item.dates.to_numpy(),
+        values,
+        label=item.label,
+        color=color,
+        incomplete=item.incomplete,
+        faded=item.previous,
+    )
 
 
 def _plot_lines(ax: Axes, series: list[PlottedSeries], *, accumulate: bool, counts: bool) -> None:
