@@ -94,7 +94,7 @@ def path_item(event: str, url: str | None, screen: str | None) -> str:
 
 
 def _events_sql(filter: PathFilter) -> tuple[str, list[Any]]:
-    """The events that make path items (None of them excluded when the filter names none)."""
+    """The condition on events that make path items: every event when the filter names no type and no event."""
     if filter.every_event:
         return "1 = 1", []
     types = set(filter.include_event_types or ())
