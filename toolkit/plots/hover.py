@@ -33,6 +33,8 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
 
+from .periods import IN_PROGRESS_LABEL
+
 __all__ = ["HOVER_RADIUS", "Hover", "add_hover", "nearest_point", "point_text"]
 
 HOVER_RADIUS = 15.0
@@ -104,7 +106,10 @@ def _tick_text(ax: Axes, x: float) -> str:
 def _line_targets(ax: Axes) -> list[_Target]:
     targets: list[_Target] = []
     for line in ax.get_lines():
-        if not line.get_visible() or line.get_label().startswith("_"):
+        label = line.get_label()
+        if label.startswith(IN_PROGRESS_LABEL):  # the dashed end of a series: its periods still in progress
+            label = f"{label.removeprefix(IN_PROGRESS_LABEL)} (in progress)"
+        if not line.get_visible() or label.startswith("_"):
             continue
         converted = np.asarray(line.get_xydata(), dtype=float).reshape(-1, 2)
         original = np.asarray(line.get_xdata(orig=True))
@@ -114,7 +119,7 @@ def _line_targets(ax: Axes) -> list[_Target]:
                 continue
             where = original[index] if len(original) == len(converted) else point[0]
             targets.append(
-                _Target((position[0], position[1]), (point[0], point[1]), point_text(line.get_label(), where, point[1]))
+                _Target((position[0], position[1]), (point[0], point[1]), point_text(label, where, point[1]))
             )
     return targets
 

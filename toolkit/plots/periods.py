@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 __all__ = [
     "IN_PROGRESS",
     "IN_PROGRESS_ALPHA",
+    "IN_PROGRESS_LABEL",
     "PERIOD_STEPS",
     "computed_at",
     "conversion_window",
@@ -34,6 +35,9 @@ __all__ = [
 IN_PROGRESS = "in progress"
 """The ``gid`` of the artists drawing periods that had not ended when the answer was computed."""
 IN_PROGRESS_ALPHA = 0.35
+IN_PROGRESS_LABEL = "_in progress: "
+"""How the dashed segment of a line that also has ended periods is labelled: the series' label after this
+prefix, which keeps it out of the legend (the solid part is there) and lets the hover name the series."""
 
 PERIOD_STEPS: dict[str, pd.DateOffset] = {
     "hour": pd.DateOffset(hours=1),
@@ -157,7 +161,7 @@ def draw_line(
         ax.plot(
             xs[first:],
             values[first:],
-            label=label if closed == 0 else "_in progress",
+            label=label if closed == 0 else f"{IN_PROGRESS_LABEL}{label or ''}",
             linestyle="--",
             marker="o" if len(values) - first == 1 else None,
             gid=IN_PROGRESS,

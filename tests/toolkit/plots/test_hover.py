@@ -72,3 +72,22 @@ def test_hovering_a_bar_shows_its_category_and_height():
     hover = add_hover(ax.figure)
     move(ax.figure, ax, 1, 2)
     assert hover.annotation(ax).get_text() == "signup\nStep 2: 2"
+
+
+def test_hovering_the_day_still_in_progress_names_the_series_and_says_so():
+    frame = pd.DataFrame(
+        {
+            "date": pd.to_datetime(["2026-01-01", "2026-01-02", "2026-01-03"]).tz_localize("UTC"),
+            "series": pd.array(["signup"] * 3, dtype="string"),
+            "value": pd.array([3, 5, 2], dtype="Int64"),
+        }
+    )
+    frame.attrs = {"timezone": "UTC", "last_refresh": "2026-01-03T12:00:00Z"}
+    ax = plot_trend(frame, ax=Figure(layout="constrained").add_subplot())
+    label = add_hover(ax.figure).annotation(ax)
+    dashed = next(line for line in ax.get_lines() if line.get_gid() == "in progress")
+    x_day3, y_day3 = dashed.get_xydata()[-1]
+    move(ax.figure, ax, x_day3, y_day3)
+    assert label.get_visible()
+    assert label.get_text() == "signup (in progress)\n2026-01-03: 2"
+    assert ax.get_legend_handles_labels()[1] == ["signup"]  # the dashed end stays out of the legend
