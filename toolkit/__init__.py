@@ -34,6 +34,7 @@ from .errors import (
 from .frames.readable_tables import readable_table
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
 from .io import to_csv, to_parquet
+from .unseen_names import InsightWarning
 
 __all__ = [
     "APIError",
@@ -43,6 +44,7 @@ __all__ = [
     "ConfigError",
     "FunnelBuilder",
     "FunnelRequest",
+    "InsightWarning",
     "LocalBackendError",
     "MethodNotAllowedError",
     "NotFoundError",

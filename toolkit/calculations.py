@@ -26,6 +26,7 @@ from .frames import (
 from .frames.results import response_results
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest
 from .transport import Transport
+from .unseen_names import Definitions, needed_kinds, warn_unseen_names
 
 __all__ = ["CalculationsMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT"]
 
@@ -44,6 +45,29 @@ class CalculationsMixin(Transport):
     """The calculation functions of `toolkit.Client`."""
 
     _legacy_missing: set[str]
+    check_names: bool
+
+    def _definitions(self) -> Definitions:
+        """The project's definitions, kept by this client for a short time (see `toolkit.unseen_names`)."""
+        kept = self.__dict__.get("_kept_definitions")
+        if kept is None:
+            kept = Definitions(
+                lambda path, params: self.request("GET", path, params=params),
+                events_path=self.project_path("event_definitions/"),
+                properties_path=self.project_path("property_definitions/"),
+            )
+            self.__dict__["_kept_definitions"] = kept
+        return kept
+
+    def _warn_unseen(self, request: Any) -> None:
+        """Warn about each name of ``request`` the project never saw (`toolkit.InsightWarning`)."""
+        if not self.__dict__.get("check_names", True):
+            return
+        body = request.to_dict()
+        kinds = needed_kinds(body)
+        if kinds:
+            # stack: the user's call -> trend/funnel/... -> here -> warn_unseen_names
+            warn_unseen_names(body, self._definitions().known(kinds), stacklevel=3)
 
     def calculate(self, endpoint: str, request: Any) -> dict[str, Any]:
         """Run a request object and return the raw response, falling back to the query API.
@@ -138,6 +162,7 @@ class CalculationsMixin(Transport):
         """
         request = request if request is not None else TrendRequest(**fields)
         response = self.calculate("trend", request)
+        self._warn_unseen(request)
         if all_breakdowns:
             series = list(response_results(response) or [])
             next_url = response.get("next")
@@ -174,6 +199,7 @@ class CalculationsMixin(Transport):
         """
         request = request if request is not None else FunnelRequest(**fields)
         response = self.calculate("funnel", request)
+        self._warn_unseen(request)
         parse = {"trends": funnel_trends_frame, "time_to_convert": time_to_convert_frame}.get(
             request.viz_type, funnel_frame
         )
@@ -197,6 +223,7 @@ class CalculationsMixin(Transport):
         """
         request = request if request is not None else RetentionRequest(**fields)
         frame = retention_frame(self.calculate("retention", request))
+        self._warn_unseen(request)
         frame.attrs["request"] = request.to_dict()
         return frame
 
@@ -215,6 +242,7 @@ class CalculationsMixin(Transport):
         """
         request = request if request is not None else PathsRequest(**fields)
         frame = paths_frame(self.calculate("path", request))
+        self._warn_unseen(request)
         frame.attrs["request"] = request.to_dict()
         return frame
 

@@ -304,6 +304,8 @@ class CaptureMixin(Transport):
                         if 0 <= index < len(batch)
                     )
                 bar.update(len(batch))
+        # new event and property names are no longer "never seen" (see toolkit.unseen_names)
+        self.__dict__.pop("_kept_definitions", None)
         counts: dict[str, int | None] = dict(tally.counts) if tally.counted else dict.fromkeys(_SERVER_COUNTS)
         return CaptureResult(sent=tally.sent, rejected=rejected, errors=errors[:MAX_ERRORS], **counts)
 

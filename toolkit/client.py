@@ -40,6 +40,9 @@ class Client(InsightsMixin, PluginsMixin, CalculationsMixin, DataMixin, CaptureM
         Retries of a 429/5xx answer or a failed connection (default session only).
     backoff_factor : float
         Base of the exponential wait between retries, when the server gives no ``Retry-After``.
+    check_names : bool
+        Warn (`toolkit.InsightWarning`) when a calculation names an event or property the project never
+        saw, or sums a property that is never numeric (from the project's definitions, kept a minute).
 
     Raises
     ------
@@ -62,6 +65,7 @@ class Client(InsightsMixin, PluginsMixin, CalculationsMixin, DataMixin, CaptureM
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         backoff_factor: float = DEFAULT_BACKOFF_FACTOR,
+        check_names: bool = True,
     ) -> None:
         super().__init__(
             base_url=base_url,
@@ -73,3 +77,4 @@ class Client(InsightsMixin, PluginsMixin, CalculationsMixin, DataMixin, CaptureM
             backoff_factor=backoff_factor,
         )
         self._legacy_missing: set[str] = set()
+        self.check_names = check_names

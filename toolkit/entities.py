@@ -4,15 +4,25 @@ query-API nodes (``EventsNode``, ``ActionsNode``), shared by every request class
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import fields
+from datetime import date, datetime
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 __all__ = [
+    "DateLike",
     "Entity",
     "RequestBase",
     "action",
+    "as_entities",
+    "as_names",
+    "as_properties",
     "breakdown_filter_node",
     "date_range_node",
+    "date_text",
     "drop_none",
     "entity_dict",
     "entity_node",
@@ -22,6 +32,76 @@ __all__ = [
 ]
 
 Entity = str | int | dict[str, Any]
+DateLike = str | date | datetime | pd.Timestamp | np.datetime64
+"""A calculation's ``date_from`` / ``date_to``: text as the API reads it, or a date or a point in time."""
+
+
+def as_entities(value: Any, name: str) -> list[Entity]:
+    """Series or steps as a list: one name, action id or dict is one series (``events="$pageview"``, not
+    the letters of ``$pageview``); a tuple, Series or array is listed in order.
+
+    Examples
+    --------
+    >>> as_entities("$pageview", "events"), as_entities(("a", 3), "steps")
+    (['$pageview'], ['a', 3])
+    """
+    if value is None:
+        return []
+    if isinstance(value, str | int | dict) and not isinstance(value, bool):
+        return [value]
+    if isinstance(value, Iterable):
+        return [item.item() if isinstance(item, np.generic) else item for item in value]
+    raise TypeError(f"{name} must be a list of event names, action ids or event()/action() dicts, not {value!r}")
+
+
+def as_names(value: Any, name: str) -> list[str] | None:
+    """A list of names where one name may be given alone (``exclude_events="$autocapture"``)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Iterable):
+        return [str(item) for item in value]
+    raise TypeError(f"{name} must be a list of names, not {value!r}")
+
+
+def as_properties(value: Any) -> Any:
+    """Property filters, where one filter dict may be given alone (``properties={"key": ..., "value": ...}``)."""
+    if isinstance(value, dict) and "key" in value and "values" not in value:
+        return [value]
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def date_text(value: Any, name: str) -> str | None:
+    """A date bound as the API reads it: text is sent as it is; a `date` as ``YYYY-MM-DD``; a naive
+    `datetime` / `pd.Timestamp` as a wall-clock time (the server reads it in the project's timezone, as it
+    reads such text); an aware one with its offset (the server converts it). Midnight without a timezone
+    is sent as its date, which both servers read the same way.
+
+    Examples
+    --------
+    >>> from datetime import date
+    >>> date_text(date(2026, 1, 5), "date_from"), date_text(pd.Timestamp("2026-01-05 10:30"), "date_to")
+    ('2026-01-05', '2026-01-05T10:30:00')
+    >>> date_text(pd.Timestamp("2026-01-05 10:30", tz="Europe/Paris"), "date_from")
+    '2026-01-05T10:30:00+01:00'
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if isinstance(value, datetime):  # pd.Timestamp included
+        if value is pd.NaT:
+            raise ValueError(f"{name} is NaT: give a date, or None for the server's default")
+        moment = value.to_pydatetime(warn=False) if isinstance(value, pd.Timestamp) else value
+        if moment.tzinfo is None and moment.time() == datetime.min.time():
+            return moment.date().isoformat()
+        return moment.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"{name} must be text (-7d, 2026-01-05), a date or a datetime, not {value!r}")
 
 
 def event(
@@ -135,8 +215,36 @@ def breakdown_filter_node(request: Any) -> dict[str, Any] | None:
     return breakdown or None
 
 
+_ENTITY_LISTS = ("events", "steps")
+_NAME_LISTS = ("include_event_types", "exclude_events", "path_groupings")
+
+
 class RequestBase:
-    """What every request class offers: ``to_dict``, ``to_json`` and ``from_filters``."""
+    """What every request class offers: ``to_dict``, ``to_json`` and ``from_filters``, and the forgiving
+    reading of its fields: one series alone (``events="$pageview"``), dates as `date` / `datetime` /
+    `pd.Timestamp`, one property filter alone.
+
+    Examples
+    --------
+    >>> from datetime import date
+    >>> from toolkit import TrendRequest
+    >>> request = TrendRequest(events="$pageview", date_from=date(2026, 1, 1))
+    >>> request.events, request.date_from
+    (['$pageview'], '2026-01-01')
+    """
+
+    def __post_init__(self) -> None:
+        for name in _ENTITY_LISTS:
+            if hasattr(self, name):
+                setattr(self, name, as_entities(getattr(self, name), name))
+        for name in _NAME_LISTS:
+            if hasattr(self, name):
+                setattr(self, name, as_names(getattr(self, name), name))
+        for name in ("date_from", "date_to"):
+            if hasattr(self, name):
+                setattr(self, name, date_text(getattr(self, name), name))
+        if hasattr(self, "properties"):
+            self.properties = as_properties(self.properties)
 
     def to_dict(self) -> dict[str, Any]:  # pragma: no cover - each request defines it
         raise NotImplementedError

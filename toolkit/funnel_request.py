@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .entities import (
+    DateLike,
     Entity,
     RequestBase,
     breakdown_filter_node,
@@ -43,7 +44,8 @@ class FunnelRequest(RequestBase):
     Parameters
     ----------
     steps : list
-        Steps in order: event names, `event` dicts, or action ids / `action` dicts.
+        Steps in order: event names, `event` dicts, or action ids / `action` dicts. A name given alone
+        (``steps="signup"``) is a funnel of that one step, not of its letters.
     funnel_order_type : str, optional
         ``ordered`` (default), ``strict`` or ``unordered``.
     funnel_viz_type : str, optional
@@ -69,9 +71,9 @@ class FunnelRequest(RequestBase):
     ('hour', 'HOUR')
     """
 
-    steps: list[Entity] = field(default_factory=list)
-    date_from: str | None = None
-    date_to: str | None = None
+    steps: list[Entity] | Entity = field(default_factory=list)
+    date_from: DateLike | None = None
+    date_to: DateLike | None = None
     interval: str | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .entities import (
+    DateLike,
     Entity,
     RequestBase,
     action,
@@ -50,8 +51,11 @@ class TrendRequest(RequestBase):
     ----------
     events : list
         Series: event names, `event` dicts, or action ids (int) / `action` dicts. ``order`` follows the list.
-    date_from, date_to : str, optional
+        One series may be given alone (``events="$pageview"``); a tuple, Series or array is read as a list.
+    date_from, date_to : str, date, datetime or pandas.Timestamp, optional
         Relative (``-7d``, ``-1mStart``, ``all``) or absolute (``2026-01-01``) dates; server default ``-7d`` to now.
+        A naive datetime is a wall-clock time of the project's timezone (as such text is); an aware one is
+        converted to it. See `toolkit.entities.date_text`.
     interval : str, optional
         ``hour``, ``day`` (default), ``week`` or ``month``.
     properties : list or dict, optional
@@ -74,9 +78,9 @@ class TrendRequest(RequestBase):
     'week'
     """
 
-    events: list[Entity] = field(default_factory=list)
-    date_from: str | None = None
-    date_to: str | None = None
+    events: list[Entity] | Entity = field(default_factory=list)
+    date_from: DateLike | None = None
+    date_to: DateLike | None = None
     interval: str | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None
@@ -171,8 +175,8 @@ class RetentionRequest(RequestBase):
     period: str | None = None
     total_intervals: int | None = None
     retention_type: str | None = None
-    date_from: str | None = None
-    date_to: str | None = None
+    date_from: DateLike | None = None
+    date_to: DateLike | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -229,7 +233,8 @@ class PathsRequest(RequestBase):
     Parameters
     ----------
     include_event_types : list of str, optional
-        ``$pageview`` (paths of ``$current_url``), ``$screen`` and/or ``custom_event`` (event names).
+        ``$pageview`` (paths of ``$current_url``), ``$screen`` and/or ``custom_event`` (event names); one
+        may be given alone.
     start_point, end_point : str, optional
         Only paths starting or ending here.
     step_limit : int, optional
@@ -241,15 +246,15 @@ class PathsRequest(RequestBase):
     {'includeEventTypes': ['$pageview'], 'startPoint': '/home'}
     """
 
-    include_event_types: list[str] | None = None
+    include_event_types: list[str] | str | None = None
     start_point: str | None = None
     end_point: str | None = None
     step_limit: int | None = None
-    exclude_events: list[str] | None = None
-    path_groupings: list[str] | None = None
+    exclude_events: list[str] | str | None = None
+    path_groupings: list[str] | str | None = None
     edge_limit: int | None = None
-    date_from: str | None = None
-    date_to: str | None = None
+    date_from: DateLike | None = None
+    date_to: DateLike | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)

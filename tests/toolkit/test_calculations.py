@@ -19,6 +19,11 @@ QUERY = "/api/projects/1/query/"
 GONE = (404, {"type": "invalid_request", "code": "not_found", "detail": "Endpoint not found.", "attr": None})
 
 
+def calculation_paths(fake):
+    """The paths asked for, without the definitions read to check the names (see test_unseen_names.py)."""
+    return [call.path for call in fake.calls if not call.path.endswith("_definitions/")]
+
+
 def as_legacy(query_response):
     """The same numbers in the legacy envelope (``result`` instead of ``results``)."""
     body = {key: value for key, value in query_response.items() if key != "results"}
@@ -43,7 +48,7 @@ def test_trend_falls_back_to_the_query_api_and_gives_the_same_frame(client, fake
     fake.routes[("POST", QUERY)] = (200, response)
     request = TrendRequest(events=["$pageview", {"id": "$pageview", "math": "dau"}], date_from="-2d")
     via_query = client.trend(request)
-    assert [call.path for call in fake.calls] == [LEGACY_TREND, QUERY]
+    assert calculation_paths(fake) == [LEGACY_TREND, QUERY]
     assert fake.calls[1].json == {"query": request.to_query(), "refresh": "blocking"}
     assert via_query.attrs["_source"] == "query"
 
@@ -58,7 +63,7 @@ def test_trend_falls_back_to_the_query_api_and_gives_the_same_frame(client, fake
     # the client remembers the legacy endpoint is gone
     fake.calls.clear()
     client.trend(request)
-    assert [call.path for call in fake.calls] == [QUERY]
+    assert calculation_paths(fake) == [QUERY]
 
 
 def test_wide_trend_through_the_query_api(client, fake):

@@ -54,6 +54,7 @@ MODULES = [
     "toolkit.plots.trends",
     "toolkit.plugins",
     "toolkit.transport",
+    "toolkit.unseen_names",
     "toolkit.widgets",
     "toolkit.widgets.base",
     "toolkit.widgets.catalog",
