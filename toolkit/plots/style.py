@@ -122,6 +122,9 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
     >>> request_title({"request": {"insight": "FUNNELS", "events": [{"id": "a", "order": 0},
     ...                {"id": "b", "order": 1}], "breakdown": "$browser"}})
     'a → b by $browser'
+    >>> request_title({"request": {"events": [{"id": "a"}], "breakdown": [7], "breakdown_type": "cohort"},
+    ...                "breakdown_labels": {"7": "Power users"}})
+    'a by cohort: Power users'
     """
     request = attrs.get("request")
     if not isinstance(request, Mapping):
@@ -138,7 +141,12 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
         title = f"{request['formula']} of {title}"
     breakdown = request.get("breakdown")
     if breakdown not in (None, "", []):
-        title += f" by {', '.join(map(str, breakdown)) if isinstance(breakdown, list) else breakdown}"
+        keys = breakdown if isinstance(breakdown, list) else [breakdown]
+        if request.get("breakdown_type") == "cohort":  # ids mean nothing to a reader: the cohorts' names
+            names = attrs.get("breakdown_labels") or {}
+            title += f" by cohort: {', '.join(names.get(str(key), str(key)) for key in keys)}"
+        else:
+            title += f" by {', '.join(map(str, keys))}"
     return title
 
 

@@ -203,11 +203,14 @@ def test_a_cohort_breakdown_is_labelled_by_the_cohort_name():
             {**trend_series("signed_up", [1, 2]), "label": "Churned", "breakdown_value": 9, "filter": cohort},
         ],
     }
-    ax = plot_trend(trend_frame(response))
+    frame = trend_frame(response)
+    frame.attrs["request"] = {"insight": "TRENDS", "events": [{"id": "signed_up"}], **cohort}
+    ax = plot_trend(frame)
     assert [text.get_text() for text in ax.get_legend().get_texts()] == [
         "signed_up - Power users",
         "signed_up - Churned",
     ]
+    assert ax.get_title() == "signed_up by cohort: Power users, Churned"
 
     def steps(value, name, counts):
         return [
