@@ -8,8 +8,10 @@ that the legacy endpoint is gone and goes straight to the query API.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pandas as pd
 
@@ -253,7 +255,7 @@ class CalculationsMixin(Transport):
         *,
         step: int,
         dropped: bool = False,
-        breakdown_value: str | None = None,
+        breakdown_value: Any = None,
         limit: int | None = None,
         **fields: Any,
     ) -> pd.DataFrame:
@@ -267,8 +269,10 @@ class CalculationsMixin(Transport):
             1-based step, as in `funnel`'s ``step`` column.
         dropped : bool
             False: persons who reached ``step``; True: persons who reached the step before it but not it.
-        breakdown_value : str, optional
-            With a breakdown, the value whose persons to list.
+        breakdown_value : str or list, optional
+            With a breakdown, the value whose persons to list, as `funnel`'s ``breakdown_value`` column shows
+            it (``"Chrome"``; ``"Chrome::Mac OS X"`` or ``["Chrome", "Mac OS X"]`` for a list breakdown).
+            A value the funnel does not show is a `ValidationError` naming ``funnel_step_breakdown``.
         limit : int, optional
             At most this many persons.
 
@@ -289,34 +293,65 @@ class CalculationsMixin(Transport):
             url = _people_url(response_results(response) or [], step, dropped, breakdown_value)
             if url:
                 return persons_frame(_people(self.paginate(url, limit=limit), limit))
-        actors = {
-            "kind": "ActorsQuery",
-            "source": {
-                "kind": "FunnelsActorsQuery",
-                "source": request.to_query(),
-                "funnelStep": -step if dropped else step,
-                **({"funnelStepBreakdown": breakdown_value} if breakdown_value is not None else {}),
-            },
-            "select": ["actor"],
+        source = {
+            "kind": "FunnelsActorsQuery",
+            "source": request.to_query(),
+            "funnelStep": -step if dropped else step,
+            **({"funnelStepBreakdown": breakdown_value} if breakdown_value is not None else {}),
         }
-        rows = response_results(self.run_query(actors)) or []
-        persons = [row[0] if isinstance(row, list) else row for row in rows]
+        persons: list[Any] = []
+        while limit is None or len(persons) < limit:
+            page = {"kind": "ActorsQuery", "source": source, "select": ["actor"]}
+            if persons:
+                page["offset"] = len(persons)
+            answer = self.run_query(page)
+            rows = response_results(answer) or []
+            persons.extend(row[0] if isinstance(row, list) else row for row in rows)
+            if not answer.get("hasMore") or not rows:
+                break
         return persons_frame(persons[:limit] if limit is not None else persons)
 
 
-def _people_url(result: list[Any], step: int, dropped: bool, breakdown_value: str | None) -> str | None:
-    groups = result if result and isinstance(result[0], list) else [result]
+def _label(value: Any) -> str:
+    """A breakdown value as the funnel frame's ``breakdown_value`` column shows it."""
+    return "::".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _step_breakdown(value: Any, shown: Any) -> str:
+    """``funnel_step_breakdown`` for ``value`` (a frame label or the value itself), shaped like the server's ``shown``
+    values: a list as JSON, a text as it is."""
+    if isinstance(shown, list) and not isinstance(value, list):
+        value = str(value).split("::")
+    if isinstance(value, str) and value and not value.startswith(("[", "{", '"')):
+        return value
+    return json.dumps(value)
+
+
+def _with_breakdown(url: str, value: str) -> str:
+    parts = urlsplit(url)
+    query = [(key, item) for key, item in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [(key, item) for key, item in query if key != "funnel_step_breakdown"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("funnel_step_breakdown", value)])))
+
+
+def _people_url(result: list[Any], step: int, dropped: bool, breakdown_value: Any) -> str | None:
+    """The step's people URL under ``breakdown_value``; for a value the funnel does not show, the URL of the first
+    value's step with ``funnel_step_breakdown`` replaced, so that the server names what is wrong."""
+    groups = [group for group in (result if result and isinstance(result[0], list) else [result]) if group]
+    key = "dropped_people_url" if dropped else "converted_people_url"
+
+    def step_url(group: list[Any]) -> str | None:
+        return next((item.get(key) for item in group if (item.get("order") or 0) + 1 == step), None)
+
     for group in groups:
-        if not group:
-            continue
         value = group[0].get("breakdown_value")
-        label = "::".join(map(str, value)) if isinstance(value, list) else value
-        if breakdown_value is not None and str(label) != str(breakdown_value):
-            continue
-        for item in group:
-            if (item.get("order") or 0) + 1 == step:
-                return item.get("dropped_people_url" if dropped else "converted_people_url")
-    return None
+        if breakdown_value is None or value is None or _label(value) == _label(breakdown_value):
+            return step_url(group)
+    if not groups:
+        return None
+    url = step_url(groups[0])
+    shown = groups[0][0].get("breakdown_value")
+    return _with_breakdown(url, _step_breakdown(breakdown_value, shown)) if url else None
 
 
 def _people(items: Any, limit: int | None) -> list[dict[str, Any]]:

@@ -22,13 +22,23 @@ Node fields that change the answer and are not calculated here are carried onto 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ValidationError
 from ..models.fields import check_int64
 from ..queries.unsupported_fields import carry_node_fields
 
-__all__ = ["QUERY_KINDS", "translate_query", "insight_kind_of"]
+__all__ = [
+    "QUERY_KINDS",
+    "ActorsNode",
+    "DEFAULT_ACTORS_LIMIT",
+    "MAX_ACTORS_LIMIT",
+    "is_actors_query",
+    "translate_query",
+    "translate_actors_query",
+    "insight_kind_of",
+]
 
 QUERY_KINDS = {
     "TrendsQuery": "TRENDS",
@@ -236,3 +246,70 @@ def translate_query(query: Any) -> tuple[str, dict[str, Any]]:
     _TRANSLATORS[kind](source, legacy)
     carry_node_fields(kind, source, legacy)
     return kind, legacy
+
+
+DEFAULT_ACTORS_LIMIT = 100
+MAX_ACTORS_LIMIT = 10_000
+_ACTOR_COLUMNS = (["actor"], ["person"])
+# FunnelsActorsQuery fields that would change who is listed, not computed here: a 400 when given
+_UNSUPPORTED_ACTORS_FIELDS = (
+    "funnelCustomSteps",
+    "funnelTrendsDropOff",
+    "funnelTrendsEntrancePeriodStart",
+    "includeRecordings",
+)
+
+
+@dataclass(frozen=True)
+class ActorsNode:
+    """The people behind one funnel number: the funnel's legacy filter, the step, the breakdown value, a page."""
+
+    legacy: dict[str, Any]
+    funnel_step: int
+    breakdown_value: Any
+    limit: int
+    offset: int
+    columns: list[str]
+
+
+def is_actors_query(query: Any) -> bool:
+    return isinstance(query, dict) and query.get("kind") == "ActorsQuery"
+
+
+def _page_number(value: Any, default: int, low: int, high: int, attr: str) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValidationError(f"Expected an integer between {low} and {high}.", attr=attr)
+    return value
+
+
+def translate_actors_query(query: dict[str, Any]) -> ActorsNode:
+    """An ``ActorsQuery`` over a ``FunnelsActorsQuery`` over a ``FunnelsQuery``, as an :class:`ActorsNode`."""
+    source = _object(query.get("source"), "query__source")
+    if source.get("kind") != "FunnelsActorsQuery":
+        raise ValidationError(
+            f"Unsupported actors source '{source.get('kind')}': supported sources are FunnelsActorsQuery.",
+            attr="query__source__kind",
+        )
+    for field in _UNSUPPORTED_ACTORS_FIELDS:
+        if source.get(field) not in (None, False):
+            raise ValidationError(f"{field} is not supported by this backend yet.", attr=f"query__source__{field}")
+    funnel = _object(source.get("source"), "query__source__source")
+    if insight_kind_of(funnel) != "FUNNELS":
+        raise ValidationError("A FunnelsActorsQuery's source is a FunnelsQuery.", attr="query__source__source__kind")
+    _, legacy = translate_query(funnel)
+    step = source.get("funnelStep")
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise ValidationError("funnelStep must be an integer.", attr="query__source__funnelStep")
+    select = query.get("select") or ["actor"]
+    if select not in _ACTOR_COLUMNS:
+        raise ValidationError('Only select ["actor"] is supported for funnel actors.', attr="query__select")
+    return ActorsNode(
+        legacy=legacy,
+        funnel_step=step,
+        breakdown_value=source.get("funnelStepBreakdown"),
+        limit=_page_number(query.get("limit"), DEFAULT_ACTORS_LIMIT, 1, MAX_ACTORS_LIMIT, "query__limit"),
+        offset=_page_number(query.get("offset"), 0, 0, 2**62, "query__offset"),
+        columns=list(select),
+    )

@@ -15,13 +15,15 @@ from ..auth import ProjectAccess, project_access
 from ..errors import ValidationError
 from ..limits import MAX_INT64
 from ..models.funnels import CorrelationResponse, FunnelPeoplePage, FunnelResponse
-from ..queries.filter_parsing import decode_json_text, parse_filter
+from ..queries.filter_parsing import parse_filter
 from ..queries.funnels import (
     FunnelFilter,
+    check_funnel_step,
     compute_correlation,
     compute_correlation_people,
     compute_funnel,
     compute_funnel_people,
+    decode_step_breakdown,
 )
 from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
@@ -67,7 +69,9 @@ async def funnel_people_route(
     funnel_step: integer_text(-MAX_INT64, MAX_INT64) | None = Query(
         None, description="k: reached step k (1-based); -k: dropped before step k"
     ),
-    funnel_step_breakdown: str | None = Query(None, description="With a breakdown: the value (JSON) to list"),
+    funnel_step_breakdown: str | None = Query(
+        None, description="With a breakdown: the value to list (a text as it is, a list as JSON)"
+    ),
     page: Page = Depends(page_params),
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),
@@ -76,7 +80,7 @@ async def funnel_people_route(
     filter = parse_filter(FunnelFilter, params)
     count = len(filter.steps)
     step = _funnel_step(funnel_step, count)
-    value = decode_json_text(funnel_step_breakdown, "funnel_step_breakdown") if funnel_step_breakdown else None
+    value = decode_step_breakdown(funnel_step_breakdown)
     now = get_settings(request).clock.now()
 
     def people() -> dict[str, Any]:
@@ -162,8 +166,4 @@ def _funnel_step(text: str | None, steps: int) -> int:
         step = int(text) if text not in (None, "") else 1
     except ValueError:
         raise ValidationError("funnel_step must be an integer.", attr="funnel_step") from None
-    if step == 0 or abs(step) > max(steps, 1) or step == -1:
-        raise ValidationError(
-            f"funnel_step must be 1..{steps} (reached) or -2..-{steps} (dropped before that step).", attr="funnel_step"
-        )
-    return step
+    return check_funnel_step(step, steps)

@@ -15,13 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
+from ..results.funnel_actors import funnel_actors_response
 from ..results.kinds import calculation_for
 from ..results.modes import execution_mode
-from ..results.query_nodes import translate_query
+from ..results.query_nodes import is_actors_query, translate_actors_query, translate_query
 from ..results.service import query_status_body, serve_calculation
 from ..store.query_results import get_query_status
 from ..web.deps import get_conn, get_settings
-from ..web.off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
+from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop, guard_for, run_off_loop
 
 __all__ = ["router", "QueryRequest"]
 
@@ -64,8 +65,11 @@ async def run_query(
     access: ProjectAccess = Depends(READ),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    kind, legacy = translate_query(body.query)
     now = get_settings(request).clock.now()
+    if is_actors_query(body.query):  # the people behind a funnel number: a list, not a cached calculation
+        node = translate_actors_query(body.query)
+        return await compute_off_loop(request, conn, lambda: funnel_actors_response(conn, access.project, node, now))
+    kind, legacy = translate_query(body.query)
     calc = calculation_for(kind, access.project, legacy, now)
     guard = guard_for(request)
     package = await run_off_loop(

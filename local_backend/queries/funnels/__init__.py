@@ -8,22 +8,25 @@ people URL), :func:`compute_correlation` and :func:`compute_correlation_people` 
 Reading order: :mod:`.filter` (the typed filter), :mod:`.scan` (checks, one ordered scan of the step events,
 via :mod:`.inputs`), :mod:`.breakdown` (each row's breakdown bucket), :mod:`.engine` (every attempt, pure
 numpy), :mod:`.outcomes` (each person's furthest step and times), :mod:`.results` (the API's shapes),
-:mod:`.correlation`.
+:mod:`.people` (the persons behind each number), :mod:`.correlation`.
 """
 
 from __future__ import annotations
 
 from .correlation import compute_correlation, compute_correlation_people
 from .filter import FunnelFilter
-from .results import FunnelActors, PeopleLink, compute_funnel, compute_funnel_people, funnel_payload
+from .people import FunnelActors, check_funnel_step, compute_funnel_people, decode_step_breakdown
+from .results import PeopleLink, compute_funnel, funnel_payload
 
 __all__ = [
     "FunnelActors",
     "FunnelFilter",
     "PeopleLink",
+    "check_funnel_step",
     "compute_correlation",
     "compute_correlation_people",
     "compute_funnel",
     "compute_funnel_people",
+    "decode_step_breakdown",
     "funnel_payload",
 ]

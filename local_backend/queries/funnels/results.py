@@ -6,8 +6,8 @@ this one; null on the first step). The links carry the funnel's filter with its 
 they resolved to, so they keep naming the same people later on. The parameters are made here; the URL is
 the caller's (a :data:`PeopleLink` from the route, which owns the persons endpoint's path).
 
-Entry points: :func:`compute_funnel` (the result), :func:`compute_funnel_people` (the persons or groups
-behind one people URL), :func:`funnel_payload` (a saved insight's filter dict).
+Entry points: :func:`compute_funnel` (the result), :func:`funnel_payload` (a saved insight's filter dict); the
+persons behind one people URL are :mod:`.people`'s.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,12 +31,10 @@ from .scan import FunnelRun, run_funnel
 
 __all__ = [
     "PeopleLink",
-    "FunnelActors",
     "compute_funnel",
-    "compute_funnel_people",
     "funnel_result",
     "funnel_payload",
-    "step_actors",
+    "encode_step_breakdown",
     "bucket_outcomes",
     "breakdown_value_of",
     "people_params",
@@ -134,8 +131,20 @@ def people_params(
     params = linked_params(run, action_names)
     params["funnel_step"] = step
     if breakdown_value is not None:
-        params["funnel_step_breakdown"] = json.dumps(breakdown_value)
+        params["funnel_step_breakdown"] = encode_step_breakdown(breakdown_value)
     return params
+
+
+def encode_step_breakdown(value: Any) -> str:
+    """``funnel_step_breakdown`` as a query parameter, as PostHog sends it: text as it is, anything else (or a
+    text that would read as JSON, or the empty text, which would read as no value) as JSON.
+
+    >>> encode_step_breakdown("Chrome"), encode_step_breakdown(["Chrome", "Mac"]), encode_step_breakdown("")
+    ('Chrome', '["Chrome", "Mac"]', '""')
+    """
+    if isinstance(value, str) and value and not value.startswith(("[", "{", '"')):
+        return value
+    return json.dumps(value)
 
 
 def action_names(conn: sqlite3.Connection, project_id: int, steps: list[Entity]) -> dict[int, str]:
@@ -234,56 +243,3 @@ def funnel_payload(
     """``{"result", "timezone"}`` for a legacy funnel filter given as a dict (a saved insight's ``filters``)."""
     result = compute_funnel(conn, project, parse_filter(FunnelFilter, data), now, people_link)
     return {"result": result, "timezone": project.get("timezone") or "UTC"}
-
-
-@dataclass(frozen=True)
-class FunnelActors:
-    """Who is behind one people URL: person ids, or for a group funnel the group keys (both sorted)."""
-
-    person_ids: list[int]
-    group_keys: list[str] | None = None
-
-
-def compute_funnel_people(
-    conn: sqlite3.Connection,
-    project: dict[str, Any],
-    filter: FunnelFilter,
-    now: datetime,
-    funnel_step: int,
-    breakdown_value: Any = None,
-) -> FunnelActors:
-    """The persons (or groups) of ``funnel_step`` (see :func:`step_actors`) under ``breakdown_value``."""
-    run = run_funnel(conn, project, filter, now)
-    actors = step_actors(run, funnel_step, breakdown_value)
-    if run.group_keys is not None and filter.aggregation_group_type_index is not None:
-        return FunnelActors(actors, sorted(run.group_keys[number] for number in actors))
-    return FunnelActors(actors)
-
-
-def step_actors(run: FunnelRun, funnel_step: int, breakdown_value: Any = None) -> list[int]:
-    """The persons (or groups) behind one people URL, sorted by id.
-
-    ``funnel_step`` k > 0: those who reached step k (1-based); -k: those who reached step k - 1 but not k.
-    With a breakdown, only those counted under ``breakdown_value``.
-    """
-    steps = run.outcomes.steps
-    chosen = steps >= funnel_step if funnel_step > 0 else steps == -funnel_step - 1
-    if breakdown_value is not None and run.broken_down:
-        buckets = run.labelled.group_value[run.outcomes.group]
-        matching = [
-            bucket
-            for bucket in sorted(set(buckets.tolist()))
-            if _same_value(breakdown_value_of(run, bucket)[1], breakdown_value)
-        ]
-        chosen &= np.isin(buckets, matching)
-    persons = run.labelled.group_person[run.outcomes.group[chosen]]
-    return sorted(set(persons.tolist()))
-
-
-def _same_value(shown: Any, asked: Any) -> bool:
-    def plain(value: Any) -> Any:
-        if isinstance(value, list) and len(value) == 1:
-            return str(value[0])
-        return [str(item) for item in value] if isinstance(value, list) else str(value)
-
-    return plain(shown) == plain(asked)

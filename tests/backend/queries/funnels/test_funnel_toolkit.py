@@ -5,10 +5,12 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pandas as pd
+import pytest
 
 from tests.backend.funnel_events import EVENTS
 from tests.factories import add_events
 from toolkit import Client
+from toolkit.errors import ValidationError
 
 
 class InProcess:
@@ -71,3 +73,43 @@ def test_people_of_a_step(client, world, conn):
     add_events(conn, world.project_id, EVENTS)
     people = toolkit(client, world).funnel_people(steps=["$pageview", "signup"], step=2, dropped=True)
     assert [ids for ids in people["distinct_ids"]] == [["carol"]]
+
+
+class WithoutLegacy(InProcess):
+    """A server whose legacy funnel endpoint is gone: the toolkit asks ``/query/`` for the people."""
+
+    def request(self, method, url, **kwargs):
+        if url.endswith("/insights/funnel/"):
+            return self.client.request("GET", "/api/projects/0/no-such-endpoint/")
+        return super().request(method, url, **kwargs)
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+@pytest.mark.parametrize("breakdown", ["$browser", ["$browser"]])
+def test_people_of_a_broken_down_step(client, world, conn, breakdown, legacy):
+    add_events(conn, world.project_id, EVENTS)
+    session = InProcess(client) if legacy else WithoutLegacy(client)
+    analyst = Client(base_url="http://testserver", api_key=world.key, project_id=world.project_id, session=session)
+    steps = ["$pageview", "signup", "purchase"]
+
+    def names(step, dropped, value):
+        frame = analyst.funnel_people(
+            steps=steps, step=step, dropped=dropped, breakdown=breakdown, breakdown_value=value
+        )
+        return sorted(name for ids in frame["distinct_ids"] for name in ids)
+
+    # Chrome: alice does all three steps, carol only the first; Safari: bob stops at signup
+    assert names(1, False, "Chrome") == ["alice", "carol"]
+    assert names(2, True, "Chrome") == ["carol"]
+    assert names(3, False, "Chrome") == ["alice"]
+    assert names(3, True, "Safari") == ["bob"]
+    assert names(3, False, "Safari") == []
+
+
+def test_people_of_a_value_the_funnel_does_not_show(client, world, conn):
+    add_events(conn, world.project_id, EVENTS)
+    with pytest.raises(ValidationError) as raised:
+        toolkit(client, world).funnel_people(
+            steps=["$pageview", "signup"], step=2, breakdown="$browser", breakdown_value="Opera"
+        )
+    assert raised.value.attr == "funnel_step_breakdown" and "Opera" in raised.value.detail
