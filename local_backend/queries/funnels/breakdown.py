@@ -7,7 +7,10 @@ descending, a list value compared element by element); the rest collapse into ``
 * ``first_touch`` / ``last_touch``: the person's earliest / latest non-empty value among their step events
   (``""`` when every one is empty); the whole funnel of the person counts under it;
 * ``step``: every value of the person's events matching step ``k``; the person's whole funnel counts once
-  under each of them, and persons without an event of step ``k`` are left out;
+  under each of them, and persons without an event of step ``k`` are left out. In an unordered funnel any
+  step can come first, so step ``0`` is the event an attempt starts at: the person counts under every value
+  of their step events, each time with the attempts that start at an event carrying that value (PostHog's
+  rotations; other steps are a 400, as in PostHog);
 * ``all_events``: the funnel is computed separately per value, over only the events carrying that value.
 
 The result regroups the rows: group ``g`` is one (person, value) pair, numbered from 0 in row order.
@@ -106,7 +109,13 @@ def _touch(rows: FunnelRows, bucket: np.ndarray, empty: np.ndarray, last: bool) 
 
 
 def attribute(
-    rows: FunnelRows, row_bucket: np.ndarray, empty: np.ndarray, labels: list[str], attribution: str, step: int = 0
+    rows: FunnelRows,
+    row_bucket: np.ndarray,
+    empty: np.ndarray,
+    labels: list[str],
+    attribution: str,
+    step: int = 0,
+    unordered: bool = False,
 ) -> Labelled:
     """Regroup ``rows`` (sorted by person, time) by person and attributed bucket (see the module docstring)."""
     if not len(rows):
@@ -125,14 +134,24 @@ def attribute(
         keys = row_bucket[order] * (int(rows.group.max()) + 1) + rows.group[order]
         regrouped, persons, values = _regroup(rows, order, keys, rows.group[order], row_bucket[order])
         return Labelled(regrouped, persons, values, labels)
-    at_step = (rows.mask >> step) & 1 == 1
+    at_step = rows.mask != 0 if unordered else (rows.mask >> step) & 1 == 1
     pairs = np.unique(np.stack([rows.group[at_step], row_bucket[at_step]], axis=1), axis=0)
     return by_membership(rows, pairs[:, 0] if len(pairs) else np.zeros(0, dtype=np.int64),
-                         pairs[:, 1] if len(pairs) else np.zeros(0, dtype=np.int64), labels)  # fmt: skip
+                         pairs[:, 1] if len(pairs) else np.zeros(0, dtype=np.int64), labels,
+                         row_bucket if unordered else None)  # fmt: skip
 
 
-def by_membership(rows: FunnelRows, persons: np.ndarray, values: np.ndarray, labels: list[str]) -> Labelled:
-    """Each person's whole row run once per (person, value) pair; pairs sorted by person then value."""
+def by_membership(
+    rows: FunnelRows,
+    persons: np.ndarray,
+    values: np.ndarray,
+    labels: list[str],
+    row_bucket: np.ndarray | None = None,
+) -> Labelled:
+    """Each person's whole row run once per (person, value) pair; pairs sorted by person then value.
+
+    With ``row_bucket``, only the rows of the pair's value may start an unordered attempt (``startable``).
+    """
     starts, run = _runs(rows.group)
     run_person = rows.group[starts]
     ends = np.append(starts[1:], len(rows))
@@ -144,5 +163,6 @@ def by_membership(rows: FunnelRows, persons: np.ndarray, values: np.ndarray, lab
     offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
     index = np.arange(total) - offsets + np.repeat(starts[slot], lengths)
     group = np.repeat(np.arange(len(slot)), lengths)
-    regrouped = FunnelRows(group, rows.ts[index], rows.mask[index], rows.excluded[index])
+    startable = row_bucket[index] == np.repeat(values, lengths) if row_bucket is not None else None
+    regrouped = FunnelRows(group, rows.ts[index], rows.mask[index], rows.excluded[index], startable)
     return Labelled(regrouped, persons, values, labels)

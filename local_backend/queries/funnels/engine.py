@@ -13,7 +13,7 @@ the conversion window, measured inclusively from the attempt's first event:
   ``i`` repeats or widens step ``i - 1`` (``strictly_after[i]``), so one event never counts twice;
 * strict: step ``i`` must be the very next row of the group (the caller passes every event, not only steps);
 * unordered: each other step counts when a matching event follows the first one within the window; the
-  conversion times are the gaps between the sorted step times.
+  conversion times are the gaps between the sorted step times. Only ``startable`` rows start attempts.
 
 Attempts during which an exclusion event happened (after its ``from`` step and before its ``to`` step, or
 before ``from`` + window when ``to`` was not reached) are dropped. :mod:`.outcomes` reduces attempts
@@ -76,10 +76,14 @@ class FunnelSpec:
 
 @dataclass(frozen=True)
 class FunnelRows:
+    """Rows of step (and exclusion) events; ``startable`` (None: every row) marks the rows an unordered attempt
+    may start at (step attribution of an unordered funnel: the rows carrying the group's breakdown value)."""
+
     group: np.ndarray
     ts: np.ndarray
     mask: np.ndarray
     excluded: np.ndarray
+    startable: np.ndarray | None = None
 
     @classmethod
     def from_lists(
@@ -246,7 +250,10 @@ def _unordered(layout: _Layout, spec: FunnelSpec) -> tuple[np.ndarray, ...]:
     rows = layout.rows
     all_starts, all_steps, all_times, all_dropped, all_last = [], [], [], [], []
     for first in range(spec.steps):
-        starts = np.flatnonzero((rows.mask >> first) & 1).astype(np.int32)
+        can_start = (rows.mask >> first) & 1 == 1
+        if rows.startable is not None:
+            can_start &= rows.startable
+        starts = np.flatnonzero(can_start).astype(np.int32)
         group = rows.group[starts]
         start_ts = rows.ts[starts]
         limit = spec.window_end(start_ts)
@@ -387,7 +394,8 @@ def _group_cuts(group: np.ndarray, chunk_rows: int) -> list[int]:
 
 
 def _slice(rows: FunnelRows, low: int, high: int) -> FunnelRows:
-    return FunnelRows(rows.group[low:high], rows.ts[low:high], rows.mask[low:high], rows.excluded[low:high])
+    startable = rows.startable[low:high] if rows.startable is not None else None
+    return FunnelRows(rows.group[low:high], rows.ts[low:high], rows.mask[low:high], rows.excluded[low:high], startable)
 
 
 def _unordered_attempts(rows: FunnelRows, spec: FunnelSpec) -> Attempts:

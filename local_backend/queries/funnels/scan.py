@@ -118,6 +118,12 @@ def validate_funnel(filter: FunnelFilter) -> list[Entity]:
                 f"Step attribution needs breakdown_attribution_value between 0 and {last}.",
                 attr="breakdown_attribution_value",
             )
+        if filter.funnel_order_type == UNORDERED and value != 0:
+            raise ValidationError(
+                "An unordered funnel has no fixed step order: step attribution uses step 0, the event each "
+                "attempt starts at.",
+                attr="breakdown_attribution_value",
+            )
     if filter.aggregation_group_type_index is not None and filter.breakdown_type == "cohort":
         raise ValidationError("Cohort breakdowns count persons, not groups.", attr="breakdown_type")
     return steps
@@ -261,7 +267,9 @@ def _label(
         counted = rows.mask != 0
     value_key = _list_key if isinstance(filter.breakdown, list) else str
     bucket, labels = bucket_values(codes, ordered_names, counted, filter.breakdown_limit, value_key)
-    return attribute(rows, bucket[codes], empty, labels, attribution, filter.breakdown_attribution_value or 0)
+    unordered = filter.funnel_order_type == UNORDERED
+    step = filter.breakdown_attribution_value or 0
+    return attribute(rows, bucket[codes], empty, labels, attribution, step, unordered=unordered)
 
 
 def run_funnel(conn: sqlite3.Connection, project: dict[str, Any], filter: FunnelFilter, now: datetime) -> FunnelRun:

@@ -158,6 +158,14 @@ def test_unordered_person_with_only_a_later_step_enters() -> None:
     assert outcome(rows((1, 0, {1})), spec(2, UNORDERED)) == {1: 1}
 
 
+def test_unordered_attempts_start_only_at_startable_rows() -> None:
+    # A at 0, B at 100: from A both steps; when only B may start (step attribution), nothing follows it
+    data = rows((1, 0, {0}), (1, 100, {1}))
+    only_b = FunnelRows(data.group, data.ts, data.mask, data.excluded, np.array([False, True]))
+    assert outcome(data, spec(2, UNORDERED)) == {1: 2}
+    assert outcome(only_b, spec(2, UNORDERED)) == {1: 1}
+
+
 def test_exclusion_between_steps_removes_the_attempt() -> None:
     skip = (ExclusionSpan(0, 1),)
     # 1: A, X, B -> excluded; 2: A, B, X -> kept (X after step 1); 3: X, A, B -> kept (X before step 0)
