@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from .entities import DateLike, date_text
 from .frames import events_frame, persons_frame, projects_frame
 from .frames._columns import typed_frame
 from .transport import Transport
@@ -97,8 +98,8 @@ class DataMixin(Transport):
         *,
         event: str | None = None,
         distinct_id: str | None = None,
-        after: str | None = None,
-        before: str | None = None,
+        after: DateLike | None = None,
+        before: DateLike | None = None,
         properties: list[dict[str, Any]] | None = None,
         limit: int | None = 1000,
     ) -> pd.DataFrame:
@@ -107,8 +108,9 @@ class DataMixin(Transport):
         Parameters
         ----------
         event, distinct_id : str, optional
-        after, before : str, optional
-            ISO timestamps bounding the events.
+        after, before : str, date, datetime or pandas.Timestamp, optional
+            Times bounding the events (ISO text or relative like ``-7d``; a naive time is read in the project's
+            timezone, an aware one converted to it, as for calculations).
         properties : list, optional
             Property filters.
         limit : int, optional
@@ -126,8 +128,8 @@ class DataMixin(Transport):
         params = {
             "event": event,
             "distinct_id": distinct_id,
-            "after": after,
-            "before": before,
+            "after": date_text(after, "after"),
+            "before": date_text(before, "before"),
             "properties": json.dumps(properties) if properties is not None else None,
         }
         return events_frame(self.paginate(self.project_path("events/"), params, limit=limit))

@@ -115,3 +115,9 @@ def test_other_values_are_a_clear_error():
         TrendRequest(events=["signup"], date_from=20260106)
     with pytest.raises(ValueError, match="date_to is NaT"):
         TrendRequest(events=["signup"], date_to=pd.NaT)
+
+
+def test_raw_events_are_bounded_by_python_and_pandas_times(berlin):
+    # 00:00 on 6 January in Berlin is 23:00 UTC on the 5th: bob's 23:30 UTC signup is after it, ann's 22:30 not
+    frame = berlin.events(event="signup", after=datetime(2026, 1, 6), before=pd.Timestamp("2026-01-06 02:00"))
+    assert sorted(frame["distinct_id"]) == ["bob", "cy"]
