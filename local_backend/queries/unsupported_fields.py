@@ -14,6 +14,7 @@ docs/insights.md lists both, and a test keeps that list in step with :data:`UNSU
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,7 @@ UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
     _field("shown_as", (TRENDS,), "shows the series as stickiness or lifecycle", _unset_or("Volume")),
     _field("insight", (TRENDS,), "computes stickiness or lifecycle instead", _not_stickiness_or_lifecycle),
     _field("smoothing_intervals", (TRENDS,), "averages each bucket with the ones before it", _unset_or(1)),
-    _field("formulas", (TRENDS,), "adds one formula series per formula (one formula is supported)"),
+    _field("formulas", (TRENDS,), "adds a formula series for each formula (a single one goes in formula)"),
     _field("breakdown_histogram_bin_count", (TRENDS,), "buckets a numeric breakdown into ranges"),
     _field("breakdown_hide_other_aggregation", (TRENDS,), "leaves out the Other breakdown value"),
     _field("breakdown_normalize_url", (TRENDS, FUNNELS), "reads URL breakdown values without a trailing / ? or #"),
@@ -126,9 +127,11 @@ def refuse_unsupported_fields(kind: str, data: Mapping[str, Any]) -> None:
     ``kind``) sets to a value asking for more than the default answer."""
     for field in UNSUPPORTED_FIELDS:
         if kind in field.kinds and field.name in data and not field.accepts(data[field.name]):
+            shown = json.dumps(data[field.name], default=str)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
             raise ValidationError(
-                f"{field.name} is not supported yet: in PostHog it {field.what}, which this backend does not "
-                "calculate. Leave it out to get the answer without it.",
+                f"{field.name} {shown} is not supported yet: in PostHog it {field.what}, which this backend does "
+                "not calculate. Leave it out to get the answer without it.",
                 attr=field.name,
                 code="unsupported",
             )
