@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 
-from toolkit import Client, InsightWarning, event
+from toolkit import Client, FunnelRequest, InsightWarning, TrendRequest, action, event
+from toolkit.unseen_names import Definitions, KnownNames, unseen_names
 
 from .inprocess import in_process_app, in_process_client
 
@@ -126,3 +127,48 @@ def test_without_definitions_nothing_is_guessed(client, fake):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         client.trend(events=["anything"], breakdown="whatever")
+
+
+def test_names_in_nested_groups_lists_of_breakdowns_and_exclusions_are_checked():
+    known = KnownNames(events={"signup", "purchase"}, properties={"event": {"plan": False}, "person": {"email": False}})
+    body = FunnelRequest(
+        steps=["signup", action(4), event(None), "purchase"],
+        exclusions=[("cancel", 0, 1)],
+        properties={"type": "AND", "values": [{"type": "OR", "values": [{"key": "country", "value": "FR"}]}]},
+        breakdown=["plan", "$os"],
+    ).to_dict()
+    assert unseen_names(body, known) == [
+        "event 'cancel' was never seen in this project: its counts are zeros (check the spelling)",
+        "event property 'country' was never seen in this project: no event matches it or has it (check the spelling)",
+        "event property '$os' was never seen in this project: no event matches it or has it (check the spelling)",
+    ]
+
+
+def test_what_is_not_known_is_not_warned_about():
+    body = TrendRequest(
+        events=[event("signup", math="avg", math_property="$session_duration"), event("x", math="dau")],
+        properties=[{"key": "id", "value": 3, "type": "cohort"}, {"key": "$entry", "type": "session"}],
+        breakdown="whatever",
+    ).to_dict()
+    assert unseen_names(body, KnownNames()) == []
+    assert unseen_names(body, KnownNames(events={"signup", "x"}, properties={"event": None})) == []
+
+
+def test_a_list_longer_than_one_page_or_empty_is_not_known():
+    pages = {"/events": {"results": [{"name": "signup"}], "next": "/events?offset=1"}, "/props": {"results": []}}
+    definitions = Definitions(lambda path, params: pages[path], events_path="/events", properties_path="/props")
+    known = definitions.known({"events", "event"})
+    assert (known.events, known.properties) == (None, {"event": None})
+
+
+def test_definitions_are_asked_again_once_they_are_older_than_the_ttl():
+    asked: list[str] = []
+
+    def get(path, params):
+        asked.append(path)
+        return {"results": [{"name": "signup"}], "next": None}
+
+    definitions = Definitions(get, events_path="/events", properties_path="/props", ttl=0.0)
+    assert definitions.known({"events"}).events == {"signup"}
+    definitions.known({"events"})
+    assert asked == ["/events", "/events"]
