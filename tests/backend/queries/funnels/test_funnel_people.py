@@ -203,3 +203,28 @@ def test_the_everyone_cohort_is_also_named_0_as_in_posthog(client, world, stored
     response = _actors(client, world, fields, -2, 0)
     assert response.status_code == 200, response.json()
     assert _names(row[0] for row in response.json()["results"]) == EVERYONE[0] - EVERYONE[1]
+
+
+def test_actors_of_a_group_funnel_are_its_groups(client, world, conn):
+    from tests.backend.queries.funnels.test_funnel_breakdowns import set_groups
+
+    # acme: u1 views and u2 signs up -> acme reaches step 2 as a company; globex: u3 only views
+    add_events(
+        conn,
+        world.project_id,
+        [("$pageview", "u1", "2026-01-10T10:00:00Z"), ("signup", "u2", "2026-01-10T10:30:00Z"),
+         ("$pageview", "u3", "2026-01-10T11:00:00Z")],
+    )  # fmt: skip
+    set_groups(conn, world.project_id, {"u1": "acme", "u2": "acme", "u3": "globex"})
+    source = {
+        "kind": "FunnelsQuery",
+        "series": [{"kind": "EventsNode", "event": s["id"]} for s in STEPS[:2]],
+        "dateRange": RANGE,
+        "aggregation_group_type_index": 0,
+    }
+    for funnel_step, keys in ((1, ["acme", "globex"]), (2, ["acme"]), (-2, ["globex"])):
+        node = {"kind": "FunnelsActorsQuery", "source": source, "funnelStep": funnel_step}
+        body = {"query": {"kind": "ActorsQuery", "source": node}}
+        response = client.post(QUERY.format(pid=world.project_id), json=body, headers=world.headers())
+        assert response.status_code == 200, response.json()
+        assert [row[0]["group_key"] for row in response.json()["results"]] == keys
