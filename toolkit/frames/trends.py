@@ -73,8 +73,7 @@ def _cohort_names(series: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         if action:
             if (item.get("filter") or {}).get("breakdown_type") != "cohort":
                 continue
-            prefix = f"{action.get('name')} - "
-            label = label.removeprefix(prefix) if label != prefix.removesuffix(" - ") else label
+            label = str(label).removeprefix(f"{action.get('name')} - ")
         if str(label) != str(value):
             names[str(value)] = str(label)
     return names

@@ -32,6 +32,7 @@ from matplotlib.backend_bases import Event, MouseEvent
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
+from matplotlib.ticker import PercentFormatter
 
 from .periods import IN_PROGRESS_LABEL
 
@@ -61,13 +62,16 @@ def nearest_point(points: Any, x: float, y: float, *, radius: float = HOVER_RADI
     return index if distances[index] <= radius else None
 
 
-def _number(value: float) -> str:
+def _number(value: float, percent_of: float | None = None) -> str:
+    if percent_of is not None:
+        return f"{value / percent_of * 100:.1f}".removesuffix(".0") + "%"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
-def point_text(label: str | None, where: Any, value: float) -> str:
+def point_text(label: str | None, where: Any, value: float, *, percent_of: float | None = None) -> str:
     """The hover label: the series, then ``<date or category>: <value>`` (dates without a midnight time,
-    whole numbers with thousands separators, others with two decimals).
+    whole numbers with thousands separators, others with two decimals; a share of ``percent_of`` in
+    percent, as the axis reads it).
 
     Examples
     --------
@@ -76,11 +80,15 @@ def point_text(label: str | None, where: Any, value: float) -> str:
     2026-01-02: 1,234
     >>> print(point_text(None, pd.Timestamp("2026-01-02 13:00"), 2.5))
     2026-01-02 13:00: 2.50
+    >>> print(point_text("Chrome", "Jan 02", 0.425, percent_of=1.0))
+    Chrome
+    Jan 02: 42.5%
     """
     if isinstance(where, (np.datetime64, pd.Timestamp)) or hasattr(where, "strftime"):
         stamp = pd.Timestamp(where)
         where = stamp.strftime("%Y-%m-%d" if stamp == stamp.normalize() else "%Y-%m-%d %H:%M")
-    line = f"{where}: {_number(value)}" if where not in (None, "") else _number(value)
+    number = _number(value, percent_of)
+    line = f"{where}: {number}" if where not in (None, "") else number
     # the label is drawn as written (no maths): a dollar escaped for a legend (``\\$pageview``) is unescaped
     shown = (label or "").replace("\\$", "$")
     return f"{shown}\n{line}" if shown and not shown.startswith("_") else line
@@ -105,11 +113,13 @@ def _tick_text(ax: Axes, x: float) -> str:
 
 def _line_targets(ax: Axes) -> list[_Target]:
     targets: list[_Target] = []
+    formatter = ax.yaxis.get_major_formatter()
+    percent_of = float(formatter.xmax) if isinstance(formatter, PercentFormatter) else None
     for line in ax.get_lines():
         label = line.get_label()
         if label.startswith(IN_PROGRESS_LABEL):  # the dashed end of a series: its periods still in progress
             label = f"{label.removeprefix(IN_PROGRESS_LABEL)} (in progress)"
-        if not line.get_visible() or label.startswith("_"):
+        if not line.get_visible():  # an unnamed line (``_child0``: a funnel without breakdown) is a value alone
             continue
         converted = np.asarray(line.get_xydata(), dtype=float).reshape(-1, 2)
         original = np.asarray(line.get_xdata(orig=True))
@@ -118,9 +128,8 @@ def _line_targets(ax: Axes) -> list[_Target]:
             if np.isnan(point).any():
                 continue
             where = original[index] if len(original) == len(converted) else point[0]
-            targets.append(
-                _Target((position[0], position[1]), (point[0], point[1]), point_text(label, where, point[1]))
-            )
+            text = point_text(label, where, point[1], percent_of=percent_of)
+            targets.append(_Target((position[0], position[1]), (point[0], point[1]), text))
     return targets
 
 

@@ -91,3 +91,15 @@ def test_hovering_the_day_still_in_progress_names_the_series_and_says_so():
     assert label.get_visible()
     assert label.get_text() == "signup (in progress)\n2026-01-03: 2"
     assert ax.get_legend_handles_labels()[1] == ["signup"]  # the dashed end stays out of the legend
+
+
+def test_hovering_conversion_over_time_reads_in_percent_as_its_axis():
+    from toolkit.frames import funnel_trends_frame
+    from toolkit.plots import plot_funnel_trends
+
+    response = {"timezone": "UTC", "result": [{"days": ["2026-01-01", "2026-01-02"], "data": [42.5, 30.0], "count": 2}]}
+    ax = plot_funnel_trends(funnel_trends_frame(response), ax=Figure(layout="constrained").add_subplot())
+    label = add_hover(ax.figure).annotation(ax)
+    x_day1, y_day1 = ax.get_lines()[0].get_xydata()[0]
+    move(ax.figure, ax, x_day1, y_day1)
+    assert label.get_visible() and label.get_text() == "2026-01-01: 42.5%"
