@@ -327,30 +327,38 @@ def _step_breakdown(value: Any, shown: Any) -> str:
     return json.dumps(value)
 
 
-def _with_breakdown(url: str, value: str) -> str:
+def _with_breakdown(url: str, value: str | None) -> str:
+    """``url`` with its ``funnel_step_breakdown`` replaced by ``value`` (removed when None)."""
     parts = urlsplit(url)
     query = [(key, item) for key, item in parse_qsl(parts.query, keep_blank_values=True)]
     query = [(key, item) for key, item in query if key != "funnel_step_breakdown"]
-    return urlunsplit(parts._replace(query=urlencode([*query, ("funnel_step_breakdown", value)])))
+    if value is not None:
+        query.append(("funnel_step_breakdown", value))
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def _people_url(result: list[Any], step: int, dropped: bool, breakdown_value: Any) -> str | None:
-    """The step's people URL under ``breakdown_value``; for a value the funnel does not show, the URL of the first
-    value's step with ``funnel_step_breakdown`` replaced, so that the server names what is wrong."""
+    """The step's people URL under ``breakdown_value``. Without one, a broken-down funnel's URL lists everyone
+    counted under any value; for a value the funnel does not show, the server is asked all the same, so that it
+    names what is wrong."""
     groups = [group for group in (result if result and isinstance(result[0], list) else [result]) if group]
     key = "dropped_people_url" if dropped else "converted_people_url"
 
     def step_url(group: list[Any]) -> str | None:
         return next((item.get(key) for item in group if (item.get("order") or 0) + 1 == step), None)
 
-    for group in groups:
-        value = group[0].get("breakdown_value")
-        if breakdown_value is None or value is None or _label(value) == _label(breakdown_value):
-            return step_url(group)
     if not groups:
         return None
-    url = step_url(groups[0])
     shown = groups[0][0].get("breakdown_value")
+    if shown is None:
+        return step_url(groups[0])
+    if breakdown_value is None:
+        url = step_url(groups[0])
+        return _with_breakdown(url, None) if url else None
+    for group in groups:
+        if _label(group[0].get("breakdown_value")) == _label(breakdown_value):
+            return step_url(group)
+    url = step_url(groups[0])
     return _with_breakdown(url, _step_breakdown(breakdown_value, shown)) if url else None
 
 

@@ -113,3 +113,10 @@ def test_people_of_a_value_the_funnel_does_not_show(client, world, conn):
             steps=["$pageview", "signup"], step=2, breakdown="$browser", breakdown_value="Opera"
         )
     assert raised.value.attr == "funnel_step_breakdown" and "Opera" in raised.value.detail
+
+
+def test_people_of_a_broken_down_step_without_a_value_are_everyone_counted(client, world, conn):
+    add_events(conn, world.project_id, EVENTS)
+    frame = toolkit(client, world).funnel_people(steps=["$pageview", "signup"], step=1, breakdown="$browser")
+    # Chrome: alice, carol; Safari: bob
+    assert sorted(name for ids in frame["distinct_ids"] for name in ids) == ["alice", "bob", "carol"]
