@@ -67,6 +67,7 @@ async def run_query(
 ) -> dict[str, Any]:
     now = get_settings(request).clock.now()
     if is_actors_query(body.query):  # the people behind a funnel number: a list, not a cached calculation
+        access.caller.require_scope("person:read")  # as the legacy people lists do
         node = translate_actors_query(body.query)
         return await compute_off_loop(request, conn, lambda: funnel_actors_response(conn, access.project, node, now))
     kind, legacy = translate_query(body.query)

@@ -228,3 +228,12 @@ def test_actors_of_a_group_funnel_are_its_groups(client, world, conn):
         response = client.post(QUERY.format(pid=world.project_id), json=body, headers=world.headers())
         assert response.status_code == 200, response.json()
         assert [row[0]["group_key"] for row in response.json()["results"]] == keys
+
+
+def test_actors_need_the_scope_people_lists_need(client, world, stored):
+    funnel = {"kind": "FunnelsQuery", "series": [{"kind": "EventsNode", "event": s["id"]} for s in STEPS]}
+    actors = {"kind": "ActorsQuery", "source": {"kind": "FunnelsActorsQuery", "source": funnel, "funnelStep": 1}}
+    headers = world.headers(world.make_key("query:read"))
+    url = QUERY.format(pid=world.project_id)
+    assert client.post(url, json={"query": actors}, headers=headers).status_code == 403
+    assert client.post(url, json={"query": funnel}, headers=headers).status_code == 200
