@@ -71,7 +71,10 @@ def test_wide_trend_through_the_query_api(client, fake):
     fake.routes[("POST", QUERY)] = (200, load("query_trends_response.json"))
     wide = client.trend(events=["$pageview"], wide=True)
     expected = pd.DataFrame(
-        {"$pageview (total)": [2.0, 3.0, 4.0], "$pageview (dau)": [1.0, 2.0, 2.0]},
+        {
+            "$pageview": pd.array([2, 3, 4], dtype="Int64"),
+            "$pageview: unique users": pd.array([1, 2, 2], dtype="Int64"),
+        },
         index=pd.DatetimeIndex(["2026-01-13", "2026-01-14", "2026-01-15"], tz="UTC", name="date").as_unit("ns"),
     )
     assert_frame_equal(wide, expected)
