@@ -92,6 +92,8 @@ UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
     ),
     _field("aggregation_type", (RETENTION,), "sums or averages a property instead of counting", _unset_or("count")),
     _field("aggregation_property", (RETENTION,), "aggregates a property instead of counting"),
+    _field("local_path_cleaning_filters", (PATHS,), "rewrites path items by regular expressions before counting"),
+    _field("funnel_paths", (PATHS,), "keeps only the paths around a funnel step"),
 )
 
 # Where a query node holds a field of the table (or another the legacy filter refuses), by kind: node path ->
@@ -118,7 +120,10 @@ NODE_FIELDS: dict[str, dict[str, str]] = {
         "breakdownFilter.breakdowns": "breakdowns",
         "samplingFactor": "sampling_factor",
     },
-    PATHS: {"samplingFactor": "sampling_factor"},
+    PATHS: {
+        "pathsFilter.localPathCleaningFilters": "local_path_cleaning_filters",
+        "samplingFactor": "sampling_factor",
+    },
 }
 
 

@@ -110,6 +110,8 @@ LEGACY_REFUSALS = [
     ("POST", RETENTION, {"aggregation_property": "amount"}, "aggregation_property"),
     ("POST", RETENTION, {"sampling_factor": 0.1}, "sampling_factor"),
     ("POST", PATH, {"sampling_factor": 0.1}, "sampling_factor"),
+    ("POST", PATH, {"local_path_cleaning_filters": [{"alias": "/x", "regex": "/x/.*"}]}, "local_path_cleaning_filters"),
+    ("GET", PATH, {"funnel_paths": "funnel_path_after_step"}, "funnel_paths"),
 ]
 
 
@@ -196,6 +198,10 @@ QUERY_REFUSALS = [
     (_with(RETENTION_QUERY, None, {"aggregation_group_type_index": 0}), "aggregation_group_type_index"),
     (_with(RETENTION_QUERY, None, {"samplingFactor": 0.1}), "sampling_factor"),
     (_with(PATHS_QUERY, None, {"samplingFactor": 0.1}), "sampling_factor"),
+    (
+        _with(PATHS_QUERY, "pathsFilter", {"localPathCleaningFilters": [{"alias": "/x", "regex": "/x/.*"}]}),
+        "local_path_cleaning_filters",
+    ),
 ]
 
 
