@@ -18,17 +18,26 @@ Registered functions of :class:`SQLiteDialect` (:func:`register_functions`, per 
 ``il_float(v)``      ``v`` as a float when it reads as a number (ASCII, spaces ignored), else NULL
 ``il_date(v)``       ``v`` read as a date-time (:mod:`.iso_dates`): UTC microseconds, else NULL
 ``il_quantile(v,q)`` aggregate: the linearly interpolated ``q`` quantile of the non-NULL ``v``
+``il_json_*(d, k)``  key ``k`` of a properties text ``d`` holding an escaped NUL (:mod:`.json_values`)
 ===================  ==============================================================================
+
+A key is read with ``json_extract``/``json_type`` and a bound path ``$."key"`` when it is printable ASCII
+without ``"`` or ``\\``: SQLite 3.40 compares a quoted label with the key's text as stored, escapes and all,
+so any other key (a quote, a backslash, a control character, non-ASCII: stored as ``\\u`` escapes) is looked
+up by its decoded name in ``json_each``. A text holding ``\\u0000`` is read in Python, as SQLite's JSON
+functions end a string at it.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from .iso_dates import read_date
+from .json_values import NUL_ESCAPE, json_text, json_type, json_value
 from .regex import regex_search
 
 __all__ = ["Dialect", "SQLiteDialect", "DIALECT", "register_functions", "to_float", "quantile", "HOGQL_SCALARS"]
@@ -87,10 +96,18 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("il_float", 1, to_float, deterministic=True)
     conn.create_function("il_date", 1, read_date, deterministic=True)
     conn.create_aggregate("il_quantile", 2, _Quantile)  # type: ignore[arg-type]
+    conn.create_function("il_json_value", 2, json_value, deterministic=True)
+    conn.create_function("il_json_type", 2, json_type, deterministic=True)
+    conn.create_function("il_json_text", 2, json_text, deterministic=True)
+
+
+_PATH_KEY = re.compile(r"[ !#-\[\]-~]*")
+"""Keys a quoted path label reaches: printable ASCII but ``"`` and ``\\`` (see the module docstring)."""
 
 
 def json_path(key: str) -> str:
-    """The SQLite JSON path of a top-level key (SQLite's quoted labels end at the first ``"``)."""
+    """The SQLite JSON path of a top-level key matching :data:`_PATH_KEY` (other keys have no path that SQLite
+    3.40 matches whatever the stored escapes)."""
     return '$."' + key + '"'
 
 
@@ -227,37 +244,53 @@ class Dialect(Protocol):
 class SQLiteDialect:
     """:class:`Dialect` for SQLite with the functions of :func:`register_functions`; methods as documented there."""
 
+    def _lookup(self, function: str, column: str, key: str) -> Sql:
+        """``json_extract`` or ``json_type`` of ``key``, for a text without an escaped NUL."""
+        if _PATH_KEY.fullmatch(key):
+            return f"{function}({column}, ?)", [json_path(key)]
+        field = "value" if function == "json_extract" else "type"
+        return f"(SELECT {field} FROM json_each({column}) WHERE key = ?)", [key]
+
+    def _read(self, column: str, key: str, fallback: str, sql: str, params: list[Any]) -> Sql:
+        """``sql`` reading ``key`` of ``column``, or ``fallback`` (SQL with one ``{}`` for ``il_json_*(column,
+        ?)``, the ``?`` bound to ``key``) where the text holds an escaped NUL."""
+        python = fallback.format(f"({column}, ?)")
+        uses = python.count("(" + column + ", ?)")
+        return (
+            f"(CASE WHEN instr({column}, '{NUL_ESCAPE}') > 0 THEN {python} ELSE {sql} END)",
+            [*([key] * uses), *params],
+        )
+
     def extract(self, column: str, key: str) -> Sql:
-        if '"' in key:
-            return f"(SELECT value FROM json_each({column}) WHERE key = ?)", [key]
-        return f"json_extract({column}, ?)", [json_path(key)]
+        sql, params = self._lookup("json_extract", column, key)
+        return self._read(column, key, "il_json_value{}", sql, params)
 
     def json_type(self, column: str, key: str) -> Sql:
-        if '"' in key:
-            return f"(SELECT type FROM json_each({column}) WHERE key = ?)", [key]
-        return f"json_type({column}, ?)", [json_path(key)]
+        sql, params = self._lookup("json_type", column, key)
+        return self._read(column, key, "il_json_type{}", sql, params)
 
     def text(self, column: str, key: str) -> Sql:
-        kind, kind_params = self.json_type(column, key)
-        value, value_params = self.extract(column, key)
+        kind, kind_params = self._lookup("json_type", column, key)
+        value, value_params = self._lookup("json_extract", column, key)
         sql = (
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null'"
             f" ELSE coalesce({self.to_text(value)}, '') END)"
         )
-        return sql, [*kind_params, *value_params]
+        return self._read(column, key, "il_json_text{}", sql, [*kind_params, *value_params])
 
     def breakdown_value(self, column: str, key: str, hot: str | None = None) -> Sql:
         # ``hot``: a generated column holding 'true'/'false' for booleans and the extracted value otherwise
         # (:mod:`local_backend.store.hot_properties`); reading it alone lets an index cover the breakdown
         if hot is not None:
             return f"nullif({self.to_text(hot)}, '')", []
-        kind, kind_params = self.json_type(column, key)
-        value, value_params = self.extract(column, key)
+        kind, kind_params = self._lookup("json_type", column, key)
+        value, value_params = self._lookup("json_extract", column, key)
         sql = (
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
             f" ELSE nullif({self.to_text(value)}, '') END)"
         )
-        return sql, [*kind_params, *value_params]
+        fallback = "(CASE il_json_type{0} WHEN 'null' THEN NULL ELSE nullif(il_json_text{0}, '') END)"
+        return self._read(column, key, fallback, sql, [*kind_params, *value_params])
 
     def to_text(self, value_sql: str) -> str:
         return f"CAST({value_sql} AS TEXT)"

@@ -143,14 +143,14 @@ def list_events_route(
     summary="Values of an event property",
 )
 def property_values_route(
-    key: Annotated[str, Query(description="The event property"), WithJsonSchema({"type": "string", "pattern": r"\S"})],
+    key: Annotated[str, Query(description="The event property"), WithJsonSchema({"type": "string", "minLength": 1})],
     access: Reader,
     conn: Conn,
     value: str | None = Query(None, description="Only values containing this (case-insensitive)"),
     event_name: list[str] | None = Query(None, description="Only on these events (repeat the parameter)"),
 ) -> list[dict[str, Any]]:
     # declared before /{event_id}, which would take "values" for an event's uuid
-    if not key or not key.strip():
+    if not key:
         raise ValidationError("key is required: the property whose values to list.", attr="key")
     found = event_property_values(conn, access.project_id, key, event_names=event_name or (), search=value or None)
     return [{"name": item} for item in found]
