@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from local_backend.queries.breakdowns import breakdown_expression
-from local_backend.queries.dialect import SQLiteDialect
+from local_backend.queries.dialect import SQLiteDialect, register_functions
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.filters import compiler_for
 from local_backend.queries.trends import TrendsFilter
@@ -105,6 +105,7 @@ def test_person_property_with_a_hot_name_reads_the_person(conn, world):
 def breakdown_counts(conn, project_id: int, key: str) -> dict[str | None, int]:
     filter = parse_filter(TrendsFilter, {"events": [{"id": "$pageview"}], "breakdown": key})
     sql, params = breakdown_expression(filter, dialect=SQLiteDialect())
+    register_functions(conn)  # as the SQLite event store does for the connections it reads
     rows = conn.execute(
         f"SELECT {sql}, count(*) FROM events e WHERE e.project_id = ? GROUP BY 1", [*params, project_id]
     )
