@@ -12,7 +12,14 @@ from datetime import datetime
 from typing import Any
 
 from ..queries.filter_parsing import parse_filter
-from ..queries.funnels import FunnelFilter, check_funnel_step, compute_funnel_people, decode_step_breakdown
+from ..queries.funnels import (
+    FunnelFilter,
+    check_funnel_step,
+    compute_funnel_people,
+    decode_step_breakdown,
+    refuse_trends_people,
+)
+from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
 from .query_nodes import ActorsNode
@@ -29,7 +36,9 @@ def funnel_actors_response(
     conn: sqlite3.Connection, project: dict[str, Any], node: ActorsNode, now: datetime
 ) -> dict[str, Any]:
     """One page of the persons (or groups) of ``node``'s funnel step, with how many there are in all."""
+    refuse_unsupported_fields("FUNNELS", node.legacy)
     filter = parse_filter(FunnelFilter, node.legacy)
+    refuse_trends_people(filter)
     step = check_funnel_step(node.funnel_step, len(filter.steps), attr="funnel_step")
     actors = compute_funnel_people(conn, project, filter, now, step, _breakdown_value(node.breakdown_value))
     project_id = int(project["id"])

@@ -24,7 +24,9 @@ from ..queries.funnels import (
     compute_funnel,
     compute_funnel_people,
     decode_step_breakdown,
+    refuse_trends_people,
 )
+from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..store.event_store import event_store
 from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
@@ -77,7 +79,9 @@ async def funnel_people_route(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     params = await read_filter_params(request)
+    refuse_unsupported_fields("FUNNELS", params)
     filter = parse_filter(FunnelFilter, params)
+    refuse_trends_people(filter)
     count = len(filter.steps)
     step = _funnel_step(funnel_step, count)
     value = decode_step_breakdown(funnel_step_breakdown)
@@ -147,6 +151,7 @@ async def funnel_correlation_people_route(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     params = await read_filter_params(request)
+    refuse_unsupported_fields("FUNNELS", params)
     filter = parse_filter(FunnelFilter, params)
     if funnel_correlation_person_converted.lower() not in ("true", "false"):
         raise ValidationError("Use true or false.", attr="funnel_correlation_person_converted")

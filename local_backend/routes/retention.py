@@ -17,6 +17,7 @@ from ..limits import MAX_INT64
 from ..models.retention import RetentionPeoplePage, RetentionResponse
 from ..queries.filter_parsing import parse_filter
 from ..queries.retention import RetentionFilter, compute_retention, compute_retention_people
+from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings
@@ -66,7 +67,9 @@ async def retention_people_route(
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    filter = parse_filter(RetentionFilter, await read_filter_params(request))
+    params = await read_filter_params(request)
+    refuse_unsupported_fields("RETENTION", params)
+    filter = parse_filter(RetentionFilter, params)
     last = filter.total_intervals - 1
     cohort = parse_int_param(selected_interval, name="selected_interval", default=0, minimum=0, maximum=last)
     offset = (

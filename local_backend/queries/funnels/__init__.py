@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from .correlation import compute_correlation, compute_correlation_people
 from .filter import FunnelFilter
-from .people import FunnelActors, check_funnel_step, compute_funnel_people, decode_step_breakdown
+from .people import (
+    FunnelActors,
+    check_funnel_step,
+    compute_funnel_people,
+    decode_step_breakdown,
+    refuse_trends_people,
+)
 from .results import PeopleLink, compute_funnel, funnel_payload
 
 __all__ = [
@@ -23,6 +29,7 @@ __all__ = [
     "FunnelFilter",
     "PeopleLink",
     "check_funnel_step",
+    "refuse_trends_people",
     "compute_correlation",
     "compute_correlation_people",
     "compute_funnel",

@@ -26,6 +26,7 @@ from .scan import FunnelRun, run_funnel
 __all__ = [
     "FunnelActors",
     "check_funnel_step",
+    "refuse_trends_people",
     "compute_funnel_people",
     "step_actors",
     "decode_step_breakdown",
@@ -128,3 +129,15 @@ def check_funnel_step(step: int, steps: int, attr: str = "funnel_step") -> int:
             f"{attr} must be 1..{steps} (reached) or -2..-{steps} (dropped before that step).", attr=attr
         )
     return step
+
+
+def refuse_trends_people(filter: FunnelFilter) -> None:
+    """A 400 for the people of conversion over time (one entrance period's converted or dropped persons), which
+    are not listed yet: the steps' people would answer another question with the same look."""
+    if filter.viz_type == "trends":
+        raise ValidationError(
+            "The people of conversion over time (funnel_viz_type trends) are not supported yet; ask for the steps' "
+            "people (funnel_viz_type steps).",
+            attr="funnel_viz_type",
+            code="unsupported",
+        )

@@ -129,6 +129,37 @@ def test_the_funnel_correlation_route_refuses_them_too(client, world, views):
     assert refusal(response) == (400, "unsupported", "funnel_aggregate_by_hogql")
 
 
+PEOPLE_REFUSALS = [
+    # (people route, extra fields, expected attr): a people list answers for the calculation its filter names
+    ("/api/projects/{pid}/persons/funnel/", {"funnel_step": 1, "sampling_factor": 0.1}, "sampling_factor"),
+    (
+        "/api/projects/{pid}/persons/funnel/",
+        {"funnel_step": 2, "funnel_aggregate_by_hogql": "properties.$sid"},
+        "funnel_aggregate_by_hogql",
+    ),
+    ("/api/projects/{pid}/persons/funnel/", {"funnel_step": 2, "funnel_viz_type": "trends"}, "funnel_viz_type"),
+    (
+        "/api/projects/{pid}/persons/funnel/correlation/",
+        {"funnel_correlation_value": "signup", "breakdowns": BREAKDOWNS},
+        "breakdowns",
+    ),
+    ("/api/projects/{pid}/persons/retention/", {"selected_interval": 0, "cumulative": True}, "cumulative"),
+]
+
+
+@pytest.mark.parametrize("path, extra, attr", PEOPLE_REFUSALS)
+def test_people_lists_refuse_the_fields_their_calculation_refuses(client, world, views, path, extra, attr):
+    kind = FUNNEL if "funnel" in path else RETENTION
+    response = call(client, world, "GET", path, {**BASE[kind], **extra})
+    assert refusal(response) == (400, "unsupported", attr), response.text
+
+
+def test_the_people_of_a_plain_funnel_step_are_still_listed(client, world, views):
+    response = call(client, world, "GET", "/api/projects/{pid}/persons/funnel/", {**BASE[FUNNEL], "funnel_step": 2})
+    assert response.status_code == 200, response.text
+    assert [person["distinct_ids"] for person in response.json()["results"][0]["people"]] == [["u1"]]
+
+
 def test_credentials_are_checked_before_the_fields(client, world):
     path = TREND.format(pid=world.project_id)
     response = client.post(path, json={**BASE[TREND], "shown_as": "Stickiness"})
@@ -306,3 +337,16 @@ def test_every_refused_field_is_listed_in_the_docs_for_its_kinds():
     rows = {match[0]: match[1] for match in re.findall(r"^\| `([a-z_]+)` \| ([A-Z, ]+) \|", section, re.M)}
     listed = {name: {kind.strip() for kind in kinds.split(",")} for name, kinds in rows.items()}
     assert listed == {field.name: set(field.kinds) for field in UNSUPPORTED_FIELDS}
+
+
+@pytest.mark.parametrize(
+    "funnel, attr",
+    [
+        ({**FUNNELS_QUERY, "samplingFactor": 0.1}, "sampling_factor"),
+        ({**FUNNELS_QUERY, "funnelsFilter": {"funnelVizType": "trends"}}, "funnel_viz_type"),
+    ],
+)
+def test_the_actors_of_a_funnel_refuse_what_the_funnel_refuses(client, world, views, funnel, attr):
+    query = {"kind": "ActorsQuery", "source": {"kind": "FunnelsActorsQuery", "source": funnel, "funnelStep": 2}}
+    response = client.post(QUERY.format(pid=world.project_id), json={"query": query}, headers=world.headers())
+    assert refusal(response) == (400, "unsupported", attr), response.text
