@@ -34,6 +34,7 @@ import numpy as np
 
 from .person_rules import apply_property_updates, is_illegal_distinct_id, person_uuid
 from .run_memory import RunMemory
+from .write_marks import PERSON_ID, raise_mark, read_mark
 
 __all__ = ["PersonBook", "PersonChanges"]
 
@@ -90,6 +91,7 @@ class PersonBook:
         self._mappings: dict[str, int] = {}  # distinct ids whose row is new or changed
         self._absorbed: list[int] = []  # stored persons merged away
         self._last_id: int | None = None  # the largest person id before this call's creations, once read
+        self._highest = 0  # the largest person id this call handed out
         self._created_by_rules = 0
         # bare persons (see plan_bare): the events' positions, the rules' creations' positions, the planned ids
         self._position = 0
@@ -171,8 +173,11 @@ class PersonBook:
     # --- changing ------------------------------------------------------------------------------------------
 
     def _base(self) -> int:
+        """The largest person id handed out before this call: stored now, or once (merged away, deleted, or
+        rolled back with its transaction; ClickHouse's overrides may still name it), so never handed out again."""
         if self._last_id is None:
-            self._last_id = int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM persons").fetchone()[0])
+            stored = int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM persons").fetchone()[0])
+            self._last_id = max(stored, read_mark(self.conn, PERSON_ID))
         return self._last_id
 
     def _next_id(self) -> int:
@@ -181,6 +186,7 @@ class PersonBook:
         person_id = self._base() + 1 + bisect_left(self._plan.positions, self._position) + self._created_by_rules
         self._created_by_rules += 1
         self._rule_positions.append(self._position)
+        self._highest = max(self._highest, person_id)
         return person_id
 
     def _create(self, distinct_ids: list[str], created_at: int, *, identified: bool) -> int:
@@ -244,6 +250,7 @@ class PersonBook:
             bare[person_id] = (distinct_id, timestamps[i], None if uuids is None else uuids[i])
             del self._planned[distinct_id]
             ids.append(person_id)
+        self._highest = max(self._highest, max(ids, default=0))
         self.created += len(ids)
         return ids
 
@@ -262,6 +269,7 @@ class PersonBook:
         self._mappings.update(zip(distinct_ids, ids, strict=True))
         self._absent.difference_update(distinct_ids)
         self._bare.update(zip(ids, zip(distinct_ids, timestamps, uuids, strict=True), strict=True))
+        self._highest = max(self._highest, max(ids))
         self.created += len(ids)
 
     def persons_now(self, distinct_ids: Sequence[str]) -> list[int | None]:
@@ -355,6 +363,9 @@ class PersonBook:
         if self._memory is not None:
             self._memory.remember_persons(mappings, changes.merges)
         conn.executemany("DELETE FROM persons WHERE id = ?", [(old,) for old in self._absorbed])
+        highest = max(self._highest, max(self._absorbed, default=0))  # a merged-away id stays handed out
+        if highest:
+            raise_mark(conn, PERSON_ID, highest)
         self._mappings.clear()
         self._absorbed.clear()
         self._bare.clear()
