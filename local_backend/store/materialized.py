@@ -159,6 +159,14 @@ def materialize(
     An event column starts ``backfilling``: call :func:`backfill` (it is safe to call again after a crash).
     """
     key, kind = check_key(key), check_kind(kind)
+    if not (key.isascii() and key.isprintable()):
+        # stored JSON writes other characters as \u escapes, and SQLite compares a quoted path label with the
+        # key's stored text: the column's path would find none (the queries' dialect reads such keys by name)
+        raise ValidationError(
+            "A materialized property name holds printable ASCII only (a key in another script stays read from"
+            " the JSON).",
+            attr="property",
+        )
     _project(conn, project_id)
     column = column_name(kind, key)
     with transaction(conn):
