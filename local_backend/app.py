@@ -15,6 +15,7 @@ from starlette.routing import compile_path
 from . import __version__
 from .config import Settings
 from .errors import APIError, MethodNotAllowed, NotFound, ParseError, error_body, from_pydantic
+from .ingestion.writer import settle_interrupted_writes
 from .models.common import ErrorResponse
 from .results.runner import QueryRunner
 from .routes import ROUTERS
@@ -40,6 +41,7 @@ DECLARED_ERROR_STATUSES = (400, 401, 403, 404, 405, 413)
 def create_app(settings: Settings) -> FastAPI:
     """Build the backend for ``settings``; the database is created and migrated here."""
     migrate(settings.db_path)
+    settle_interrupted_writes(settings.db_path)  # a ClickHouse write a crash cut short is taken back first
     runner = QueryRunner(db_path=settings.db_path, clock=settings.clock, timeout_seconds=settings.query_timeout_seconds)
 
     @asynccontextmanager

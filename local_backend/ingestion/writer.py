@@ -12,6 +12,10 @@ in that same transaction, each inside a savepoint of its own, and all of them ar
 of the same moment change many of the same pages (index tails, definitions, persons), so a group costs less
 than its requests one by one. No request waits for company: a group is whatever is already queued. With a
 ClickHouse engine a group's events go to ClickHouse as one insert, before the group's commit.
+
+With a ClickHouse engine the SQLite ``COMMIT`` is the commit point of both stores: the ClickHouse inserts are
+journaled first and taken back if that commit never happens, by this process or, after a crash, by the next
+write transaction on the database (:mod:`local_backend.store.clickhouse.journal`).
 """
 
 from __future__ import annotations
@@ -23,11 +27,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..crash_points import crash_point
+from ..store.clickhouse.journal import WriteJournal, journal_folder, recover_writes, undo_write
 from ..store.clickhouse.writer import PendingWrites
 from ..store.db import connect, transaction
-from ..store.engines import client_for, recorded_engine
+from ..store.engines import client_for, database_file, recorded_engine
+from ..store.write_marks import CLICKHOUSE_BATCH, read_mark
 
-__all__ = ["write_transaction", "pending_writes", "SharedWriter", "WAL_AUTOCHECKPOINT_PAGES", "MAX_GROUP_REQUESTS"]
+__all__ = [
+    "write_transaction",
+    "pending_writes",
+    "settle_interrupted_writes",
+    "SharedWriter",
+    "WAL_AUTOCHECKPOINT_PAGES",
+    "MAX_GROUP_REQUESTS",
+]
 
 # Ingestion checkpoints the write-ahead log every ~40 MB instead of SQLite's ~4 MB: an index page that many
 # batches touch is copied back to the database once rather than once per few batches (measured: commits of
@@ -68,12 +82,25 @@ def pending_writes(conn: sqlite3.Connection) -> PendingWrites | None:
 
 @contextmanager
 def _engine_writes(conn: sqlite3.Connection) -> Iterator[PendingWrites | None]:
+    """The transaction's ClickHouse writes, journaled; inside the SQLite transaction (its write lock held)."""
     if recorded_engine(conn).kind == "sqlite":
         yield None
         return
-    pending = _pending[id(conn)] = PendingWrites(client_for(conn))
+    client, db_file = client_for(conn), database_file(conn)
+    recover_writes(conn, client, db_file)  # a write cut short by a crash is taken back before any other
+    journal = WriteJournal(journal_folder(db_file), read_mark(conn, CLICKHOUSE_BATCH) + 1, client.database)
+    pending = _pending[id(conn)] = PendingWrites(client, journal)
     try:
         yield pending
+    except BaseException:
+        if journal.written:  # SQLite rolls back: take the ClickHouse rows back too
+            try:
+                undo_write(client, journal.record())
+            except Exception:  # the record stays on disk, and the next write transaction takes the rows back
+                pass
+            else:
+                journal.remove()
+        raise
     finally:
         del _pending[id(conn)]
 
@@ -92,10 +119,33 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         return
     with _lock_for(_database_file(conn)):
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
-        with _engine_writes(conn) as pending, transaction(conn):
+        with transaction(conn), _engine_writes(conn) as pending:
             yield conn
+            journal = None if pending is None else pending.journal
             if pending is not None:
                 pending.flush()
+            if journal is not None and journal.written:
+                crash_point("clickhouse-inserted")
+                journal.commit(conn)
+            if journal is None or journal.written:
+                crash_point("sqlite-written")
+        if journal is None or journal.written:
+            crash_point("sqlite-committed")
+        if journal is not None:
+            journal.remove()
+
+
+def settle_interrupted_writes(db: sqlite3.Connection | Path | str) -> None:
+    """Take back the ClickHouse rows of writes a crash cut short, now rather than at the next write: a server
+    does it as it starts, a bulk load before it reads what is stored (no-op on the SQLite engine)."""
+    conn = db if isinstance(db, sqlite3.Connection) else connect(db)
+    try:
+        if recorded_engine(conn).kind != "sqlite" and not conn.in_transaction:
+            with write_transaction(conn):
+                pass
+    finally:
+        if conn is not db:
+            conn.close()
 
 
 class _Job:

@@ -55,12 +55,13 @@ from ..ingestion.groups import GroupBook
 from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
-from ..ingestion.writer import pending_writes, write_transaction
+from ..ingestion.writer import pending_writes, settle_interrupted_writes, write_transaction
 from ..store.clickhouse.client import require
 from ..store.clickhouse.stored_columns import stored_columns
 from ..store.engines import client_for, recorded_engine
 from ..store.persons import PersonBook
 from ..store.run_memory import RunMemory
+from .abandoned_stages import drop_abandoned_stages
 from .clickhouse_source import file_source
 from .loader import LoadReport, rare_collections
 from .readers import EventsFile
@@ -105,6 +106,8 @@ def load_columnar(
         return None
     client = client_for(conn)
     started = time.perf_counter()
+    settle_interrupted_writes(conn)  # before the fill reads which events are stored
+    drop_abandoned_stages(client)  # left by a load that was killed
     stage = Stage(client, project_id)
     try:
         for typed in (False, True):
@@ -339,7 +342,8 @@ def _write(
 
         def to_clickhouse() -> list[tuple[str, str, str]]:
             if pending is not None:
-                pending.flush()  # before the events, so no event is read before its person
+                pending.note_copy(project_id, stage.tables, decided.first, decided.last, created_at)
+                pending.flush()  # journaled with the copy; before the events, so no event is read before its person
             stage.set_persons(mapping)
             stage.copy(known_types, decided.first, decided.last, created_at)
             return stage.property_samples(decided.first, decided.last)

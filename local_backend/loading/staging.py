@@ -14,6 +14,7 @@ a file through.
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text
 from ..store.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.person_rules import PERSON_UUID_NAMESPACE
+from .abandoned_stages import STAGE_PREFIX
 from .clickhouse_properties import lone_surrogate as has_lone_surrogate
 from .clickhouse_properties import names_a_key_twice, not_finite, repeated_name, too_deep
 from .clickhouse_source import MAYBE_TYPED_EVENT, MAYBE_TYPED_ID
@@ -88,7 +90,7 @@ class Stage:
     def __init__(self, client: ClickHouseClient, project_id: int) -> None:
         self.client = client
         self.project_id = project_id
-        name = f"_load_{uuid.uuid4().hex[:16]}"
+        name = f"{STAGE_PREFIX}{os.getpid()}_{uuid.uuid4().hex[:16]}"  # the process id: see abandoned_stages
         self.table = f"`{client.database}`.{name}"
         self.kept = f"`{client.database}`.{name}_kept"
         self.map = f"`{client.database}`.{name}_map"
@@ -353,6 +355,11 @@ class Stage:
             {"project": self.project_id, "created": created_at, "first": first, "last": last,
              **{f"g{i}": name for i, name in named.items()}},
         )  # fmt: skip
+
+    @property
+    def tables(self) -> tuple[str, str, str]:
+        """The staging table, its kept rows and its person map."""
+        return self.table, self.kept, self.map
 
     def drop(self) -> None:
         for table in (self.table, self.kept, self.map):

@@ -6,6 +6,8 @@ engine the event rows, and a new version of every person and group the transacti
 gathered here instead of inserted into SQLite, and :meth:`PendingWrites.flush` inserts them, a few large
 inserts per transaction, just before the SQLite ``COMMIT``. So a capture request is answered once its events are
 in ClickHouse, and a failed insert rolls the SQLite side back with it (the same uuids arrive again and are new).
+Each flush first puts an undo record of its inserts on disk (:mod:`.journal`): the SQLite ``COMMIT`` is the
+commit point, and rows of a transaction that never commits, a crash included, are taken back.
 
 A merge does not rewrite events: ``person_overrides`` gets ``(old person -> surviving person)``, and every
 override that pointed at the old person is written again pointing at the survivor, so one lookup resolves any
@@ -23,7 +25,9 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ...crash_points import crash_point
 from .client import ClickHouseClient, require
+from .journal import WriteJournal
 
 __all__ = ["PendingWrites", "EVENT_COLUMNS", "UUID_CHUNK"]
 
@@ -47,8 +51,9 @@ def next_version() -> int:
 class PendingWrites:
     """What one SQLite write transaction sends to ClickHouse (see the module docstring)."""
 
-    def __init__(self, client: ClickHouseClient) -> None:
+    def __init__(self, client: ClickHouseClient, journal: WriteJournal | None = None) -> None:
         self.client = client
+        self.journal = journal  # written before each insert: what to take back if SQLite never commits
         self._events: list[tuple[Any, ...]] = []  # rows in EVENT_COLUMNS order
         self._event_tables: list[Any] = []  # pyarrow tables already in EVENT_COLUMNS order (bulk load)
         self._persons: list[tuple[int, int, str, str, int]] = []  # project, id, uuid, properties, created_at
@@ -133,12 +138,41 @@ class PendingWrites:
 
     # --- inserting --------------------------------------------------------------------------------------------
 
+    def note_copy(self, project_id: int, tables: tuple[str, str, str], first: int, last: int, created_at: int) -> None:
+        """A bulk load's copy from its staging tables that follows the next :meth:`flush` (journaled with it)."""
+        if self.journal is not None:
+            self.journal.add_copy(project_id, tables, first, last, created_at)
+
+    def _journal(self) -> tuple[int, int, int]:
+        """Versions for the overrides, persons and groups about to be inserted, each in the journal with the
+        events' uuids; the journal goes to disk before any insert."""
+        versions = tuple(next_version() if rows else 0 for rows in (self._overrides, self._persons, self._groups))
+        journal = self.journal
+        if journal is not None:
+            journal.add_versions([version for version in versions if version])
+            for row in self._events:
+                journal.add_events(row[1], [row[0]])
+            for table in self._event_tables:
+                for project_id, event_uuid in zip(table["project_id"].to_pylist(), table["uuid"].to_pylist(),
+                                                  strict=True):  # fmt: skip
+                    journal.add_events(project_id, [event_uuid])
+            if journal.dirty:
+                journal.write()
+                crash_point("clickhouse-journaled")
+        return versions  # type: ignore[return-value]
+
     def flush(self) -> None:
         """Insert everything gathered: overrides, persons and groups first, so no event is read before them."""
+        if not (self._events or self._event_tables or self._persons or self._groups or self._overrides):
+            if self.journal is not None and self.journal.dirty:  # a bulk load's copy alone follows
+                self.journal.write()
+                crash_point("clickhouse-journaled")
+            return
         pa = require("pyarrow")
         int64, text = pa.int64(), pa.string()
+        override_version, person_version, group_version = self._journal()
         if self._overrides:
-            version = next_version()
+            version = override_version
             # one version for all: a person merged twice in this transaction keeps only its last survivor
             last = {(project, old): new for project, old, new in self._overrides}
             projects, olds, news = zip(*((project, old, new) for (project, old), new in last.items()), strict=True)
@@ -147,7 +181,7 @@ class PendingWrites:
                 "person_id": pa.array(news, int64), "version": pa.array([version] * len(olds), int64),
             }))  # fmt: skip
         if self._persons:
-            version = next_version()
+            version = person_version
             projects, ids, uuids, properties, created = zip(*self._persons, strict=True)
             self._insert("persons", pa.table({
                 "project_id": pa.array(projects, int64), "id": pa.array(ids, int64), "uuid": pa.array(uuids, text),
@@ -155,19 +189,20 @@ class PendingWrites:
                 "version": pa.array([version] * len(ids), int64),
             }))  # fmt: skip
         if self._groups:
-            version = next_version()
+            version = group_version
             projects, indexes, keys, properties, created = zip(*self._groups, strict=True)
             self._insert("groups", pa.table({
                 "project_id": pa.array(projects, int64), "group_type_index": pa.array(indexes, pa.uint8()),
                 "group_key": pa.array(keys, text), "properties": pa.array(properties, text),
                 "created_at": pa.array(created, int64), "version": pa.array([version] * len(keys), int64),
             }))  # fmt: skip
+        crash_point("clickhouse-persons")
         tables = list(self._event_tables)
         if self._events:
             tables.insert(0, event_table(self._events))
         if tables:
             self._insert("events", pa.concat_tables(tables) if len(tables) > 1 else tables[0])
-        self.__init__(self.client)  # type: ignore[misc]  # emptied for the next transaction
+        self.__init__(self.client, self.journal)  # type: ignore[misc]  # emptied for the next flush
 
     def _insert(self, name: str, table: Any) -> None:
         self.client.insert_arrow(self._table(name), table)
