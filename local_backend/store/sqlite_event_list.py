@@ -6,10 +6,12 @@ The row key of an event is its row id: events sharing a timestamp are listed in 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
 from ..queries.dialect import DIALECT
+from ..queries.json_values import NUL_ESCAPE
 from .event_store import EventListing, PropertyValues, StoredEvent
 
 __all__ = [
@@ -78,10 +80,18 @@ def sqlite_has_events(conn: sqlite3.Connection, project_id: int) -> bool:
 
 
 def sqlite_property_keys(conn: sqlite3.Connection, project_id: int, event_name: str, sample: int) -> set[str]:
+    sample_sql = "SELECT properties FROM events WHERE project_id = ? AND event = ? ORDER BY timestamp DESC LIMIT ?"
+    # json_each ends a key at an escaped NUL ("a\u0000b" would list as "a"): such texts are read in Python
     rows = conn.execute(
-        "SELECT DISTINCT keys.key FROM (SELECT properties FROM events WHERE project_id = ? AND event = ?"
-        " ORDER BY timestamp DESC LIMIT ?) AS recent,"
-        " json_each(CASE WHEN json_valid(recent.properties) THEN recent.properties ELSE '{}' END) AS keys",
+        f"SELECT DISTINCT keys.key FROM ({sample_sql}) AS recent, json_each(CASE WHEN json_valid(recent.properties)"
+        f" AND instr(recent.properties, '{NUL_ESCAPE}') = 0 THEN recent.properties ELSE '{{}}' END) AS keys",
         (project_id, event_name, sample),
     )
-    return {str(row[0]) for row in rows}
+    keys = {str(row[0]) for row in rows}
+    for (text,) in conn.execute(
+        f"SELECT properties FROM ({sample_sql}) WHERE instr(properties, '{NUL_ESCAPE}') > 0 AND json_valid(properties)",
+        (project_id, event_name, sample),
+    ):
+        parsed = json.loads(text)
+        keys.update(parsed if isinstance(parsed, dict) else ())
+    return keys

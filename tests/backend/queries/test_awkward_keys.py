@@ -144,3 +144,10 @@ def test_a_value_holding_nul_matches_under_a_hot_key(client, world, engine):
     assert client.post("/batch/", json={"api_key": world.project_token, "batch": stamped}).status_code == 200
     assert _count(client, world, "seen", {"key": "$browser", "value": "Fire\x00fox"}) == 1
     assert _count(client, world, "seen", {"key": "$browser", "value": ["Firefox", "Fire\x00fox"]}) == 2
+
+
+def test_the_keys_seen_on_events_are_the_stored_keys(client, world, captured, conn, engine):
+    from local_backend.store.definitions import properties_seen_on_events
+
+    for index, (_, key) in enumerate(_keys()):
+        assert properties_seen_on_events(conn, world.project_id, [f"k{index}"]) == {key, "other", "$set"}
