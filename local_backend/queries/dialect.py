@@ -115,7 +115,8 @@ class Dialect(Protocol):
     """What a dialect writes. Values are in PostHog's semantics: a property "text" is ``''`` when missing,
     ``'true'``/``'false'``/``'null'`` for those JSON values, numbers as written; a "condition" is 1/0/NULL
     (true/false/unknown), so callers wrap it in ``coalesce(..., 0)`` where NULL must be false. ``column`` is SQL
-    yielding a JSON properties object (``e.properties``, :meth:`person_properties`, :meth:`group_properties`);
+    yielding a JSON properties object (``e.properties``, :meth:`person_properties`, :meth:`group_properties`),
+    without parameters (a reader may write it more than once);
     ``e`` is the event row (``project_id``, ``event``, ``person_id``, ``session_id``, ``group_0`` to
     ``group_4``, ``timestamp`` in UTC microseconds, ``elements_chain``)."""
 
@@ -252,22 +253,21 @@ class SQLiteDialect:
         return f"(SELECT {field} FROM json_each({column}) WHERE key = ?)", [key]
 
     def _read(self, column: str, key: str, fallback: str, sql: str, params: list[Any]) -> Sql:
-        """``sql`` reading ``key`` of ``column``, or ``fallback`` (SQL with one ``{}`` for ``il_json_*(column,
-        ?)``, the ``?`` bound to ``key``) where the text holds an escaped NUL."""
-        python = fallback.format(f"({column}, ?)")
-        uses = python.count("(" + column + ", ?)")
+        """``sql`` reading ``key`` of ``column``, or where the text holds an escaped NUL ``fallback``: SQL whose
+        each ``{args}`` stands for the arguments ``(column, ?)`` of an ``il_json_*`` function, ``?`` the key."""
+        python = fallback.format(args=f"({column}, ?)")
         return (
             f"(CASE WHEN instr({column}, '{NUL_ESCAPE}') > 0 THEN {python} ELSE {sql} END)",
-            [*([key] * uses), *params],
+            [*([key] * fallback.count("{args}")), *params],
         )
 
     def extract(self, column: str, key: str) -> Sql:
         sql, params = self._lookup("json_extract", column, key)
-        return self._read(column, key, "il_json_value{}", sql, params)
+        return self._read(column, key, "il_json_value{args}", sql, params)
 
     def json_type(self, column: str, key: str) -> Sql:
         sql, params = self._lookup("json_type", column, key)
-        return self._read(column, key, "il_json_type{}", sql, params)
+        return self._read(column, key, "il_json_type{args}", sql, params)
 
     def text(self, column: str, key: str) -> Sql:
         kind, kind_params = self._lookup("json_type", column, key)
@@ -276,7 +276,7 @@ class SQLiteDialect:
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null'"
             f" ELSE coalesce({self.to_text(value)}, '') END)"
         )
-        return self._read(column, key, "il_json_text{}", sql, [*kind_params, *value_params])
+        return self._read(column, key, "il_json_text{args}", sql, [*kind_params, *value_params])
 
     def breakdown_value(self, column: str, key: str, hot: str | None = None) -> Sql:
         # ``hot``: a generated column holding 'true'/'false' for booleans and the extracted value otherwise
@@ -289,7 +289,7 @@ class SQLiteDialect:
             f"(CASE {kind} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
             f" ELSE nullif({self.to_text(value)}, '') END)"
         )
-        fallback = "(CASE il_json_type{0} WHEN 'null' THEN NULL ELSE nullif(il_json_text{0}, '') END)"
+        fallback = "(CASE il_json_type{args} WHEN 'null' THEN NULL ELSE nullif(il_json_text{args}, '') END)"
         return self._read(column, key, fallback, sql, [*kind_params, *value_params])
 
     def to_text(self, value_sql: str) -> str:
