@@ -9,9 +9,18 @@ Accepted (anything else is a 400 naming what is not supported)::
     functions   lower upper length trim concat coalesce ifNull toString toFloat toInt round abs if
 
 Keys are letters, digits, ``_`` and ``$`` unquoted, or anything in quotes. ``timestamp`` is the stored
-UTC microseconds. Used by property filters of ``type: hogql`` (a boolean expression) and by the hogql
-breakdown (any expression; its value is the breakdown value). Expressions are bounded (:mod:`local_backend.limits`):
-length, nesting of parentheses, calls and unary operators, the number of operands, integer literals to 64 bits.
+UTC microseconds.
+
+Functions take any value and answer the same on every engine (a property's value is text on ClickHouse, typed
+on SQLite, so each function says how it reads one): ``lower``, ``upper``, ``trim``, ``length`` and ``concat``
+read their arguments as text; ``abs`` and ``round`` read a value that is not already a number as ``toFloat``
+does (NULL unless it reads as a number); ``if(c, a, b)`` takes ``a`` when ``c`` is a true condition or a value
+reading as a non-zero number, else ``b`` (NULL and text that is not a number are false); ``coalesce``,
+``ifNull`` and ``if`` whose values mix text with numbers answer them all as text.
+
+Used by property filters of ``type: hogql`` (a boolean expression) and by the hogql breakdown (any expression;
+its value is the breakdown value). Expressions are bounded (:mod:`local_backend.limits`): length, nesting of
+parentheses, calls and unary operators, the number of operands, integer literals to 64 bits.
 """
 
 from __future__ import annotations
@@ -46,6 +55,11 @@ _FUNCTIONS: dict[str, tuple[int, int]] = {
     "abs": (1, 1),
     "if": (3, 3),
 }
+# what kind of value an expression gives, as far as its text shows: a condition (1/0), a number, text, a
+# property's value (typed on SQLite, text on ClickHouse), NULL, or anything
+BOOL, NUMBER, TEXT, VALUE, NULL, ANY = "bool", "number", "text", "value", "null", "any"
+_NUMERIC = (BOOL, NUMBER)
+_TEXTUAL = (TEXT, VALUE)
 _COMPARE = {"=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _FIELDS = {"event": "e.event", "distinct_id": "e.distinct_id", "timestamp": "e.timestamp"}
 
@@ -81,6 +95,9 @@ class _Parser:
         self.depth = 0
         self.terms = 0
         self.params: list[Any] = []
+        # the kind of the expression parsed last: each rule that builds a value sets it, one that hands a
+        # value through leaves it
+        self.kind = ANY
 
     def enter(self) -> None:
         """One level deeper (parentheses, a call, a unary operator): bounded, so parsing never recurses far."""
@@ -118,6 +135,7 @@ class _Parser:
         while self.is_word("or"):
             self.index += 1
             sql = f"({sql} OR {self.conjunction()})"
+            self.kind = BOOL
         return sql
 
     def conjunction(self) -> str:
@@ -125,6 +143,7 @@ class _Parser:
         while self.is_word("and"):
             self.index += 1
             sql = f"({sql} AND {self.negation()})"
+            self.kind = BOOL
         return sql
 
     def negation(self) -> str:
@@ -133,6 +152,7 @@ class _Parser:
             self.enter()
             sql = f"(NOT {self.negation()})"
             self.depth -= 1
+            self.kind = BOOL
             return sql
         return self.comparison()
 
@@ -141,7 +161,9 @@ class _Parser:
         token = self.peek()
         if token is not None and token.text in _COMPARE:
             self.index += 1
-            return f"({left} {_COMPARE[token.text]} {self.additive()})"
+            sql = f"({left} {_COMPARE[token.text]} {self.additive()})"
+            self.kind = BOOL
+            return sql
         negated = self.is_word("not") and (self.is_word("like", 1) or self.is_word("ilike", 1) or self.is_word("in", 1))
         if negated:
             self.index += 1
@@ -150,6 +172,7 @@ class _Parser:
             self.index += 1
             right = self.additive()
             sql = self.dialect.ilike(left, right) if case_blind else self.dialect.like(left, right)
+            self.kind = BOOL
             return f"(NOT {sql})" if negated else sql
         if self.is_word("in"):
             self.index += 1
@@ -159,6 +182,7 @@ class _Parser:
                 self.index += 1
                 items.append(self.additive())
             self.take(")")
+            self.kind = BOOL
             return f"({left} {'NOT IN' if negated else 'IN'} ({', '.join(items)}))"
         return left
 
@@ -168,6 +192,7 @@ class _Parser:
             operator = self.peek().text  # type: ignore[union-attr]
             self.index += 1
             sql = f"({sql} {operator} {self.multiplicative()})"
+            self.kind = NUMBER
         return sql
 
     def multiplicative(self) -> str:
@@ -177,6 +202,7 @@ class _Parser:
             self.index += 1
             right = self.unary()
             sql = f"({sql} * {right})" if operator == "*" else self.dialect.divide(sql, right)
+            self.kind = NUMBER
         return sql
 
     def unary(self) -> str:
@@ -186,6 +212,7 @@ class _Parser:
             self.enter()
             sql = f"(-{self.unary()})"
             self.depth -= 1
+            self.kind = NUMBER
             return sql
         return self.primary()
 
@@ -203,9 +230,11 @@ class _Parser:
             if isinstance(number, int) and number > MAX_INT64:
                 self.fail(f"Integer {token.text[:30]} is out of range (64 bits)")
             self.params.append(number)
+            self.kind = NUMBER
             return "?"
         if token.kind == "string":
             self.params.append(_unquote(token.text))
+            self.kind = TEXT
             return "?"
         if token.text == "(":
             self.enter()
@@ -241,6 +270,7 @@ class _Parser:
     def prop(self, column: str) -> str:
         sql, params = self.dialect.extract(column, self.key())
         self.params.extend(params)
+        self.kind = VALUE
         return sql
 
     def name(self, token: _Token) -> str:
@@ -249,8 +279,10 @@ class _Parser:
         if token.kind == "name" and following is not None and following.text == "(":
             return self.call(word)
         if word in ("true", "false"):
+            self.kind = BOOL
             return "1" if word == "true" else "0"
         if word == "null":
+            self.kind = NULL
             return "NULL"
         if word == "properties":
             return self.prop("e.properties")
@@ -261,6 +293,7 @@ class _Parser:
             self.index += 1
             return self.prop(self.dialect.person_properties())
         if word in _FIELDS:
+            self.kind = NUMBER if word == "timestamp" else TEXT
             return _FIELDS[word]
         self.fail(f"Unknown field '{token.text}'")
         return ""
@@ -271,27 +304,67 @@ class _Parser:
         self.take("(")
         self.enter()
         args: list[str] = []
+        kinds: list[str] = []
         if self.peek() is not None and self.peek().text != ")":  # type: ignore[union-attr]
             args.append(self.disjunction())
+            kinds.append(self.kind)
             while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
                 self.index += 1
                 args.append(self.disjunction())
+                kinds.append(self.kind)
         self.take(")")
         self.depth -= 1
         least, most = _FUNCTIONS[word]
         if not least <= len(args) <= most:
             self.fail(f"Function '{word}' takes {least} to {most} arguments")
+        sql, self.kind = self.function(word, args, kinds)
+        return sql
+
+    def function(self, word: str, args: list[str], kinds: list[str]) -> tuple[str, str]:
+        """The SQL of a call of ``word`` with arguments already parsed, and the kind of its value."""
+        dialect = self.dialect
         if word == "concat":
-            return self.dialect.concat(args)
+            return dialect.concat(args), TEXT
         if word == "tostring":
-            return self.dialect.to_text(args[0])
+            return dialect.to_text(args[0]), TEXT
         if word == "tofloat":
-            return self.dialect.number(args[0])
+            return dialect.number(args[0]), NUMBER
         if word == "toint":
-            return self.dialect.integer(args[0])
+            return dialect.integer(args[0]), NUMBER
+        if word in ("lower", "upper", "trim"):
+            return dialect.scalar(word, [self.as_text(args[0], kinds[0])]), TEXT
+        if word == "length":
+            return dialect.scalar(word, args), NUMBER
+        if word in ("abs", "round"):
+            numbers = [arg if kind in _NUMERIC else dialect.number(arg) for arg, kind in zip(args, kinds, strict=True)]
+            return dialect.scalar(word, numbers), NUMBER
         if word == "if":
-            return f"(CASE WHEN {args[0]} THEN {args[1]} ELSE {args[2]} END)"
-        return self.dialect.scalar(word, args)
+            (branches, kind) = self.alike(args[1:], kinds[1:])
+            return f"(CASE WHEN {self.truth(args[0], kinds[0])} THEN {branches[0]} ELSE {branches[1]} END)", kind
+        values, kind = self.alike(args, kinds)
+        return dialect.scalar(word, values), kind  # coalesce, ifnull
+
+    def as_text(self, sql: str, kind: str) -> str:
+        return sql if kind in _TEXTUAL else self.dialect.to_text(sql)
+
+    def truth(self, sql: str, kind: str) -> str:
+        """A condition that holds when ``sql`` is a true condition or a value reading as a non-zero number."""
+        if kind == BOOL:
+            return sql
+        if kind == NULL:
+            return "0"
+        number = sql if kind == NUMBER else self.dialect.number(sql)
+        return f"(coalesce({number}, 0) != 0)"
+
+    def alike(self, args: list[str], kinds: list[str]) -> tuple[list[str], str]:
+        """Values that can stand in one column (one of them is the answer): all as text when text mixes with
+        numbers (ClickHouse has no common type for them), else as they are; and the kind of the answer."""
+        present = {kind for kind in kinds if kind != NULL}
+        if present <= set(_NUMERIC):
+            return args, NUMBER if present else NULL
+        if present <= set(_TEXTUAL):
+            return args, TEXT if present == {TEXT} else VALUE
+        return [arg if kind == NULL else self.dialect.to_text(arg) for arg, kind in zip(args, kinds, strict=True)], TEXT
 
 
 def compile_expression(text: str, *, attr: str, dialect: Dialect) -> tuple[str, list[Any]]:

@@ -254,10 +254,11 @@ class ClickHouseDialect:
             return f"coalesce({', '.join(args)})"
         if name == "round":
             digits = args[1] if len(args) > 1 else "0"
-            # the value is named once: its parameters are bound once
+            # the value and the digits are each named once (their parameters are bound once, in order); fewer
+            # than 0 digits are 0, as SQLite takes them
             return (
-                f"arrayMap(x -> sign(x) * floor(abs(x) * pow(10, {digits}) + 0.5) / pow(10, {digits}),"
-                f" [toFloat64({args[0]})])[1]"
+                "arrayMap((x, d) -> sign(x) * floor(abs(x) * pow(10, d) + 0.5) / pow(10, d),"
+                f" [toFloat64({args[0]})], [greatest(toInt64({digits}), 0)])[1]"
             )
         raise ValueError(f"{name} is not a HogQL scalar function")
 
