@@ -23,9 +23,9 @@ Registered functions of :class:`SQLiteDialect` (:func:`register_functions`, per 
 
 A key is read with ``json_extract``/``json_type`` and a bound path ``$."key"`` when it is printable ASCII
 without ``"`` or ``\\``: SQLite 3.40 compares a quoted label with the key's text as stored, escapes and all,
-so any other key (a quote, a backslash, a control character, non-ASCII: stored as ``\\u`` escapes) is looked
-up by its decoded name in ``json_each``. A text holding ``\\u0000`` is read in Python, as SQLite's JSON
-functions end a string at it.
+so any other key (a quote, a backslash, a control character; non-ASCII, which capture stores raw and a
+plugin's reprocessing as ``\\u`` escapes) is looked up by its decoded name in ``json_each``. A text holding
+``\\u0000`` is read in Python, as SQLite's JSON functions end a string at it.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ ClickHouse engine, the events table's stored column: :mod:`.clickhouse.stored_co
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import sqlite3
 from collections.abc import Callable
@@ -46,6 +47,8 @@ __all__ = [
     "backfill_pending",
     "drop_materialized",
 ]
+
+log = logging.getLogger("local_backend.store")
 
 BACKFILL_BATCH = 50_000
 MAX_KEY_LENGTH = 200
@@ -160,8 +163,9 @@ def materialize(
     """
     key, kind = check_key(key), check_kind(kind)
     if not (key.isascii() and key.isprintable()):
-        # stored JSON writes other characters as \u escapes, and SQLite compares a quoted path label with the
-        # key's stored text: the column's path would find none (the queries' dialect reads such keys by name)
+        # SQLite compares a quoted path label with the key as spelt in the stored text, and other characters
+        # are spelt raw by capture and as \u escapes by a plugin's reprocessing: the column would miss some
+        # rows (the queries' dialect reads such keys by their decoded name)
         raise ValidationError(
             "A materialized property name holds printable ASCII only (a key in another script stays read from"
             " the JSON).",
@@ -171,6 +175,10 @@ def materialize(
     column = column_name(kind, key)
     with transaction(conn):
         exists = conn.execute("SELECT 1 FROM materialized_columns WHERE column_name = ?", [column]).fetchone()
+        claimed = conn.execute(
+            "SELECT 1 FROM materialized_properties WHERE project_id = ? AND kind = ? AND key = ?",
+            [project_id, kind, key],
+        ).fetchone()
         if not exists:
             if kind == "event":
                 _add_event_column(conn, column, key)
@@ -183,8 +191,23 @@ def materialize(
             [project_id, kind, key, source, now],
         )
     if kind == "event":
-        _store_in_engine(conn, column, key)
+        try:
+            _store_in_engine(conn, column, key)
+        except Exception:
+            # the engine has no column for it: a claim left behind would be listed ready and read by name
+            if not claimed:
+                _withdraw(conn, project_id, kind, key, column)
+            raise
     return column
+
+
+def _withdraw(conn: sqlite3.Connection, project_id: int, kind: str, key: str, column: str) -> None:
+    """Take back a claim :func:`materialize` just made, the column with it when no other project claims it."""
+    if _remove_claim(conn, project_id, kind, key, column):
+        try:
+            _drop_in_engine(conn, column)
+        except Exception:  # noqa: BLE001 - the failure being undone is the one to report
+            log.warning("materialized column %s could not be dropped from the event engine", column)
 
 
 def _store_in_engine(conn: sqlite3.Connection, column: str, key: str) -> None:
@@ -275,6 +298,14 @@ def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, ki
     key, kind = check_key(key), check_kind(kind)
     _project(conn, project_id)
     column = column_name(kind, key)
+    if _remove_claim(conn, project_id, kind, key, column):
+        # after the registry: from here no calculation names the column, so none reads it while it goes
+        _drop_in_engine(conn, column)
+
+
+def _remove_claim(conn: sqlite3.Connection, project_id: int, kind: str, key: str, column: str) -> bool:
+    """Delete the project's claim, and the column with its triggers and index when it was the last claim;
+    True when an event column went (the engine's stored column is the caller's to drop)."""
     with transaction(conn):
         gone = conn.execute(
             "DELETE FROM materialized_properties WHERE project_id = ? AND kind = ? AND key = ?", [project_id, kind, key]
@@ -285,7 +316,7 @@ def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, ki
             "SELECT 1 FROM materialized_properties WHERE kind = ? AND key = ?", [kind, key]
         ).fetchone()
         if others:
-            return
+            return False
         table = "events" if kind == "event" else "persons"
         conn.execute(f"DROP TRIGGER IF EXISTS {column}_insert")
         conn.execute(f"DROP TRIGGER IF EXISTS {column}_update")
@@ -293,9 +324,7 @@ def drop_materialized(conn: sqlite3.Connection, project_id: int, key: str, *, ki
         conn.execute("DELETE FROM materialized_columns WHERE column_name = ?", [column])
         if column in _columns_of(conn, table):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    if kind == "event":
-        # after the registry: from here no calculation names the column, so none reads it while it goes
-        _drop_in_engine(conn, column)
+    return kind == "event"
 
 
 def _drop_in_engine(conn: sqlite3.Connection, column: str) -> None:
