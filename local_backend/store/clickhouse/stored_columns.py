@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..hot_properties import HOT_PROPERTIES
 from .client import ClickHouseClient
+from .params import string_literal
 from .raw_values import hot_value_of_raw
 
 __all__ = [
@@ -46,11 +47,13 @@ MATERIALIZED_PREFIX = "mat_"
 
 def property_expression(key: str) -> str:
     """The value of property ``key`` of an event's ``properties`` as a hot column holds it (the dialect's
-    ``hot_value``), from the value's raw text, with the key written into the text (a column's expression cannot
-    take parameters); keys holding a quote, a backtick, a backslash or a control character are refused."""
-    if any(char in key for char in "'\\`") or any(ord(char) < 32 for char in key):
+    ``hot_value``), from the value's raw text, with the key written into the text as a quoted literal (a
+    column's expression cannot take parameters); keys holding a quote, a backslash or a control character are
+    refused, as materialized property names are (:func:`local_backend.store.materialized.check_key`)."""
+    if any(char in key for char in "'\\") or any(ord(char) < 32 for char in key):
         raise ValueError(f"property key {key!r} cannot be written into a column's expression")
-    return hot_value_of_raw(f"JSONExtractRaw(properties, '{key}')", "properties", f"'{key}'")
+    literal = string_literal(key)  # a backtick is text inside quotes
+    return hot_value_of_raw(f"JSONExtractRaw(properties, {literal})", "properties", literal)
 
 
 #: ``events.session_id``: ``$session_id`` as SQLite's generated text column holds it (``json_extract``: text as

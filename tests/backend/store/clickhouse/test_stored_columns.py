@@ -14,6 +14,8 @@ signup       "free"         stored after the column was added (the insert comput
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from local_backend.store.clickhouse.dialect import ClickHouseDialect
@@ -108,7 +110,14 @@ def test_the_column_expression_reads_each_value_as_a_query_computes_it(ch_client
     assert ch_client.query_rows(sql, named) == [(expected, expected)]
 
 
-@pytest.mark.parametrize("key", ["it's", "back\\slash", "tick`"])
+@pytest.mark.parametrize("key", ["it's", "back\\slash", "new\nline"])
 def test_a_key_that_cannot_be_written_into_a_column_expression_is_refused(key):
     with pytest.raises(ValueError, match="cannot be written"):
         property_expression(key)
+
+
+@pytest.mark.parametrize("key", ["tick`", "`", "a`b`c", "semi;colon -- x"])
+def test_a_key_holding_a_backtick_is_read_by_its_column_expression(ch_client, key):
+    properties = json.dumps({key: "pro", "plan": "other"})
+    sql, named = bind(f"SELECT {property_expression(key)} FROM (SELECT ? AS properties)", [properties])
+    assert ch_client.query_rows(sql, named) == [("pro",)]
