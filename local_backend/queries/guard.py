@@ -6,7 +6,9 @@ has passed or the run was cancelled (the client disconnected, or cancelled the q
 interrupts the statement in progress. A statement can spend long in few steps (a ``LIKE`` over a megabyte
 value is one step per row), so the guard also interrupts the connection itself (``Connection.interrupt``,
 made for calling from another thread) the moment the run is cancelled or its time is up. Python loops between
-statements call :func:`check_deadline`::
+statements call :func:`check_deadline`. A ClickHouse statement cannot be interrupted from here: the event store
+hands ClickHouse the time the run has left (:func:`seconds_left`) as the statement's own limit, so ClickHouse
+stops it when the calculation's time is up::
 
     guard = CalculationGuard(timeout_seconds=60)
     with guard.watching(conn):
@@ -29,6 +31,8 @@ __all__ = [
     "CalculationGuard",
     "PROGRESS_STEPS",
     "check_deadline",
+    "raise_timeout",
+    "seconds_left",
 ]
 
 # SQLite virtual-machine steps between two checks: about a millisecond of work, so a stop is prompt and the
@@ -71,6 +75,10 @@ class CalculationGuard:
     def timed_out(self) -> bool:
         return time.monotonic() >= self.deadline
 
+    def seconds_left(self) -> float:
+        """The time the run has left before its limit (0 once it is past)."""
+        return max(self.deadline - time.monotonic(), 0.0)
+
     def should_stop(self) -> bool:
         return self.cancelled.is_set() or self.timed_out()
 
@@ -112,3 +120,17 @@ def check_deadline() -> None:
     guard = _current.get()
     if guard is not None:
         guard.check()
+
+
+def seconds_left() -> float | None:
+    """The time the calculation running in this thread has left, or None outside a calculation (no limit)."""
+    guard = _current.get()
+    return None if guard is None else guard.seconds_left()
+
+
+def raise_timeout() -> None:
+    """Stop the calculation running in this thread as out of time (its engine stopped a statement at the limit
+    it was given); outside a calculation, nothing."""
+    guard = _current.get()
+    if guard is not None:
+        raise QueryTimeout(limit_seconds=guard.timeout_seconds)

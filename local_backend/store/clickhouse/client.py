@@ -3,27 +3,47 @@
 Two implementations share this interface: :class:`ChdbClient` runs ClickHouse inside this process (the
 ``chdb`` package, data kept in a folder), and a clickhouse-connect client speaks to a server or a cluster over
 HTTP. SQL reaches both as text with server-side parameters, ``{name:Type}`` placeholders bound from
-``params``; a user's value is never pasted into the text.
+``params``; a user's value is never pasted into the text. A read may be given ``timeout`` seconds: ClickHouse
+stops the statement itself once they have passed (``max_execution_time``, raising ``TIMEOUT_EXCEEDED``), which
+is how a calculation's time limit reaches a statement no thread can interrupt.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import os
+import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import numpy
 
 from ...errors import APIError
 
-__all__ = ["ClickHouseClient", "ChdbClient", "EngineBusy", "MissingExtra", "require", "bind_text", "EXTRA"]
+__all__ = [
+    "ClickHouseClient",
+    "ChdbClient",
+    "EngineBusy",
+    "MissingExtra",
+    "require",
+    "bind_text",
+    "timeout_settings",
+    "EXTRA",
+    "MAX_SESSIONS",
+]
 
 EXTRA = "insightlab[clickhouse]"
 # what ClickHouse's escaped text format needs escaped in a value (a backslash, tab, newline, carriage return or NUL
 # would otherwise cut it short or be refused; quotes matter inside arrays)
 ESCAPED = {"\\": "\\\\", "'": "\\'", "`": "\\`", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"}
+# sessions one chdb folder may have open at once: statements beyond that many wait for one to finish
+MAX_SESSIONS = 16
+RESET_LIMIT = "SET max_execution_time = 0"
+# the shortest limit a statement is given: a run with less time left has already been stopped between statements
+MIN_TIMEOUT_SECONDS = 0.001
 
 
 class MissingExtra(APIError):
@@ -43,6 +63,19 @@ def require(package: str) -> Any:
         return importlib.import_module(package)
     except ImportError:
         raise MissingExtra(package) from None
+
+
+def timeout_settings(timeout: float | None) -> dict[str, Any]:
+    """The settings that make ClickHouse stop a statement after ``timeout`` seconds (none for None).
+
+    >>> timeout_settings(2.5)
+    {'max_execution_time': 2.5, 'timeout_overflow_mode': 'throw'}
+    """
+    if timeout is None:
+        return {}
+    # whole milliseconds, rounded up: ClickHouse never stops a statement before the calculation's own deadline
+    seconds = max(math.ceil(float(timeout) * 1000) / 1000, MIN_TIMEOUT_SECONDS)
+    return {"max_execution_time": seconds, "timeout_overflow_mode": "throw"}
 
 
 def bind_text(value: Any, *, nested: bool = False) -> str:
@@ -79,11 +112,14 @@ class ClickHouseClient(Protocol):
         """Run a statement that returns nothing (DDL, INSERT ... SELECT, ALTER)."""
         ...
 
-    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
-        """The result as a ``pyarrow.Table`` (columns travel without a loop per row)."""
+    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """The result as a ``pyarrow.Table`` (columns travel without a loop per row); ClickHouse stops the
+        statement after ``timeout`` seconds."""
         ...
 
-    def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    def query_rows(
+        self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> list[tuple[Any, ...]]:
         """The result as a list of tuples, for small answers."""
         ...
 
@@ -148,24 +184,64 @@ def _progress_callback(report: Callable[[int, int], None]) -> Callable[[Mapping[
     return on_progress
 
 
+class _SessionPool:
+    """The chdb sessions open on one folder: one per statement running at once, up to :data:`MAX_SESSIONS`.
+
+    chdb keeps a statement's parameters and settings on its session, so a session runs one statement at a time;
+    sessions on one folder are connections to the same embedded server and run side by side (measured: an
+    insert answers in milliseconds while a read on another session runs for seconds, and parameterized reads
+    on four sessions at once each get their own answers).
+    """
+
+    def __init__(self, session_module: Any, path: str, first: Any) -> None:
+        self._session_module = session_module
+        self._path = path
+        self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._idle.put(first)
+        self._opened = 1
+        self._guard = threading.Lock()
+
+    def take(self) -> Any:
+        """An idle session, a new one while fewer than :data:`MAX_SESSIONS` are open, or the next one freed."""
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._guard:
+            if self._opened < MAX_SESSIONS:
+                self._opened += 1
+                return _prepared(_open_session(self._session_module, self._path))
+        return self._idle.get()
+
+    def give_back(self, session: Any) -> None:
+        self._idle.put(session)
+
+
+def _prepared(session: Any) -> Any:
+    # Arrow answers stay in this process: compressing them (LZ4 by default) is pure cost
+    session.query("SET output_format_arrow_compression_method = 'none'")
+    return session
+
+
 class ChdbClient:
     """ClickHouse embedded in this process through chdb, its data kept in ``path``.
 
-    chdb allows one session per process, so clients on the same path share it (:meth:`open`). A session runs
-    one query at a time here: chdb keeps a query's parameters on the session, so two queries at once on two
-    threads could run with each other's values (measured: wrong answers, or "Substitution is not set"). A
-    query still uses every core ClickHouse gives it, and a thread waiting for its turn releases the GIL.
+    chdb opens one folder per process; clients on the same path share its sessions (:meth:`open`). A statement
+    takes a session of its own for its run (:class:`_SessionPool`): chdb keeps a statement's parameters on the
+    session, so two statements on one session at once could run with each other's values (measured: wrong
+    answers, or "Substitution is not set"), while statements on different sessions run side by side. So
+    capture's inserts never wait behind a long calculation, and a statement with a ``timeout`` is stopped by
+    ClickHouse when it passes (the setting is the session's for that statement only).
     """
 
-    _sessions: dict[str, Any] = {}
-    _turns: dict[int, threading.Lock] = {}  # id of a session -> the lock its queries take turns on
+    _sessions: dict[str, Any] = {}  # path -> the first session opened on it
+    _pools: dict[str, _SessionPool] = {}
     _guard = threading.Lock()
 
-    def __init__(self, session: Any, database: str) -> None:
+    def __init__(self, session: Any, database: str, *, pool: _SessionPool | None = None) -> None:
         self._session = session
         self.database = database
-        with self._guard:
-            self._turn = self._turns.setdefault(id(session), threading.Lock())
+        self._pool = pool
 
     @classmethod
     def open(cls, path: str, database: str = "insightlab") -> ChdbClient:
@@ -174,25 +250,54 @@ class ChdbClient:
         with cls._guard:
             session = cls._sessions.get(path)
             if session is None:
-                session = cls._sessions[path] = _open_session(session_module, path)
-                # Arrow answers stay in this process: compressing them (LZ4 by default) is pure cost
-                session.query("SET output_format_arrow_compression_method = 'none'")
-        client = cls(session, database)
+                session = cls._sessions[path] = _prepared(_open_session(session_module, path))
+                cls._pools[path] = _SessionPool(session_module, path, session)
+            pool = cls._pools[path]
+        client = cls(session, database, pool=pool)
         client.command(f"CREATE DATABASE IF NOT EXISTS `{database}`")
         return client
 
+    @contextmanager
+    def _turn(self) -> Iterator[Any]:
+        """A session of this folder to itself for one statement."""
+        if self._pool is None:  # a session handed in by hand: its statements take turns on it
+            with _lock_of(self._session):
+                yield self._session
+            return
+        session = self._pool.take()
+        try:
+            yield session
+        finally:
+            self._pool.give_back(session)
+
     def _run(
-        self, sql: str, fmt: str, params: Mapping[str, Any] | None, report: Callable[[int, int], None] | None = None
+        self,
+        sql: str,
+        fmt: str,
+        params: Mapping[str, Any] | None,
+        report: Callable[[int, int], None] | None = None,
+        timeout: float | None = None,
     ) -> Any:
         # chdb reads each value as a server reads ``param_NAME``: escaped text, not a Python object
         texts = {name: bind_text(value) for name, value in params.items()} if params else None
-        with self._turn:
-            reporter = _progress_reporter(self._session) if report is not None else None
+        limits = timeout_settings(timeout)
+        with self._turn() as session:
+            reporter = _progress_reporter(session) if report is not None else None
             if reporter is not None:
                 reporter.set_progress_callback(_progress_callback(report))
+            if limits:
+                session.query("SET " + ", ".join(f"{name} = {_setting_text(value)}" for name, value in limits.items()))
+            failed = True
             try:
-                return self._session.query(sql, fmt, params=texts) if texts else self._session.query(sql, fmt)
+                result = session.query(sql, fmt, params=texts) if texts else session.query(sql, fmt)
+                failed = False
+                return result
             finally:
+                if limits or failed:
+                    # the session's next statement runs without this one's limit; and after a failure, chdb
+                    # hands the next statement's caller what the failed one left unsent before its own answer
+                    # (measured: an Arrow answer that cannot be read), so a statement runs in between
+                    session.query(RESET_LIMIT)
                 if reporter is not None:
                     reporter.set_progress_callback(None)
 
@@ -207,9 +312,9 @@ class ChdbClient:
         report, the statement runs all the same."""
         self._run(sql, "CSV", params, report)
 
-    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
+    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         pyarrow = require("pyarrow")
-        result = self._run(sql, "Arrow", params)
+        result = self._run(sql, "Arrow", params, timeout=timeout)
         wrapper = result.get_memview()
         view = wrapper.view()
         if not view.nbytes:
@@ -219,8 +324,10 @@ class ChdbClient:
         address = numpy.frombuffer(view, dtype=numpy.uint8).ctypes.data
         return pyarrow.ipc.open_file(pyarrow.foreign_buffer(address, view.nbytes, base=(result, wrapper))).read_all()
 
-    def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
-        table = self.query_arrow(sql, params)
+    def query_rows(
+        self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> list[tuple[Any, ...]]:
+        table = self.query_arrow(sql, params, timeout=timeout)
         return list(zip(*(column.to_pylist() for column in table.columns), strict=True)) if table.num_columns else []
 
     def insert_arrow(self, table: str, data: Any) -> None:
@@ -234,8 +341,24 @@ class ChdbClient:
         # named columns, so the Arrow columns may come in any order; the others (and MATERIALIZED ones) take
         # their defaults, as on a server
         columns = ", ".join(f"`{name}`" for name in data.column_names)
-        with self._turn:
-            self._session.query(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM Python(arrow_table)")
+        with self._turn() as session:
+            try:
+                session.query(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM Python(arrow_table)")
+            except Exception:
+                session.query(RESET_LIMIT)  # what the failed insert left unsent goes before the next answer
+                raise
 
     def close(self) -> None:
-        """Sessions stay open for the process (chdb allows one); nothing to release per client."""
+        """Sessions stay open for the process (chdb opens one folder per process); nothing to release per client."""
+
+
+_hand_locks: dict[int, threading.Lock] = {}  # id of a session handed in by hand -> the lock its statements take
+
+
+def _lock_of(session: Any) -> threading.Lock:
+    with ChdbClient._guard:
+        return _hand_locks.setdefault(id(session), threading.Lock())
+
+
+def _setting_text(value: Any) -> str:
+    return f"'{value}'" if isinstance(value, str) else str(value)

@@ -12,21 +12,24 @@ Statement shapes are ClickHouse's own:
 * Distinct counts are exact: ``count(DISTINCT ...)`` is ``uniqExact`` (ClickHouse's default implementation).
 
 Metadata stays in SQLite: ``conn`` is read for static cohorts' members and materialized columns' keys. The
-calculation guard watches the SQLite connection and cannot interrupt a ClickHouse statement; each statement
-starts only while the run has time left and is not cancelled (:func:`~local_backend.queries.guard.check_deadline`).
+calculation guard watches the SQLite connection and cannot interrupt a ClickHouse statement: each statement
+starts only while the run has time left and is not cancelled (:func:`~local_backend.queries.guard.check_deadline`),
+and ClickHouse is given the time left (:func:`~local_backend.queries.guard.seconds_left`) as the statement's own
+limit, so a calculation answers :class:`~local_backend.errors.QueryTimeout` at its limit however many statements
+it runs and however long one of them would take.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from ...queries.guard import check_deadline
+from ...queries.guard import check_deadline, raise_timeout, seconds_left
 from ..event_store import (
     ActiveActors,
     EventListing,
@@ -57,6 +60,10 @@ from .spans import SPAN, span_join
 from .stored_columns import HOT_COLUMNS, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
+
+T = TypeVar("T")
+# how ClickHouse names a statement it stopped at its max_execution_time (code 159)
+TIMEOUT_EXCEEDED = "TIMEOUT_EXCEEDED"
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -99,13 +106,11 @@ class ClickHouseEventStore:
 
     def _arrow(self, sql: str, params: Sequence[Any]) -> Any:
         text, named = bind(sql, params, self._members)
-        check_deadline()  # the guard cannot interrupt ClickHouse: a run out of time stops between statements
-        return self.client.query_arrow(text, named)
+        return _timed(lambda timeout: self.client.query_arrow(text, named, timeout=timeout))
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         text, named = bind(sql, params, self._members)
-        check_deadline()
-        return self.client.query_rows(text, named)
+        return _timed(lambda timeout: self.client.query_rows(text, named, timeout=timeout))
 
     def _events(self, project_id: int, statement: str) -> Fragment:
         """The ``e`` rows for ``statement`` (whose text says which joined and materialized columns it reads)."""
@@ -349,6 +354,19 @@ class ClickHouseEventStore:
             [project_id, group_type_index, [str(key) for key in group_keys]],
         )
         return iter([(str(key), json.loads(text or "{}")) for key, text in rows])
+
+
+def _timed(run: Callable[[float | None], T]) -> T:
+    """``run(timeout)`` with the calculation's time left as the statement's limit; a statement ClickHouse stopped
+    at that limit is the calculation's :class:`~local_backend.errors.QueryTimeout`."""
+    check_deadline()  # a run out of time or cancelled starts no statement
+    try:
+        return run(seconds_left())
+    except Exception as error:
+        check_deadline()  # stopped because the time was up: say so (any other failure is raised as it is)
+        if TIMEOUT_EXCEEDED in str(error):
+            raise_timeout()
+        raise
 
 
 def _json_value(kind: str | None, raw: str | None) -> Any:

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ...errors import APIError, ValidationError
-from .client import require
+from .client import require, timeout_settings
 
 __all__ = ["HttpClient", "ServerAddress", "ServerUnavailable", "parse_server_url"]
 
@@ -179,11 +179,15 @@ class HttpClient:
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         self._client.command(sql, parameters=self._bound(sql, params))
 
-    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> Any:
-        return self._client.query_arrow(sql, parameters=self._bound(sql, params), use_strings=True)
+    def query_arrow(self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        # the limit is a setting of this query alone, so it holds on whichever replica answers
+        settings = timeout_settings(timeout) or None
+        return self._client.query_arrow(sql, parameters=self._bound(sql, params), settings=settings, use_strings=True)
 
-    def query_rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
-        table = self.query_arrow(sql, params)
+    def query_rows(
+        self, sql: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> list[tuple[Any, ...]]:
+        table = self.query_arrow(sql, params, timeout=timeout)
         return list(zip(*(column.to_pylist() for column in table.columns), strict=True)) if table.num_columns else []
 
     def insert_arrow(self, table: str, data: Any) -> None:

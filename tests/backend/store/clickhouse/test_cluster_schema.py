@@ -88,7 +88,7 @@ class RecordingClient:
     def command(self, sql: str, params: Any = None) -> None:
         self.sent.append(sql)
 
-    def query_rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+    def query_rows(self, sql: str, params: Any = None, *, timeout: float | None = None) -> list[tuple[Any, ...]]:
         self.asked.append(params)
         return []
 
@@ -144,11 +144,11 @@ class ChdbCluster:
         self.sent.append(sql)
         self._client.command(runnable_in_chdb(sql), params)
 
-    def query_arrow(self, sql: str, params: Any = None) -> Any:
-        return self._client.query_arrow(sql, params)
+    def query_arrow(self, sql: str, params: Any = None, *, timeout: float | None = None) -> Any:
+        return self._client.query_arrow(sql, params, timeout=timeout)
 
-    def query_rows(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-        return self._client.query_rows(sql, params)
+    def query_rows(self, sql: str, params: Any = None, *, timeout: float | None = None) -> list[tuple[Any, ...]]:
+        return self._client.query_rows(sql, params, timeout=timeout)
 
     def insert_arrow(self, table: str, data: Any) -> None:
         self._client.insert_arrow(table, data)

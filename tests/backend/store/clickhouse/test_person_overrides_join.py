@@ -51,13 +51,13 @@ class Recording:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)
 
-    def query_rows(self, text: str, params: Any = None) -> Any:
+    def query_rows(self, text: str, params: Any = None, *, timeout: float | None = None) -> Any:
         self.texts.append(text)
-        return self.client.query_rows(text, params)
+        return self.client.query_rows(text, params, timeout=timeout)
 
-    def query_arrow(self, text: str, params: Any = None) -> Any:
+    def query_arrow(self, text: str, params: Any = None, *, timeout: float | None = None) -> Any:
         self.texts.append(text)
-        return self.client.query_arrow(text, params)
+        return self.client.query_arrow(text, params, timeout=timeout)
 
 
 @pytest.fixture
