@@ -11,23 +11,38 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 
 import pytest
 
 from local_backend.errors import QueryTimeout
 from local_backend.queries.guard import CalculationGuard
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.clickhouse.http_client import HttpClient
 from local_backend.store.engines import choose_engine, client_for, parse_engine
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.mirror import _session_folder
+from tests.clickhouse_shim import start_shim
 
 SLOW = "SELECT count() FROM numbers(60000) AS a, numbers(60000) AS b WHERE (a.number * 7 + b.number) % 1000003 = 1"
 LIMIT = 0.5
 SLACK = 1.0  # the limit must hold within a second
 
 
-def test_a_statement_past_the_time_limit_stops_at_the_limit_and_answers_query_timeout(conn) -> None:
-    store = ClickHouseEventStore(conn, fresh_chdb_client("limit"))
+@pytest.fixture(params=["chdb", "clickhouse-http"])
+def ch(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A client of each kind: embedded, or a server's over HTTP (the shim, running chdb in a process of its own)."""
+    if request.param == "chdb":
+        yield fresh_chdb_client("limit")
+        return
+    with start_shim(str(tmp_path_factory.mktemp("shim"))) as port:
+        client = HttpClient.connect(f"clickhouse://default:@127.0.0.1:{port}/limit")
+        yield client
+        client.close()
+
+
+def test_a_statement_past_the_time_limit_stops_at_the_limit_and_answers_query_timeout(conn, ch) -> None:
+    store = ClickHouseEventStore(conn, ch)
     guard = CalculationGuard(timeout_seconds=LIMIT)
     started = time.monotonic()
     with pytest.raises(QueryTimeout) as caught, guard.watching(conn):
