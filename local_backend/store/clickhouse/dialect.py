@@ -20,6 +20,7 @@ answers, value for value, so a calculation gives the same numbers on either engi
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -45,9 +46,17 @@ SESSION_SECONDS = "e.session_seconds"
 _LITERAL = re.compile(r"'(?:[^'\\]|\\.|'')*'")
 
 
+_SPELT_KEY = "\x00"
+"""Stands, in SQL :func:`_keyed` binds, for the key as JSON text spells it (its escapes written out): what
+``simpleJSONExtractRaw``, which matches the stored text of a name, is given."""
+
+
 def _keyed(sql: str, key: str) -> Sql:
-    """``sql`` with ``key`` bound at each of its ``?`` marks (quoted literals skipped)."""
-    return sql, [key] * _LITERAL.sub("", sql).count("?")
+    """``sql`` with ``key`` bound at each of its ``?`` marks and its JSON spelling at each :data:`_SPELT_KEY`
+    (quoted literals skipped)."""
+    spelt = json.dumps(key, ensure_ascii=False)[1:-1]
+    marks = re.findall(f"[?{_SPELT_KEY}]", _LITERAL.sub("", sql))
+    return sql.replace(_SPELT_KEY, "?"), [spelt if mark == _SPELT_KEY else key for mark in marks]
 
 
 _LIKE_LITERAL_BACKSLASH = "replaceAll({}, '\\\\', '\\\\\\\\')"
@@ -163,7 +172,7 @@ class ClickHouseDialect:
             # an integer past SQLite's range, SQLite reads as a real (one past 64 bits ClickHouse reads as text)
             f" JSONType({column}, ?) = 'UInt64' AND JSONExtractUInt({column}, ?) > {MAX_INT64},"
             f" {_real_text(f'toFloat64(JSONExtractUInt({column}, ?))')},"
-            f" {container_text(column, '?', f'JSONExtractRaw({column}, ?)')})"
+            f" {container_text(column, _SPELT_KEY, f'JSONExtractRaw({column}, ?)')})"
         )
         return _keyed(sql, key)
 

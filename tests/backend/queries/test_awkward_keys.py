@@ -151,3 +151,15 @@ def test_the_keys_seen_on_events_are_the_stored_keys(client, world, captured, co
 
     for index, (_, key) in enumerate(_keys()):
         assert properties_seen_on_events(conn, world.project_id, [f"k{index}"]) == {key, "other", "$set"}
+
+
+def test_an_array_under_an_awkward_key_reads_as_stored(client, world, engine):
+    # the stored text, numbers as written (1.0 keeps its point), on ClickHouse as on SQLite
+    batch = [
+        {"event": f"a{index}", "distinct_id": "a", "properties": {key: [1.0, "é", {"k": None}]}}
+        for index, key in enumerate(KEYS.values())
+    ]
+    stamped = [{**event, "timestamp": "2026-01-15T10:00:00Z"} for event in batch]
+    assert client.post("/batch/", json={"api_key": world.project_token, "batch": stamped}).status_code == 200
+    got = {label: _trend(client, world, f"a{index}", breakdown=key) for index, (label, key) in enumerate(KEYS.items())}
+    assert got == {label: {'[1.0,"é",{"k":null}]': 1.0} for label in KEYS}
