@@ -3,7 +3,9 @@
 Each run is watched by a :class:`..queries.guard.CalculationGuard`: a progress handler on its SQLite
 connection aborts the statement in progress as soon as the run is cancelled or out of time
 (``Settings.query_timeout_seconds``), so a cancelled calculation stops within a few thousand SQLite steps rather
-than running to the end, and one that runs too long answers :class:`..errors.QueryTimeout`. Background runs go
+than running to the end, and one that runs too long answers :class:`..errors.QueryTimeout`. On a ClickHouse
+engine each statement is given the time the run has left as its own limit, so the time limit holds there too
+(a cancel takes effect between statements). Background runs go
 to a small thread pool; their status is stored (``query_status``) so any request can poll it, and a failure is
 recorded there, never raised into the server.
 """
