@@ -46,6 +46,7 @@ class FunnelTrendSeries(BaseModel):
     labels: list[str]
     reached_from_step_count: list[int] = Field(default_factory=list)
     reached_to_step_count: list[int] = Field(default_factory=list)
+    breakdown: Any = Field(None, description="As on the steps: a cohort's name beside its id, else the value")
     breakdown_value: Any = None
 
 

@@ -88,9 +88,7 @@ def funnel_frame(response: Mapping[str, Any]) -> pd.DataFrame:
         previous = None
         for step in ordered:
             count = step.get("count") or 0
-            value, shown = step.get("breakdown_value"), step.get("breakdown")
-            if isinstance(shown, str) and value is not None and not isinstance(value, list) and shown != text(value):
-                names[text(value) or ""] = shown  # a cohort: the API sends its id as the value, its name beside
+            _note_cohort_name(names, step)
             rows.append(
                 {
                     "breakdown_value": step.get("breakdown_value"),
@@ -113,6 +111,13 @@ def funnel_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     return frame
 
 
+def _note_cohort_name(names: dict[str, str], item: Mapping[str, Any]) -> None:
+    """Record a cohort's name: the API sends its id as ``breakdown_value`` and its name as ``breakdown``."""
+    value, shown = item.get("breakdown_value"), item.get("breakdown")
+    if isinstance(shown, str) and value is not None and not isinstance(value, list) and shown != text(value):
+        names[text(value) or ""] = shown
+
+
 def funnel_trends_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     """A funnel ``trends`` response (conversion rate per entrance period) as a tidy frame.
 
@@ -120,7 +125,8 @@ def funnel_trends_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     -------
     pandas.DataFrame
         ``date`` (datetime64[ns, <project tz>], the period start), ``breakdown_value`` (string; only with a
-        breakdown), ``conversion_rate`` (float64 fraction; the API's percentages divided by 100).
+        breakdown), ``conversion_rate`` (float64 fraction; the API's percentages divided by 100); a cohort
+        breakdown's names in ``attrs["breakdown_labels"]``, as for steps.
 
     Examples
     --------
@@ -132,7 +138,9 @@ def funnel_trends_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     days: list[Any] = []
     breakdowns: list[Any] = []
     rates: list[Any] = []
+    names: dict[str, str] = {}
     for item in response_results(response) or []:
+        _note_cohort_name(names, item)
         for day, rate in zip(item["days"], item["data"], strict=True):
             days.append(day)
             breakdowns.append(item.get("breakdown_value"))
@@ -146,6 +154,8 @@ def funnel_trends_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     )
     frame = drop_empty_columns(frame, ["breakdown_value"])
     frame.attrs = {**response_metadata(response), "timezone": timezone}
+    if names:
+        frame.attrs["breakdown_labels"] = names
     return frame
 
 

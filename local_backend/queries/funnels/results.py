@@ -221,9 +221,12 @@ def funnel_result(conn: sqlite3.Connection, project_id: int, run: FunnelRun, peo
         if not run.broken_down:
             return [_trend_items(run, None)]
         buckets = sorted(set(run.labelled.group_value[run.attempts.group].tolist()))
-        return [
-            {**_trend_items(run, bucket), "breakdown_value": breakdown_value_of(run, bucket)[1]} for bucket in buckets
-        ]
+        items = []
+        for bucket in buckets:
+            # ``breakdown`` as the steps show it: a cohort's name beside its id, else the value again
+            breakdown, value = breakdown_value_of(run, bucket)
+            items.append({**_trend_items(run, bucket), "breakdown": breakdown, "breakdown_value": value})
+        return items
     parts = bucket_outcomes(run)
     if not run.broken_down:
         return _steps(conn, project_id, run, None, parts[0][1], people_link)

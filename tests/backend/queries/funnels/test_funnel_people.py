@@ -237,3 +237,20 @@ def test_actors_need_the_scope_people_lists_need(client, world, stored):
     url = QUERY.format(pid=world.project_id)
     assert client.post(url, json={"query": actors}, headers=headers).status_code == 403
     assert client.post(url, json={"query": funnel}, headers=headers).status_code == 200
+
+
+def test_conversion_over_time_by_cohort_names_each_line_by_its_cohort(client, world, stored):
+    from toolkit.frames import funnel_trends_frame
+
+    # entrants per day and who of them made all three steps: in the cohort ann (10th, yes), dan (11th, no),
+    # fay (12th, yes); everyone adds ben (10th, no), cat (11th, no), eve (12th, no)
+    fields = {"breakdown": [stored, "all"], "breakdown_type": "cohort", "funnel_viz_type": "trends"}
+    body = {"insight": "FUNNELS", "events": STEPS, **RANGE, **fields}
+    response = client.post(FUNNEL.format(pid=world.project_id), json=body, headers=world.headers()).json()
+    items = {item["breakdown_value"]: item for item in response["result"]}
+    assert set(items) == {stored, "all"}
+    assert items[stored]["breakdown"] == "Chosen"
+    assert items[stored]["data"][5:8] == [100.0, 0.0, 100.0]
+    assert items["all"]["data"][5:8] == [50.0, 0.0, 50.0]
+    frame = funnel_trends_frame(response)
+    assert frame.attrs["breakdown_labels"] == {str(stored): "Chosen", "all": items["all"]["breakdown"]}
