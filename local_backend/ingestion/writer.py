@@ -140,6 +140,9 @@ def settle_interrupted_writes(db: sqlite3.Connection | Path | str) -> None:
     does it as it starts, a bulk load before it reads what is stored (no-op on the SQLite engine)."""
     conn = db if isinstance(db, sqlite3.Connection) else connect(db)
     try:
+        folder = journal_folder(database_file(conn))
+        if folder is None or not any(folder.glob("*.json")):
+            return  # nothing cut short (and the engine is not opened for nothing)
         if recorded_engine(conn).kind != "sqlite" and not conn.in_transaction:
             with write_transaction(conn):
                 pass
