@@ -155,8 +155,9 @@ class CalculationsMixin(Transport):
         -------
         pandas.DataFrame
             Tidy: ``date`` (datetime64[ns, <project tz>]), ``series``, ``breakdown_value`` (with a breakdown),
-            ``compare_label`` (with compare), ``value`` (float64); see `toolkit.frames.trend_frame`. ``attrs``
-            holds the response metadata and ``attrs["request"]`` the request body.
+            ``compare_label`` (with compare), ``value`` (Int64 for counts, float64 for property maths and
+            formulas); see `toolkit.frames.trend_frame`. ``attrs`` holds the response metadata and
+            ``attrs["request"]`` the request body.
 
         Examples
         --------

@@ -48,6 +48,7 @@ MODULES = [
     "toolkit.plots.funnels",
     "toolkit.plots.hover",
     "toolkit.plots.paths",
+    "toolkit.plots.periods",
     "toolkit.plots.retention",
     "toolkit.plots.style",
     "toolkit.plots.trend_series",

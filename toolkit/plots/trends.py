@@ -186,7 +186,9 @@ def _plot_pie(ax: Axes, series: list[PlottedSeries], *, running: bool) -> None:
     for empty in _texts:  # the names go to the legend
         empty.remove()
     for wedge, (item, total) in zip(wedges, slices, strict=True):
-        wedge.set_label(f"{item.label}: {format_count(total)} ({format_percent(total / grand)})")
+        # a label that names its math already holds a colon ("purchase: sum of amount"): a dash reads better
+        joint = " \u2014 " if ": " in item.label else ": "
+        wedge.set_label(f"{item.label}{joint}{format_count(total)} ({format_percent(total / grand)})")
     ax.set_aspect("equal")
     ax.set_anchor("W")
     ax.set_xlabel(f"Total {format_count(grand)}")

@@ -177,6 +177,13 @@ def test_pie_shares_of_positive_totals():
     assert ax.get_xlabel() == "Total 20"
 
 
+def test_pie_legend_of_a_series_named_with_its_math_reads_without_a_second_colon():
+    frame = trend(series("purchase: sum of amount", [30, 12, 0]), series("b", [58, 0, 0], order=1))
+    ax = plot_trend(frame, kind="pie")
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert labels == ["b: 58 (58%)", "purchase: sum of amount \u2014 42 (42%)"]
+
+
 def test_number_shows_the_total_and_the_change_from_the_previous_period():
     frame = trend(series("a", [3, 5, 2], compare="current"), series("a", [2, 2, 4], days=PREVIOUS, compare="previous"))
     ax = plot_trend(frame, kind="number")
