@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from ..store.materialized import MAX_KEY_LENGTH
 
 __all__ = [
+    "CLAIMED_KEY_PATTERN",
     "KEY_PATTERN",
     "MaterializedProperty",
     "MaterializedList",
@@ -19,8 +20,10 @@ __all__ = [
 ]
 
 PropertyType = Literal["event", "person"]
-# what a column's JSON path can hold: no quotes, backslashes or control characters
-KEY_PATTERN = r"^[^\"'\\\x00-\x1f]+$"
+# what a column's JSON path can hold: printable ASCII without quotes or backslashes (store.materialized)
+KEY_PATTERN = r"^[ !#-&(-\[\]-~]+$"
+# what a claim made by an earlier version may hold (other scripts were accepted then): still removable
+CLAIMED_KEY_PATTERN = r"^[^\"'\\\x00-\x1f]+$"
 
 
 class MaterializeRequest(BaseModel):

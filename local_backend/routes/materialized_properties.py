@@ -16,7 +16,7 @@ from ..auth import ProjectAccess, project_access
 from ..clock import format_instant
 from ..models.common import ErrorResponse
 from ..models.materialized import (
-    KEY_PATTERN,
+    CLAIMED_KEY_PATTERN,
     AutoRequest,
     AutoResult,
     MaterializedList,
@@ -109,7 +109,9 @@ def auto_route(
 def delete_route(
     access: Writer,
     conn: Conn,
-    property: str = Query(min_length=1, max_length=200, pattern=KEY_PATTERN, description="The property key"),  # noqa: A002
+    property: str = Query(  # noqa: A002
+        min_length=1, max_length=200, pattern=CLAIMED_KEY_PATTERN, description="The property key"
+    ),
     type: str = Query("event", pattern="^(event|person)$", description="event or person"),  # noqa: A002
 ) -> Response:
     drop_materialized(conn, access.project_id, check_key(property), kind=type)
