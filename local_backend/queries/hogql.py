@@ -18,6 +18,13 @@ does (NULL unless it reads as a number); ``if(c, a, b)`` takes ``a`` when ``c`` 
 reading as a non-zero number, else ``b`` (NULL and text that is not a number are false); ``coalesce``,
 ``ifNull`` and ``if`` whose values mix text with numbers answer them all as text.
 
+Operators read their operands alike on every engine: ``+ - * /`` and unary ``-`` read a value that is not a
+number as ``toFloat`` does; a comparison or ``in (...)`` with a number among its values reads them all so (a
+property that is no number compares as unknown: ``properties.n > 3`` and ``properties.n != 3`` are both false
+for ``"abc"``), one among text and properties compares their text (``'10' < '5'``), and an ``in (...)`` list
+mixing text with numbers compares as text; ``like`` reads both sides as text; ``and``, ``or``, ``not`` and a
+filter read a value as ``if`` reads its condition.
+
 Used by property filters of ``type: hogql`` (a boolean expression) and by the hogql breakdown (any expression;
 its value is the breakdown value). Expressions are bounded (:mod:`local_backend.limits`): length, nesting of
 parentheses, calls and unary operators, the number of operands, integer literals to 64 bits.
@@ -25,20 +32,15 @@ parentheses, calls and unary operators, the number of operands, integer literals
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ValidationError
 from ..limits import MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH, MAX_EXPRESSION_TERMS, MAX_INT64
 from ..models.fields import text_problem
 from .dialect import Dialect, SQLiteDialect
+from .hogql_tokens import Token, tokenize, unquote
 
-__all__ = ["compile_expression", "check_expression", "MAX_EXPRESSION_LENGTH"]
-_TOKEN = re.compile(
-    r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<string>'(?:[^'\\]|\\.)*')|(?P<quoted>\"(?:[^\"\\]|\\.)*\"|`[^`]*`)"
-    r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)|(?P<op>==|!=|<=|>=|<>|[=<>+\-*/(),.\[\]]))"
-)
+__all__ = ["compile_expression", "compile_condition", "check_expression", "MAX_EXPRESSION_LENGTH"]
 _FUNCTIONS: dict[str, tuple[int, int]] = {
     # name: (min args, max args); the dialect writes each (:data:`.dialect.HOGQL_SCALARS` and the ones below)
     "lower": (1, 1),
@@ -64,33 +66,11 @@ _COMPARE = {"=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", "
 _FIELDS = {"event": "e.event", "distinct_id": "e.distinct_id", "timestamp": "e.timestamp"}
 
 
-@dataclass
-class _Token:
-    kind: str
-    text: str
-
-
-def _unquote(text: str) -> str:
-    body = text[1:-1]
-    return re.sub(r"\\(.)", r"\1", body) if text[0] != "`" else body
-
-
 class _Parser:
     def __init__(self, text: str, attr: str, dialect: Dialect) -> None:
         self.attr = attr
         self.dialect = dialect
-        self.tokens: list[_Token] = []
-        position = 0
-        while position < len(text):
-            if not text[position:].strip():
-                break
-            match = _TOKEN.match(text, position)
-            if match is None or match.end() == position:
-                self.fail(f"Unexpected character at position {position}")
-            assert match is not None
-            kind = match.lastgroup or "op"
-            self.tokens.append(_Token(kind, match.group(kind)))
-            position = match.end()
+        self.tokens = tokenize(text, self.fail)
         self.index = 0
         self.depth = 0
         self.terms = 0
@@ -108,7 +88,7 @@ class _Parser:
     def fail(self, message: str) -> None:
         raise ValidationError(f"{message} in the HogQL expression.", attr=self.attr)
 
-    def peek(self, offset: int = 0) -> _Token | None:
+    def peek(self, offset: int = 0) -> Token | None:
         index = self.index + offset
         return self.tokens[index] if index < len(self.tokens) else None
 
@@ -134,7 +114,9 @@ class _Parser:
         sql = self.conjunction()
         while self.is_word("or"):
             self.index += 1
-            sql = f"({sql} OR {self.conjunction()})"
+            left = self.truth(sql, self.kind)
+            right = self.conjunction()
+            sql = f"({left} OR {self.truth(right, self.kind)})"
             self.kind = BOOL
         return sql
 
@@ -142,7 +124,9 @@ class _Parser:
         sql = self.negation()
         while self.is_word("and"):
             self.index += 1
-            sql = f"({sql} AND {self.negation()})"
+            left = self.truth(sql, self.kind)
+            right = self.negation()
+            sql = f"({left} AND {self.truth(right, self.kind)})"
             self.kind = BOOL
         return sql
 
@@ -150,40 +134,50 @@ class _Parser:
         if self.is_word("not"):
             self.index += 1
             self.enter()
-            sql = f"(NOT {self.negation()})"
+            operand = self.negation()
+            sql = f"(NOT {self.truth(operand, self.kind)})"
             self.depth -= 1
             self.kind = BOOL
             return sql
         return self.comparison()
 
     def comparison(self) -> str:
+        start = len(self.params)
         left = self.additive()
+        left_kind, left_end = self.kind, len(self.params)
         token = self.peek()
         if token is not None and token.text in _COMPARE:
             self.index += 1
-            sql = f"({left} {_COMPARE[token.text]} {self.additive()})"
+            right = self.additive()
+            left, right = self.comparable([left, right], [left_kind, self.kind])
             self.kind = BOOL
-            return sql
+            return f"({left} {_COMPARE[token.text]} {right})"
         negated = self.is_word("not") and (self.is_word("like", 1) or self.is_word("ilike", 1) or self.is_word("in", 1))
         if negated:
             self.index += 1
         if self.is_word("like") or self.is_word("ilike"):
             case_blind = self.is_word("ilike")
             self.index += 1
-            right = self.additive()
+            left = self.as_text(left, left_kind)
+            right = self.as_text(self.additive(), self.kind)
             sql = self.dialect.ilike(left, right) if case_blind else self.dialect.like(left, right)
             self.kind = BOOL
             return f"(NOT {sql})" if negated else sql
         if self.is_word("in"):
             self.index += 1
             self.take("(")
-            items = [self.additive()]
+            items, kinds = [left, self.additive()], [left_kind, self.kind]
             while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
                 self.index += 1
                 items.append(self.additive())
+                kinds.append(self.kind)
             self.take(")")
+            left, *items = self.comparable(items, kinds)
             self.kind = BOOL
-            return f"({left} {'NOT IN' if negated else 'IN'} ({', '.join(items)}))"
+            self.params[start:start] = self.params[start:left_end]  # the value is written twice
+            # ClickHouse answers 0 where SQLite answers NULL for a NULL value, so NULL is spelled out
+            test = f"{left} {'NOT IN' if negated else 'IN'} ({', '.join(items)})"
+            return f"(CASE WHEN {left} IS NULL THEN NULL WHEN {test} THEN 1 ELSE 0 END)"
         return left
 
     def additive(self) -> str:
@@ -191,7 +185,9 @@ class _Parser:
         while self.peek() is not None and self.peek().text in ("+", "-"):  # type: ignore[union-attr]
             operator = self.peek().text  # type: ignore[union-attr]
             self.index += 1
-            sql = f"({sql} {operator} {self.multiplicative()})"
+            left = self.as_number(sql, self.kind)
+            right = self.multiplicative()
+            sql = f"({left} {operator} {self.as_number(right, self.kind)})"
             self.kind = NUMBER
         return sql
 
@@ -200,8 +196,10 @@ class _Parser:
         while self.peek() is not None and self.peek().text in ("*", "/"):  # type: ignore[union-attr]
             operator = self.peek().text  # type: ignore[union-attr]
             self.index += 1
+            left = self.as_number(sql, self.kind)
             right = self.unary()
-            sql = f"({sql} * {right})" if operator == "*" else self.dialect.divide(sql, right)
+            right = self.as_number(right, self.kind)
+            sql = f"({left} * {right})" if operator == "*" else self.dialect.divide(left, right)
             self.kind = NUMBER
         return sql
 
@@ -210,7 +208,8 @@ class _Parser:
         if token is not None and token.text == "-":
             self.index += 1
             self.enter()
-            sql = f"(-{self.unary()})"
+            operand = self.unary()
+            sql = f"(-{self.as_number(operand, self.kind)})"
             self.depth -= 1
             self.kind = NUMBER
             return sql
@@ -233,7 +232,7 @@ class _Parser:
             self.kind = NUMBER
             return "?"
         if token.kind == "string":
-            self.params.append(_unquote(token.text))
+            self.params.append(unquote(token.text))
             self.kind = TEXT
             return "?"
         if token.text == "(":
@@ -255,7 +254,7 @@ class _Parser:
             if token is None or token.kind not in ("name", "quoted"):
                 self.fail("Expected a property key after '.'")
             self.index += 1
-            return token.text if token.kind == "name" else _unquote(token.text)  # type: ignore[union-attr]
+            return token.text if token.kind == "name" else unquote(token.text)  # type: ignore[union-attr]
         if token is not None and token.text == "[":
             self.index += 1
             inner = self.peek()
@@ -263,7 +262,7 @@ class _Parser:
                 self.fail("Expected a quoted property key in [...]")
             self.index += 1
             self.take("]")
-            return _unquote(inner.text)  # type: ignore[union-attr]
+            return unquote(inner.text)  # type: ignore[union-attr]
         self.fail("Expected a property key")
         return ""
 
@@ -273,7 +272,7 @@ class _Parser:
         self.kind = VALUE
         return sql
 
-    def name(self, token: _Token) -> str:
+    def name(self, token: Token) -> str:
         word = token.text.lower()
         following = self.peek()
         if token.kind == "name" and following is not None and following.text == "(":
@@ -347,14 +346,30 @@ class _Parser:
     def as_text(self, sql: str, kind: str) -> str:
         return sql if kind in _TEXTUAL else self.dialect.to_text(sql)
 
+    def as_number(self, sql: str, kind: str) -> str:
+        """``sql`` as an operand of arithmetic: a number as it is, anything else read as ``toFloat`` reads it."""
+        return sql if kind in (*_NUMERIC, NULL) else self.dialect.number(sql)
+
     def truth(self, sql: str, kind: str) -> str:
-        """A condition that holds when ``sql`` is a true condition or a value reading as a non-zero number."""
-        if kind == BOOL:
+        """A condition that holds when ``sql`` is a true condition or a value reading as a non-zero number;
+        unknown (NULL) when it is NULL or reads as no number."""
+        if kind in (BOOL, NULL):
             return sql
-        if kind == NULL:
-            return "0"
-        number = sql if kind == NUMBER else self.dialect.number(sql)
-        return f"(coalesce({number}, 0) != 0)"
+        return f"({self.as_number(sql, kind)} != 0)"
+
+    def comparable(self, args: list[str], kinds: list[str]) -> list[str]:
+        """Values compared with one another: all as numbers when a number is among them (a property or text
+        read as ``toFloat`` reads it, so one that is no number compares as unknown), else all as text (SQLite
+        keeps a property's type, ClickHouse has only its text)."""
+        present = {kind for kind in kinds if kind != NULL}
+        if present & set(_NUMERIC) and present & set(_TEXTUAL):
+            if all(kind in _NUMERIC or kind == NULL for kind in kinds[1:]) or kinds[0] in _NUMERIC:
+                return [self.as_number(arg, kind) for arg, kind in zip(args, kinds, strict=True)]
+            # in (...) whose items mix text with numbers: all as text, as coalesce answers them
+            return [arg if kind == NULL else self.dialect.to_text(arg) for arg, kind in zip(args, kinds, strict=True)]
+        if VALUE in present:
+            return [self.dialect.to_text(arg) if kind == VALUE else arg for arg, kind in zip(args, kinds, strict=True)]
+        return args
 
     def alike(self, args: list[str], kinds: list[str]) -> tuple[list[str], str]:
         """Values that can stand in one column (one of them is the answer): all as text when text mixes with
@@ -367,9 +382,7 @@ class _Parser:
         return [arg if kind == NULL else self.dialect.to_text(arg) for arg, kind in zip(args, kinds, strict=True)], TEXT
 
 
-def compile_expression(text: str, *, attr: str, dialect: Dialect) -> tuple[str, list[Any]]:
-    """SQL over ``events e``, in ``dialect``, for a HogQL expression of the supported subset, with its bound
-    parameters."""
+def _parsed(text: str, attr: str, dialect: Dialect) -> tuple[_Parser, str]:
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("A HogQL expression must be a non-empty string.", attr=attr)
     if len(text) > MAX_EXPRESSION_LENGTH:
@@ -378,8 +391,21 @@ def compile_expression(text: str, *, attr: str, dialect: Dialect) -> tuple[str, 
     if problem is not None:
         raise ValidationError(f"A HogQL expression {problem}.", attr=attr)
     parser = _Parser(text, attr, dialect)
-    sql = parser.parse()
+    return parser, parser.parse()
+
+
+def compile_expression(text: str, *, attr: str, dialect: Dialect) -> tuple[str, list[Any]]:
+    """SQL over ``events e``, in ``dialect``, for a HogQL expression of the supported subset, with its bound
+    parameters."""
+    parser, sql = _parsed(text, attr, dialect)
     return sql, parser.params
+
+
+def compile_condition(text: str, *, attr: str, dialect: Dialect) -> tuple[str, list[Any]]:
+    """:func:`compile_expression` as a filter reads it: 1 when the expression is a true condition or a value
+    reading as a non-zero number, else 0 (``properties.paid`` keeps the events where paid is true)."""
+    parser, sql = _parsed(text, attr, dialect)
+    return f"coalesce({parser.truth(sql, parser.kind)}, 0)", parser.params
 
 
 def check_expression(text: str, *, attr: str) -> None:

@@ -39,7 +39,7 @@ from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use
 from .dialect import Dialect
 from .elements import element_condition
-from .hogql import compile_expression
+from .hogql import compile_condition
 from .property_model import Property, PropertyGroup, parse_properties, parse_property_date
 
 __all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "group_properties_column", "compare_json", "compare_value"]
@@ -158,8 +158,7 @@ class PropertyCompiler:
         if prop.type == "element":
             return element_condition(prop, self.dialect)
         if prop.type == "hogql":
-            sql, params = compile_expression(prop.key, attr="properties", dialect=self.dialect)
-            return f"coalesce({sql}, 0)", params
+            return compile_condition(prop.key, attr="properties", dialect=self.dialect)
         if prop.type == "session":
             return self._session(prop)
         if prop.type == "person":

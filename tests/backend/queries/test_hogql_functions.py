@@ -21,7 +21,7 @@ NULL = "$$_posthog_breakdown_null_$$"
 DAY = "2026-01-14"
 # one event per person; the expression is read on each
 PROPERTIES: dict[str, dict[str, Any]] = {
-    "ann": {"name": "MiXed ä", "padded": "  a b  ", "n": 5, "price": 1.25, "delta": -2.5, "paid": True},
+    "ann": {"name": "MiXed ä", "padded": "  a b  ", "n": 5, "price": 1.25, "delta": -2.5, "paid": True, "big": 10},
     "ben": {"name": "plain", "n": "12", "price": "2.5", "delta": "-4", "paid": False},
     "cy": {"n": "abc", "paid": "yes"},
     "di": {"n": 2.5, "paid": 2},
@@ -74,10 +74,39 @@ CASES = [
     ("if(toFloat(properties.n) > 10, 'big', 'small')", {"big": 1, "small": 3}),  # NULL > 10 is not true
     ("if(properties.name = 'plain', 1, 'other')", {"1": 1, "other": 3}),  # a number and text: as text
 ]
+# a property beside a number reads as toFloat reads it (NULL unless a number); beside text it stays text
+OPERATOR_CASES = [
+    ("properties.n + 1", {"6.0": 1, "13.0": 1, NULL: 1, "3.5": 1}),
+    ("properties.n - properties.price", {"3.75": 1, "9.5": 1, NULL: 2}),
+    ("properties.n / 2", {"2.5": 1, "6.0": 1, NULL: 1, "1.25": 1}),
+    ("-properties.delta", {"2.5": 1, "4.0": 1, NULL: 2}),
+    ("properties.n > 3", {"1": 2, "0": 1, NULL: 1}),  # "12" reads as 12; "abc" is no number
+    ("properties.price * 2 >= 5", {"0": 1, "1": 1, NULL: 2}),
+    ("properties.n = 5", {"1": 1, "0": 2, NULL: 1}),
+    ("properties.paid = 1", {"1": 1, "0": 2, NULL: 1}),  # true reads as 1, "yes" as no number
+    ("properties.n = '5'", {"1": 1, "0": 3}),  # beside text: compared as text
+    ("properties.big > properties.n", {"0": 1, NULL: 3}),  # two values: as text, '10' sorts before '5'
+    ("properties.n in (5, 12)", {"1": 2, "0": 1, NULL: 1}),
+    ("properties.n not in (5, 12)", {"0": 2, "1": 1, NULL: 1}),
+    ("properties.n in ('5', 'abc')", {"1": 2, "0": 2}),
+    ("properties.n like '1%'", {"1": 1, "0": 3}),
+    ("5 like '5'", {"1": 4}),  # a number read as its text
+    ("properties.paid and properties.n > 3", {"1": 1, "0": 2, NULL: 1}),  # 2 is true; "yes" unknown
+    ("not properties.paid", {"0": 2, "1": 1, NULL: 1}),
+    ("if(properties.n > 3, 'big', 'small')", {"big": 2, "small": 2}),
+    ("if(properties.n * 2 > 9, properties.n + 0, 0.0)", {"5.0": 1, "12.0": 1, "0.0": 2}),
+]
 
 
 @pytest.mark.parametrize(("expression", "expected"), CASES, ids=[case[0] for case in CASES])
 def test_a_function_gives_its_documented_value(conn, project, clock, engine, expression, expected) -> None:
+    assert values_of(conn, project, clock, expression) == expected
+
+
+@pytest.mark.parametrize(("expression", "expected"), OPERATOR_CASES, ids=[case[0] for case in OPERATOR_CASES])
+def test_an_operator_reads_a_property_beside_a_number_as_a_number(
+    conn, project, clock, engine, expression, expected
+) -> None:
     assert values_of(conn, project, clock, expression) == expected
 
 
@@ -102,3 +131,75 @@ def test_an_unsupported_function_or_arity_is_a_400_naming_it(conn, project, cloc
         values_of(conn, project, clock, expression)
     assert caught.value.status_code == 400 and caught.value.attr == "breakdown"
     assert expression.split("(")[0].lower() in caught.value.detail.lower()
+
+
+OPERANDS = ["properties.n", "properties.paid", "properties.nothing", "person.properties.age"]
+OTHERS = ["1", "2.5", "'7'", "'a'", "null", "true", "properties.n", "event", "(properties.n > 1)"]
+BINARY = ["=", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "and", "or", "like", "ilike"]
+
+
+def generated_expressions() -> list[str]:
+    """Every operator and function of the subset over property operands (numbers, numeric text, other text,
+    booleans, null and missing values on the events below), each way round."""
+    expressions = [f"{prefix}{operand}" for operand in OPERANDS for prefix in ("-", "not ")]
+    for operand in OPERANDS:
+        for other in OTHERS:
+            expressions += [f"{operand} {op} {other}" for op in BINARY] + [f"{other} {op} {operand}" for op in BINARY]
+            expressions += [f"{operand} in ({other}, 1)", f"{operand} not in ('x', {other})", f"{other} in ({operand})"]
+            expressions += [f"{name}({operand}, {other})" for name in ("concat", "coalesce", "ifNull", "round")]
+            expressions += [f"if({operand}, {other}, 1)", f"if({other}, {operand}, 'x')", f"round({other}, {operand})"]
+        unary = ["lower", "upper", "length", "trim", "toString", "toFloat", "toInt", "round", "abs", "concat"]
+        expressions += [f"{name}({operand})" for name in unary]
+    return expressions
+
+
+def test_no_operator_or_function_over_a_property_fails(conn, project, clock, engine) -> None:
+    persons = {"ann": {"age": 25}, "ben": {"age": "40"}, "cy": {"age": "old"}}
+    events = [("e", who, f"{DAY}T10:00:00Z", props) for who, props in PROPERTIES.items()]
+    add_events(conn, project["id"], events, persons=persons)
+    failures = []
+    for expression in generated_expressions():
+        for breakdown, properties in ((expression, []), (None, [{"key": expression, "type": "hogql"}])):
+            filter = TrendsFilter(
+                events=[{"id": "e"}],
+                breakdown=breakdown,
+                breakdown_type="hogql" if breakdown else None,
+                properties=properties,
+                date_from=DAY,
+                date_to=DAY,
+            )
+            try:
+                compute_trends(conn, project, filter, clock.now())
+            except ValidationError:
+                continue
+            except Exception as error:  # noqa: BLE001 - every other failure is a 500
+                failures.append(f"{expression} ({'breakdown' if breakdown else 'filter'}): {str(error)[:80]}")
+    assert failures == [], "\n".join(failures)
+
+
+@pytest.mark.parametrize(
+    ("key", "count"),
+    [
+        ("properties.n > 3", 2),  # 5 and "12"; "abc" and 2.5 are not
+        ("properties.amount * 2 >= 10", 2),  # 5 and "7.5"
+        ("person.properties.age < 30", 1),  # 25; "40" is not, "old" reads as no number
+        ("properties.paid", 2),  # true and 2
+        ("properties.n = '5'", 1),  # beside text the value is its text
+    ],
+)
+def test_the_trends_api_filters_on_a_property_compared_with_a_number(client, world, engine, key, count) -> None:
+    people = {
+        "ann": ({"n": 5, "amount": 5, "paid": True}, {"age": 25}),
+        "ben": ({"n": "12", "amount": "7.5", "paid": 2}, {"age": "40"}),
+        "cy": ({"n": "abc", "amount": "x", "paid": "yes"}, {"age": "old"}),
+        "di": ({"n": 2.5, "amount": 4.9, "paid": False}, {}),
+    }
+    batch = [
+        {"event": "e", "distinct_id": who, "timestamp": f"{DAY}T10:00:00Z", "properties": {**props, "$set": person}}
+        for who, (props, person) in people.items()
+    ]
+    assert client.post("/batch/", json={"api_key": world.project_token, "batch": batch}).status_code == 200
+    body = {"events": [{"id": "e"}], "date_from": DAY, "date_to": DAY, "properties": [{"key": key, "type": "hogql"}]}
+    answer = client.post(f"/api/projects/{world.project_id}/insights/trend/", json=body, headers=world.headers())
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["result"][0]["count"] == count
