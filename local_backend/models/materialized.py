@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
 
 from ..store.materialized import MAX_KEY_LENGTH
 
@@ -33,10 +33,18 @@ class MaterializeRequest(BaseModel):
     type: PropertyType = Field("event", description="An event property (default) or a person property")
 
 
+def _whole_number(value: Any) -> Any:
+    # JSON Schema's integer includes 75.0; text and booleans stay refused, as the schema says
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+WholeNumber = Annotated[StrictInt, BeforeValidator(_whole_number)]
+
+
 class AutoRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    limit: StrictInt | None = Field(None, ge=0, le=100, description="How many to keep; default: the server's setting")
+    limit: WholeNumber | None = Field(None, ge=0, le=100, description="How many to keep; default: the server's setting")
 
 
 class MaterializedProperty(BaseModel):

@@ -222,3 +222,15 @@ def test_the_automatic_choice_through_the_api_uses_the_setting(client, events, w
     listed = client.get(url(world), headers=world.headers()).json()
     assert [(row["property"], row["source"], row["state"]) for row in listed["results"]] == [("plan", "auto", "ready")]
     assert listed["most_used"] == [{"property": "plan", "type": "event", "uses": 1}]
+
+
+@pytest.mark.parametrize(
+    "limit, status",
+    [(1.0, 200), (0, 200), (1.5, 400), ("1", 400), (True, 400), (101, 400)],
+)
+def test_the_automatic_choice_takes_a_whole_number_as_json_schema_reads_one(client, world, limit, status):
+    # JSON Schema's integer holds 1.0 but not 1.5, "1" or true: the body is read as its schema says
+    response = client.post(url(world, "auto/"), json={"limit": limit}, headers=world.headers())
+    assert response.status_code == status, response.text
+    if status == 400:
+        assert response.json()["attr"] == "limit"
