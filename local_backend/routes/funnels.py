@@ -135,6 +135,10 @@ async def funnel_correlation_route(request: Request, access: InsightReader, conn
     return {"result": result, "last_refresh": now_iso(request), "is_cached": False}
 
 
+# The row of a correlation people URL: read by the route as text, whatever it holds ("[beta] signup" is an event name)
+CORRELATION_ROW_PARAMS = ("funnel_correlation_value", "funnel_correlation_person_converted")
+
+
 @router.get(
     "/api/projects/{project_id}/persons/funnel/correlation",
     response_model=FunnelPeoplePage,
@@ -150,7 +154,7 @@ async def funnel_correlation_people_route(
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
-    params = await read_filter_params(request)
+    params = await read_filter_params(request, CORRELATION_ROW_PARAMS)
     refuse_unsupported_fields("FUNNELS", params)
     filter = parse_filter(FunnelFilter, params)
     if funnel_correlation_person_converted.lower() not in ("true", "false"):

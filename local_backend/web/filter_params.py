@@ -6,6 +6,7 @@ Both are merged, the body winning over the query string; JSON text is decoded an
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from fastapi import Request
@@ -19,12 +20,17 @@ __all__ = ["read_filter_params", "IGNORED_PARAMS"]
 IGNORED_PARAMS = frozenset({"personal_api_key", "format", "refresh", "client_query_id", "limit", "offset"})
 
 
-async def read_filter_params(request: Request) -> dict[str, Any]:
-    """Query string then body, JSON text decoded, request-steering parameters left out."""
+async def read_filter_params(request: Request, route_params: Collection[str] = ()) -> dict[str, Any]:
+    """Query string then body, JSON text decoded, request-steering parameters left out.
+
+    ``route_params`` are the parameters the route reads itself (an event name, say, which may well begin with
+    ``[``): they are no field of the filter, so they are left out rather than read as JSON.
+    """
+    left_out = IGNORED_PARAMS.union(route_params)
     params: dict[str, Any] = {
-        key: decode_json_text(value, key) for key, value in request.query_params.items() if key not in IGNORED_PARAMS
+        key: decode_json_text(value, key) for key, value in request.query_params.items() if key not in left_out
     }
     if request.method in ("POST", "PUT", "PATCH"):
         body = await read_body(request)
-        params.update({key: decode_json_text(value, key) for key, value in body.items() if key not in IGNORED_PARAMS})
+        params.update({key: decode_json_text(value, key) for key, value in body.items() if key not in left_out})
     return params

@@ -86,6 +86,17 @@ def test_people_of_a_correlation_row(client, world, conn):
     assert people(video["failure_people_url"]) == ["f1"]
 
 
+def test_people_of_an_event_whose_name_reads_as_json(client, world, conn):
+    # "[beta] signup" begins like a JSON list: the people URL carries it as the event name it is
+    renamed = [("[beta] signup" if name == "video" else name, who, at) for name, who, at in EVENTS]
+    add_events(conn, world.project_id, renamed)
+    row = correlation(client, world)["result"]["events"][0]
+    assert row["event"]["event"] == "[beta] signup"
+    response = client.get(row["success_people_url"], headers=world.headers())
+    assert response.status_code == 200, response.json()
+    assert sorted(d for p in response.json()["results"][0]["people"] for d in p["distinct_ids"]) == ["s1", "s2"]
+
+
 def test_one_sided_funnel_is_empty_and_skewed(client, world, conn):
     add_events(conn, world.project_id, [("a", "p", "2026-01-10T10:00:00Z"), ("x", "p", "2026-01-10T10:01:00Z")])
     assert correlation(client, world)["result"] == {"events": [], "skewed": True}
