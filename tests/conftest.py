@@ -1,7 +1,12 @@
-"""Fixtures shared by every test: a fresh database per test, a fixed clock, and keys of any scope."""
+"""Fixtures shared by every test: a fresh database per test, a fixed clock, and keys of any scope.
+
+The database of a test is a copy of one migrated once per run (:func:`migrated_template`): a copy takes about a
+millisecond where running the migrations takes thirty.
+"""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +32,18 @@ def clock() -> FixedClock:
     return FixedClock(NOW)
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    path = tmp_path / "test.db"
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database with every migration applied, made once per run (closed, so the file holds everything)."""
+    path = tmp_path_factory.mktemp("template") / "migrated.db"
     migrate(path)
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, migrated_template: Path) -> Path:
+    path = tmp_path / "test.db"
+    shutil.copyfile(migrated_template, path)
     return path
 
 

@@ -33,17 +33,17 @@ def engine(request: pytest.FixtureRequest, conn: sqlite3.Connection) -> Iterator
     if request.param == "sqlite":
         yield lambda: "sqlite"
         return
-    from tests.backend.store.clickhouse.mirror import chdb_client, drop_database
+    from tests.backend.store.clickhouse.mirror import chdb_client, release_database
 
     client = chdb_client()
     yield lambda: _move_to_chdb(conn, client)
-    drop_database(client)
+    release_database(client)
 
 
 @pytest.fixture
 def on_chdb(conn: sqlite3.Connection) -> Iterator[Callable[[], str]]:
-    from tests.backend.store.clickhouse.mirror import chdb_client, drop_database
+    from tests.backend.store.clickhouse.mirror import chdb_client, release_database
 
     client = chdb_client()
     yield lambda: _move_to_chdb(conn, client)
-    drop_database(client)
+    release_database(client)

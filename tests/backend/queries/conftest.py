@@ -55,13 +55,13 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     if request.param == "sqlite":
         yield "sqlite"
         return
-    from tests.backend.store.clickhouse.mirror import chdb_client, drop_database, use_clickhouse
+    from tests.backend.store.clickhouse.mirror import chdb_client, release_database, use_clickhouse
 
     if request.param == "chdb":
         client = chdb_client()
         use_clickhouse(monkeypatch, client)
         yield "chdb"
-        drop_database(client)
+        release_database(client)
         return
     use_clickhouse(monkeypatch, request.getfixturevalue("shim_server"))
     yield "clickhouse-http"

@@ -21,7 +21,7 @@ from local_backend.errors import ValidationError
 from local_backend.queries.trends import TrendsFilter, compute_trends
 from local_backend.store import event_store as event_store_module
 from local_backend.store.projects import create_project
-from tests.backend.store.clickhouse.mirror import MirroredEngine, _patch_event_store, chdb_client, drop_database
+from tests.backend.store.clickhouse.mirror import MirroredEngine, _patch_event_store, chdb_client, release_database
 from tests.factories import add_events
 
 SCALARS: list[Any] = [
@@ -52,7 +52,7 @@ def both_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, bool]]:
     switch = {"clickhouse": False}
     _patch_event_store(monkeypatch, lambda conn: mirrored.event_store(conn) if switch["clickhouse"] else original(conn))
     yield switch
-    drop_database(client)
+    release_database(client)
 
 
 def _filters(rng: random.Random, values: list[Any]) -> dict[str, TrendsFilter]:

@@ -17,7 +17,7 @@ def engine(request: pytest.FixtureRequest, conn, monkeypatch: pytest.MonkeyPatch
     if request.param == "sqlite":
         yield lambda: "sqlite"
         return
-    from tests.backend.store.clickhouse.mirror import chdb_client, drop_database, move_events_to_clickhouse
+    from tests.backend.store.clickhouse.mirror import chdb_client, move_events_to_clickhouse, release_database
 
     client = chdb_client()
 
@@ -26,4 +26,4 @@ def engine(request: pytest.FixtureRequest, conn, monkeypatch: pytest.MonkeyPatch
         return "chdb"
 
     yield move
-    drop_database(client)
+    release_database(client)

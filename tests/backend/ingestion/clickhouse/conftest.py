@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from local_backend.store.clickhouse.client import ChdbClient, ClickHouseClient
 from local_backend.store.engines import Engine, choose_engine, client_for, parse_engine
+from tests.backend.store.clickhouse.mirror import pooled_database_name, release_database
 
 pytest.importorskip("chdb")
 
@@ -23,7 +23,8 @@ def chdb_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture
 def chdb_engine(chdb_folder: str) -> Engine:
-    return parse_engine(f"chdb:{chdb_folder}?database=t_{uuid.uuid4().hex[:12]}")
+    """A chdb engine on a database of its own: emptied by an earlier test, or new."""
+    return parse_engine(f"chdb:{chdb_folder}?database={pooled_database_name()}")
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def ch_conn(conn, chdb_engine: Engine) -> Iterator:
     """The test database (``conn``), its events recorded to live in this test's chdb database."""
     choose_engine(conn, chdb_engine)
     yield conn
-    client_for(conn).command(f"DROP DATABASE IF EXISTS `{chdb_engine.database}`")
+    release_database(client_for(conn))
 
 
 @pytest.fixture

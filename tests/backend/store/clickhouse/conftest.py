@@ -7,11 +7,11 @@ from collections.abc import Iterator
 import pytest
 
 from local_backend.store.clickhouse.client import ChdbClient
-from tests.backend.store.clickhouse.mirror import chdb_client, drop_database
+from tests.backend.store.clickhouse.mirror import chdb_client, release_database
 
 
 @pytest.fixture
 def ch_client() -> Iterator[ChdbClient]:
     client = chdb_client()
     yield client
-    drop_database(client)
+    release_database(client)

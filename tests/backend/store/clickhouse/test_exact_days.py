@@ -14,7 +14,7 @@ from local_backend.store.clickhouse.schema import DAY_EXPRESSION, TABLES, create
 from local_backend.store.event_store import COUNT, SpanAggregate
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.event_rows import DAY, events_table
-from tests.backend.store.clickhouse.mirror import drop_database
+from tests.backend.store.clickhouse.mirror import release_database
 
 APRIL_14_2019 = 1_555_200_000_000_000  # 2019-04-14 00:00 UTC, day 18,000
 EVENTS = events_table(
@@ -41,7 +41,7 @@ def test_a_new_database_counts_whole_days_by_the_exact_day():
         assert exact_days(client) is True
         assert daily_counts(client) == {1: 1}
     finally:
-        drop_database(client)
+        release_database(client)
 
 
 def test_a_database_made_with_the_earlier_day_counts_by_the_time():
@@ -57,4 +57,4 @@ def test_a_database_made_with_the_earlier_day_counts_by_the_time():
         assert daily_counts(client) == {1: 1}
         assert exact_days(client) is False
     finally:
-        drop_database(client)
+        release_database(client)
