@@ -1,6 +1,7 @@
 # insightlab: the two commands of the README, plus the notebooks in a browser, lint and bench.
 #   make run           install into .venv, seed the demo database if missing, start the backend
 #   make test          install into .venv with the test extras, run the whole suite (notebooks included)
+#   make test-fast     the suite without the notebooks and the tests that start a real server (for working)
 #   make lab           install JupyterLab into .venv and open the example notebooks in it
 #   make test-browser  run every notebook in JupyterLab in Chromium and drive the builders (needs chromium)
 #   make bench         every benchmark; scale_bench.py at 1M, 5M and 20M events, on chdb at 5M and 20M
@@ -19,8 +20,11 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 LINTED := $(wildcard local_backend toolkit tests benchmarks docs/*.py)
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL  := $(if $(NOTEBOOKS),--nbval --nbval-sanitize-with notebooks/sanitize.cfg $(NOTEBOOKS))
+# one test process per core (pytest-xdist); tests that share state within their file stay in one (tests/conftest.py)
+WORKERS ?= $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)))")
+PARALLEL := -n $(WORKERS) --dist loadgroup
 
-.PHONY: run test test-browser lab lint bench install clean
+.PHONY: run test test-fast test-browser lab lint bench install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +46,10 @@ run: $(STAMP)
 
 # the browser tests need JupyterLab and Chromium and take minutes: test-browser runs them, test does not
 test: $(STAMP)
-	$(PY) -m pytest tests --ignore=tests/browser $(NBVAL)
+	$(PY) -m pytest $(PARALLEL) tests --ignore=tests/browser $(NBVAL)
+
+test-fast: $(STAMP)
+	$(PY) -m pytest $(PARALLEL) tests --ignore=tests/browser -m 'not browser and not slow and not live'
 
 test-browser: $(BROWSER_STAMP)
 	$(PY) -m pytest tests/browser -m browser
