@@ -206,6 +206,9 @@ def handler_for(session: Any, scratch: str, log: list[dict[str, Any]] | None) ->
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # an answer goes out as two writes (headers, then body): with Nagle's algorithm the body waits for the
+        # client's delayed acknowledgement of the headers, 40 ms on Linux, on every statement
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
             """Quiet: the tests read ``log`` instead."""
