@@ -152,7 +152,7 @@ CAPTURE_ERRORS = [
     ("malformed JSON", "/e/", "{not json", {}, 400, "invalid_payload"),
     ("empty body", "/e/", "", {}, 400, "no_data"),
     ("not gzip", "/e/?compression=gzip-js", "plain", {}, 400, "invalid_payload"),
-    ("truncated gzip", "/e/", gzip.compress(b'{"event": "a"}')[:12], {"Content-Encoding": "gzip"}, 400,
+    ("truncated gzip", "/e/", gzip.compress(b'{"event": "a"}', mtime=0)[:12], {"Content-Encoding": "gzip"}, 400,
      "invalid_payload"),
     ("lz64", "/e/?compression=lz64", "abc", {}, 400, "invalid_payload"),
     ("batch not a list", "/batch/", json.dumps({"api_key": "phc_x", "batch": {"event": "a"}}), {}, 400,
