@@ -20,9 +20,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 LINTED := $(wildcard local_backend toolkit tests benchmarks docs/*.py)
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL  := $(if $(NOTEBOOKS),--nbval --nbval-sanitize-with notebooks/sanitize.cfg $(NOTEBOOKS))
-# one test process per core (pytest-xdist); tests that share state within their file stay in one (tests/conftest.py)
+# one test process per core (pytest-xdist); a file's tests stay in one process (a notebook's cells share a kernel,
+# a module's fixture may be a live server)
 WORKERS ?= $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)))")
-PARALLEL := -n $(WORKERS) --dist loadgroup
+PARALLEL := -n $(WORKERS) --dist loadfile
 
 .PHONY: run test test-fast test-browser lab lint bench install clean
 

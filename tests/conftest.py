@@ -26,25 +26,6 @@ from tests.factories import NOW
 
 matplotlib.use("Agg")
 
-# Scopes whose fixture is made once for several tests: those tests stay in one test process (see below).
-SHARED_SCOPES = frozenset({"class", "module", "package"})
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``--dist loadgroup``), tests spread one by one over the processes,
-    except those that share state within their file: a notebook's cells (one kernel) and the tests of a module
-    whose fixture is made once for it (a live server, a seeded database). Those go to one process together."""
-    for item in items:
-        if _shares_state_with_its_file(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-
-
-def _shares_state_with_its_file(item: pytest.Item) -> bool:
-    if not isinstance(item, pytest.Function):  # a notebook cell of nbval
-        return True
-    definitions = item._fixtureinfo.name2fixturedefs.values()
-    return any(chain[-1].scope in SHARED_SCOPES for chain in definitions if chain)
-
 
 @pytest.fixture
 def clock() -> FixedClock:

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # conda-forge names that differ from the PyPI ones
 CONDA_NAMES = {"matplotlib": "matplotlib-base"}
 # test-only tools installed through the `-e .[test]` pip entry
-PIP_ONLY = {"nbval", "pytest", "httpx2", "ruff", "pyyaml", "posthog", "requests-mock", "responses"}
+PIP_ONLY = {"nbval", "pytest", "pytest-xdist", "httpx2", "ruff", "pyyaml", "posthog", "requests-mock", "responses"}
 
 
 def _name(requirement: str) -> str:
