@@ -31,7 +31,7 @@ from local_backend.app import create_app  # noqa: E402
 from local_backend.clock import SystemClock, format_instant  # noqa: E402
 from local_backend.config import Settings  # noqa: E402
 from local_backend.errors import QueryTimeout  # noqa: E402
-from local_backend.queries.guard import CalculationGuard  # noqa: E402
+from local_backend.guard import CalculationGuard  # noqa: E402
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore  # noqa: E402
 from local_backend.store.db import connect  # noqa: E402
 from local_backend.store.engines import choose_engine, client_for, parse_engine  # noqa: E402

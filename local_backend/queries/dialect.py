@@ -14,11 +14,11 @@ line says "binds one ``?``" returns SQL whose one placeholder the caller fills.
 Registered functions of :class:`SQLiteDialect` (:func:`register_functions`, per connection):
 
 ===================  ==============================================================================
-``il_regex(t, p)``   1 when RE2 pattern ``p`` occurs in ``t`` (:mod:`.regex`), linear time
+``il_regex(t, p)``   1 when RE2 pattern ``p`` occurs in ``t`` (:mod:`local_backend.safe_regex`), linear time
 ``il_float(v)``      ``v`` as a float when it reads as a number (ASCII, spaces ignored), else NULL
-``il_date(v)``       ``v`` read as a date-time (:mod:`.iso_dates`): UTC microseconds, else NULL
+``il_date(v)``       ``v`` read as a date-time (:mod:`local_backend.iso_dates`): UTC microseconds, else NULL
 ``il_quantile(v,q)`` aggregate: the linearly interpolated ``q`` quantile of the non-NULL ``v``
-``il_json_*(d, k)``  key ``k`` of a properties text ``d`` holding an escaped NUL (:mod:`.json_values`)
+``il_json_*(d, k)``  key ``k`` of a properties text ``d`` holding an escaped NUL (:mod:`local_backend.json_values`)
 ===================  ==============================================================================
 
 A key is read with ``json_extract``/``json_type`` and a bound path ``$."key"`` when it is printable ASCII
@@ -36,9 +36,9 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .iso_dates import read_date
-from .json_values import NUL_ESCAPE, json_text, json_type, json_value
-from .regex import regex_search
+from ..iso_dates import read_date
+from ..json_values import NUL_ESCAPE, json_text, json_type, json_value
+from ..safe_regex import regex_search
 
 __all__ = ["Dialect", "SQLiteDialect", "DIALECT", "register_functions", "to_float", "quantile", "HOGQL_SCALARS"]
 

@@ -237,7 +237,7 @@ def compare_json(dialect: Dialect, column: str, prop: Property, *, value_column:
         if plain and value_column and not any("\x00" in text for text in texts):
             # the column differs from the extracted value only for booleans ('true'/'false' against 1/0),
             # which no such string equals, and for text holding NUL, which SQLite's JSON functions end at
-            # (:mod:`.json_values`); its index can serve the filter
+            # (:mod:`local_backend.json_values`); its index can serve the filter
             value_sql, params = value_column, []
         else:
             value_sql, params = dialect.extract(column, prop.key) if plain else dialect.text(column, prop.key)

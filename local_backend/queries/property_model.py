@@ -39,7 +39,7 @@ from ..limits import (
     MIN_INT64,
 )
 from ..models.fields import Integer, encodable, key_problem, text_problem
-from .regex import compile_pattern
+from ..safe_regex import compile_pattern
 
 __all__ = [
     "Operator",

@@ -10,8 +10,8 @@ import json
 import sqlite3
 from typing import Any
 
+from ..json_values import NUL_ESCAPE
 from ..queries.dialect import DIALECT
-from ..queries.json_values import NUL_ESCAPE
 from .event_store import EventListing, PropertyValues, StoredEvent
 
 __all__ = [

@@ -76,7 +76,7 @@ def _apply(measure: Measure, column: str) -> str:
 class SQLiteEventStore:
     """:class:`~local_backend.store.event_store.EventStore` on one SQLite connection.
 
-    Every statement runs on ``conn``, so a :class:`~local_backend.queries.guard.CalculationGuard` watching
+    Every statement runs on ``conn``, so a :class:`~local_backend.guard.CalculationGuard` watching
     the connection stops them all.
     """
 

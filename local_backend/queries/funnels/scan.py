@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
+from ...guard import check_deadline
 from ...store.actions import action_id_of, live_actions
 from ...store.event_store import FlaggedScan, event_store
 from ..filters import Entity
-from ..guard import check_deadline
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
 from .filter import FunnelFilter

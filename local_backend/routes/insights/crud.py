@@ -12,11 +12,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from ...auth import ProjectAccess, project_access
 from ...clock import format_instant
 from ...errors import APIError, NotFound, ValidationError
+from ...guard import CalculationGuard
 from ...limits import MAX_INT64, MIN_INT64
 from ...models.common import Paginated
 from ...models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
 from ...queries.analysis_inputs import parse_point
-from ...queries.guard import CalculationGuard
 from ...results.dashboard_filters import apply_dashboard_filters
 from ...results.kinds import calculation_for, can_calculate
 from ...results.modes import ExecutionMode, execution_mode

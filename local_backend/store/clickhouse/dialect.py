@@ -25,8 +25,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ...iso_dates import ISO_PATTERN
 from ...limits import MAX_INT64
-from ...queries.iso_dates import ISO_PATTERN
 
 __all__ = ["ClickHouseDialect", "COHORT_MEMBERS", "joined_columns"]
 
@@ -96,8 +96,8 @@ def container_text(column: str, key_sql: str, canonical: str) -> str:
 
 
 def _iso_micros(text: str) -> str:
-    """``text`` read by :data:`~local_backend.queries.iso_dates.ISO_PATTERN` as UTC microseconds, as
-    :func:`~local_backend.queries.iso_dates.iso_micros` reads it; NULL when it does not match or a field is out
+    """``text`` read by :data:`~local_backend.iso_dates.ISO_PATTERN` as UTC microseconds, as
+    :func:`~local_backend.iso_dates.iso_micros` reads it; NULL when it does not match or a field is out
     of its range. The day number is worked out by arithmetic (days from 0001-01-01 on), not with ClickHouse's
     dates, which hold only 1900 to 2299."""
     year, month, day = "toInt64(g[1])", "toInt64(g[3])", "toInt64(g[5])"

@@ -13,8 +13,8 @@ Statement shapes are ClickHouse's own:
 
 Metadata stays in SQLite: ``conn`` is read for static cohorts' members and materialized columns' keys. The
 calculation guard watches the SQLite connection and cannot interrupt a ClickHouse statement: each statement
-starts only while the run has time left and is not cancelled (:func:`~local_backend.queries.guard.check_deadline`),
-and ClickHouse is given the time left (:func:`~local_backend.queries.guard.seconds_left`) as the statement's own
+starts only while the run has time left and is not cancelled (:func:`~local_backend.guard.check_deadline`),
+and ClickHouse is given the time left (:func:`~local_backend.guard.seconds_left`) as the statement's own
 limit, so a calculation answers :class:`~local_backend.errors.QueryTimeout` at its limit however many statements
 it runs and however long one of them would take.
 """
@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ...queries.guard import check_deadline, raise_timeout, seconds_left
+from ...guard import check_deadline, raise_timeout, seconds_left
 from ..event_store import (
     ActiveActors,
     EventListing,

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from local_backend.iso_dates import read_date
 from local_backend.queries.dialect import to_float
-from local_backend.queries.iso_dates import read_date
 from local_backend.store.clickhouse.dialect import ClickHouseDialect
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.event_store import EventStore, FlaggedScan, Fragment, Measure, SpanAggregate

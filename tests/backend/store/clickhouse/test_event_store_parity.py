@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from local_backend.errors import QueryTimeout
-from local_backend.queries.guard import CalculationGuard
+from local_backend.guard import CalculationGuard
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.event_store import (
     COUNT,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from local_backend.errors import QueryTimeout
-from local_backend.queries.guard import CalculationGuard
+from local_backend.guard import CalculationGuard
 from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.clickhouse.http_client import HttpClient
 from local_backend.store.engines import choose_engine, client_for, parse_engine

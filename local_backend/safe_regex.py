@@ -15,8 +15,8 @@ from typing import Any
 
 import re2
 
-from ..errors import ValidationError
-from ..limits import MAX_PATTERN_LENGTH, MAX_PATTERN_NESTING, MAX_PATTERN_PROGRAM_SIZE
+from .errors import ValidationError
+from .limits import MAX_PATTERN_LENGTH, MAX_PATTERN_NESTING, MAX_PATTERN_PROGRAM_SIZE
 
 __all__ = ["compile_pattern", "regex_search", "pattern_nesting", "MAX_PATTERN_LENGTH"]
 

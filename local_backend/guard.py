@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..errors import QueryTimeout
+from .errors import QueryTimeout
 
 __all__ = [
     "CalculationCancelled",

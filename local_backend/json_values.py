@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any
 
-from ..limits import MAX_INT64, MIN_INT64
+from .limits import MAX_INT64, MIN_INT64
 
 __all__ = ["NUL_ESCAPE", "json_value", "json_type", "json_text"]
 
