@@ -1,4 +1,5 @@
-"""Time limits and cancellation for calculations (no HTTP here; :mod:`.off_loop` runs them in a thread).
+"""Time limits and cancellation for calculations (no HTTP here; :mod:`local_backend.web.off_loop` runs them in a
+thread).
 
 A :class:`CalculationGuard` watches one run. SQLite's progress handler asks it every ``PROGRESS_STEPS``
 virtual-machine steps whether to go on; it says stop once the time limit (``Settings.query_timeout_seconds``)

@@ -9,7 +9,7 @@ years from 0001 to 9999. A text that is not a date may still start with one: its
 read the same way. A date without an offset is UTC. Week dates (``2026-W02-6``) are not read.
 
 SQLite reads with :func:`read_date` (``il_date``); ClickHouse with the same pattern and arithmetic in SQL
-(:mod:`local_backend.store.clickhouse.dialect`), so the two agree on every text. Python's
+(:mod:`local_backend.store.engine.clickhouse.dialect`), so the two agree on every text. Python's
 ``datetime.fromisoformat`` reads more (week dates, any separator, mixed basic and extended forms), which
 ClickHouse's functions cannot follow.
 """

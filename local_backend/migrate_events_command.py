@@ -18,10 +18,12 @@ from typing import Any
 
 from .errors import APIError
 from .ingestion.writer import write_transaction
-from .store.clickhouse.client import ClickHouseClient, require
-from .store.clickhouse.writer import EVENT_COLUMNS, event_table, next_version
 from .store.db import transaction
-from .store.engines import ENGINE_HELP, Engine, database_file, holds_events, open_client, recorded_engine
+from .store.engine.choice import holds_events
+from .store.engine.clickhouse.client import ClickHouseClient, require
+from .store.engine.clickhouse.clients import open_client
+from .store.engine.clickhouse.writer import EVENT_COLUMNS, event_table, next_version
+from .store.engine.spec import ENGINE_HELP, Engine, database_file, recorded_engine
 
 __all__ = ["add_parser", "run", "migrate_events", "BATCH"]
 

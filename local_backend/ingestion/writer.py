@@ -15,7 +15,7 @@ ClickHouse engine a group's events go to ClickHouse as one insert, before the gr
 
 With a ClickHouse engine the SQLite ``COMMIT`` is the commit point of both stores: the ClickHouse inserts are
 journaled first and taken back if that commit never happens, by this process or, after a crash, by the next
-write transaction on the database (:mod:`local_backend.store.clickhouse.journal`).
+write transaction on the database (:mod:`local_backend.store.engine.clickhouse.journal`).
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..crash_points import crash_point
-from ..store.clickhouse.journal import WriteJournal, journal_folder, recover_writes, undo_write
-from ..store.clickhouse.writer import PendingWrites
 from ..store.db import connect, transaction
-from ..store.engines import client_for, database_file, recorded_engine
+from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.journal import WriteJournal, journal_folder, recover_writes, undo_write
+from ..store.engine.clickhouse.writer import PendingWrites
+from ..store.engine.spec import database_file, recorded_engine
 from ..store.write_marks import CLICKHOUSE_BATCH, read_mark
 
 __all__ = [
@@ -110,7 +111,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Run the block as the database's only ingestion writer, in one transaction (joined if one is open).
 
     With a ClickHouse engine the events and the persons' and groups' new versions gathered in the block are
-    inserted into ClickHouse just before the commit (:mod:`local_backend.store.clickhouse.writer`): if that
+    inserted into ClickHouse just before the commit (:mod:`local_backend.store.engine.clickhouse.writer`): if that
     fails, nothing of the block is stored in either.
     """
     if conn.in_transaction:

@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from ..limits import MAX_JSON_DEPTH
-from ..store.clickhouse.params import string_literal as _literal
+from ..store.engine.clickhouse.params import string_literal as _literal
 
 __all__ = ["REPEATED_NAME_LEVELS", "lone_surrogate", "names_a_key_twice", "not_finite", "repeated_name", "too_deep"]
 

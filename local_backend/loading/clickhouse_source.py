@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from ..store.clickhouse.client import require
-from ..store.clickhouse.params import string_literal as _literal
+from ..store.engine.clickhouse.client import require
+from ..store.engine.clickhouse.params import string_literal as _literal
 from .readers import EventsFile
 
 __all__ = ["MAYBE_TYPED_EVENT", "MAYBE_TYPED_ID", "file_source"]

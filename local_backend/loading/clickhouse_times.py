@@ -12,7 +12,7 @@ leaves such a file to the row-by-row loader.
 
 from __future__ import annotations
 
-from ..store.clickhouse.params import string_literal as _literal
+from ..store.engine.clickhouse.params import string_literal as _literal
 
 __all__ = ["EARLIEST_MICROS", "LATEST_MICROS", "stripped", "local_micros", "other_iso_form"]
 

@@ -56,9 +56,10 @@ from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
 from ..ingestion.writer import pending_writes, settle_interrupted_writes, write_transaction
-from ..store.clickhouse.client import require
-from ..store.clickhouse.stored_columns import stored_columns
-from ..store.engines import client_for, recorded_engine
+from ..store.engine.clickhouse.client import require
+from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.stored_columns import stored_columns
+from ..store.engine.spec import recorded_engine
 from ..store.persons import PersonBook
 from ..store.run_memory import RunMemory
 from .abandoned_stages import drop_abandoned_stages

@@ -25,10 +25,10 @@ from ..ingestion.bulk import PERSON_EVENTS
 from ..ingestion.timestamps import FUTURE_LIMIT_MICROS
 from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURROGATE_PROPERTIES
 from ..limits import MAX_JSON_DEPTH
-from ..store.clickhouse.client import ChdbClient, ClickHouseClient
-from ..store.clickhouse.params import string_literal as _literal
-from ..store.clickhouse.raw_values import hot_value_of_raw, python_float_text
-from ..store.clickhouse.stored_columns import HOT_COLUMNS
+from ..store.engine.clickhouse.client import ChdbClient, ClickHouseClient
+from ..store.engine.clickhouse.params import string_literal as _literal
+from ..store.engine.clickhouse.raw_values import hot_value_of_raw, python_float_text
+from ..store.engine.clickhouse.stored_columns import HOT_COLUMNS
 from ..store.hot_properties import HOT_PROPERTIES
 from ..store.person_rules import PERSON_UUID_NAMESPACE
 from .abandoned_stages import STAGE_PREFIX

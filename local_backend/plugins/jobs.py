@@ -3,7 +3,7 @@
 The one job the built-in plugins share re-runs a date range of stored events through a config, so a
 property filter or a naming convention set up today also applies to last month's events: changed events
 are rewritten, dropped ones deleted, all or none, on the event engine the database records (SQLite in one
-transaction; ClickHouse through :mod:`local_backend.store.clickhouse.rewrite`). The counts are the same on both.
+transaction; ClickHouse through :mod:`local_backend.store.engine.clickhouse.rewrite`). The counts are the same on both.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from typing import Any, Literal
 
 from ..clock import format_micros, parse_instant
 from ..errors import ValidationError
-from ..store.clickhouse.client import ClickHouseClient
-from ..store.clickhouse.rewrite import StagedRewrite, finish_rewrites, stored_event_batches
 from ..store.db import transaction
-from ..store.engines import client_for, recorded_engine
+from ..store.engine.clickhouse.client import ClickHouseClient
+from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.rewrite import StagedRewrite, finish_rewrites, stored_event_batches
+from ..store.engine.spec import recorded_engine
 from ..store.events import to_micros
 from .base import Event, Job, ProcessEvent
 
@@ -196,7 +197,7 @@ def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: in
 
 def _reprocess_clickhouse(client: ClickHouseClient, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
     """The same pass over a ClickHouse engine: the rewrite is staged, then applied all at once
-    (:mod:`local_backend.store.clickhouse.rewrite` says what happens when it is interrupted)."""
+    (:mod:`local_backend.store.engine.clickhouse.rewrite` says what happens when it is interrupted)."""
     for project, name, last in finish_rewrites(client):  # a rewrite an earlier job left half-applied
         tally.note_renamed(project, name, last)
     with StagedRewrite(client) as rewrite:

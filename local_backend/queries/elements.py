@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..errors import ValidationError
-from .dialect import Dialect
+from ..store.engine.interface import Dialect
 from .property_model import Property
 
 __all__ = ["element_condition", "selector_pattern"]

@@ -24,7 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ..errors import ValidationError
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem, or_absent
-from ..store.event_store import event_store
+from ..store.engine.choice import event_store
 from .actions import action_condition
 from .dates import INTERVALS, DateRange, resolve_date_range
 from .filter_parsing import decode_json_text

@@ -33,11 +33,11 @@ from typing import Any
 from ..errors import ValidationError
 from ..store.actions import action_id_of, live_actions
 from ..store.cohorts import get_cohort
+from ..store.engine.interface import Dialect
 from ..store.events import to_micros
 from ..store.hot_properties import hot_column
 from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use
-from .dialect import Dialect
 from .elements import element_condition
 from .hogql import compile_condition
 from .property_model import Property, PropertyGroup, parse_properties, parse_property_date

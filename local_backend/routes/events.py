@@ -24,8 +24,8 @@ from ..errors import ValidationError
 from ..models.persons import Event, EventPage, PropertyValue
 from ..queries.analysis_inputs import parse_point
 from ..queries.filters import compiler_for
-from ..store.event_list import find_event, list_events
 from ..store.events import to_micros
+from ..store.listed_events import find_event, list_events
 from ..store.person_list import find_person
 from ..store.property_values import event_property_values
 from ..web.deps import get_settings

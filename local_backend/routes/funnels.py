@@ -27,7 +27,7 @@ from ..queries.funnels import (
     refuse_trends_people,
 )
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..store.event_store import event_store
+from ..store.engine.choice import event_store
 from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings, now_iso

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from .event_store import COUNT, SpanAggregate, event_store
+from .engine.choice import event_store
+from .engine.interface import COUNT, SpanAggregate
 from .events import to_micros
 from .text_search import search_condition
 

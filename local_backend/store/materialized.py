@@ -212,10 +212,11 @@ def _withdraw(conn: sqlite3.Connection, project_id: int, kind: str, key: str, co
 
 def _store_in_engine(conn: sqlite3.Connection, column: str, key: str) -> None:
     """On a ClickHouse engine, the property as a stored column of its events table too (PostHog's mat_*)."""
-    from .engines import client_for, recorded_engine
+    from .engine.clickhouse.clients import client_for
+    from .engine.spec import recorded_engine
 
     if recorded_engine(conn).kind != "sqlite":
-        from .clickhouse.stored_columns import add_property_column
+        from .engine.clickhouse.stored_columns import add_property_column
 
         add_property_column(client_for(conn), column, key)
 
@@ -329,9 +330,10 @@ def _remove_claim(conn: sqlite3.Connection, project_id: int, kind: str, key: str
 
 def _drop_in_engine(conn: sqlite3.Connection, column: str) -> None:
     """On a ClickHouse engine, the property's stored column of its events table goes too."""
-    from .engines import client_for, recorded_engine
+    from .engine.clickhouse.clients import client_for
+    from .engine.spec import recorded_engine
 
     if recorded_engine(conn).kind != "sqlite":
-        from .clickhouse.stored_columns import drop_property_column
+        from .engine.clickhouse.stored_columns import drop_property_column
 
         drop_property_column(client_for(conn), column)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...store.event_store import event_store
+from ...store.engine.choice import event_store
 from ...store.events import to_micros
 from ..breakdowns import CohortSplit, cohort_splits
 from ..breakdowns import breakdown_expression as shared_breakdown_expression

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..dialect import Dialect
+from ...store.engine.interface import Dialect
 from ..filters import PROPERTY_MATHS, BaseFilter, Entity
 
 __all__ = ["MathPlan", "plan_math", "ACTIVE_DAYS", "QUANTILES"]

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..hot_properties import HOT_PROPERTIES
+from ...hot_properties import HOT_PROPERTIES
 from .dialect import PERSON_COLUMN_PREFIX, ClickHouseDialect, joined_columns
 
 __all__ = ["event_rows", "person_rows", "materialized_names", "reads_person", "SESSION_DURATION"]

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-from ...errors import APIError
+from ....errors import APIError
 from .client import ClickHouseClient, require
 from .schema import exact_days
 from .writer import next_version

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...crash_points import crash_point
+from ....crash_points import crash_point
 from .client import ClickHouseClient, require
 from .journal import WriteJournal
 

@@ -1,5 +1,5 @@
 """The ClickHouse store's reads for the events list and property-value suggestions (:class:`.ClickHouseEventStore`
-delegates here), answering as :mod:`..sqlite_event_list` does.
+delegates here), answering as :mod:`..sqlite.listing` does.
 
 ClickHouse keeps no insertion order, so the row key that orders events sharing a timestamp is a hash of the
 uuid (63 bits, so it stays a non-negative ``Int64``): unique among a project's events in practice, and the same
@@ -8,12 +8,11 @@ on every read, so a page cursor of ``(timestamp, key)`` neither skips nor repeat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from ..event_store import EventListing, PropertyValues, StoredEvent
-
-if TYPE_CHECKING:
-    from .event_store import ClickHouseEventStore
+from ..interface import EventListing, PropertyValues, StoredEvent
+from .dialect import ClickHouseDialect
 
 __all__ = [
     "list_clickhouse_events",
@@ -22,6 +21,19 @@ __all__ = [
     "clickhouse_has_events",
     "clickhouse_property_keys",
 ]
+
+
+class EventReader(Protocol):
+    """What these reads need of :class:`~.event_store.ClickHouseEventStore`: its dialect, the project's event
+    rows as a statement's source (merges applied), and running a statement."""
+
+    @property
+    def dialect(self) -> ClickHouseDialect: ...
+
+    def _events(self, project_id: int, statement: str) -> tuple[str, list[Any]]: ...
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]: ...
+
 
 _KEY = "toInt64(intDiv(cityHash64(e.uuid), 2))"
 _COLUMNS = f"{_KEY} AS __key, e.uuid, e.event, e.distinct_id, e.person_id, e.timestamp, e.properties, e.elements_chain"
@@ -32,7 +44,7 @@ def _stored(row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(int(key), uuid, event, distinct_id, int(person_id), int(timestamp), properties, elements_chain)
 
 
-def list_clickhouse_events(store: ClickHouseEventStore, request: EventListing) -> list[StoredEvent]:
+def list_clickhouse_events(store: EventReader, request: EventListing) -> list[StoredEvent]:
     conditions = ["1", *(f"({sql})" for sql, _ in request.where)]
     params: list[Any] = [p for _, ps in request.where for p in ps]
     if request.before is not None and request.before_key is not None:
@@ -48,7 +60,7 @@ def list_clickhouse_events(store: ClickHouseEventStore, request: EventListing) -
     return [_stored(row) for row in rows]
 
 
-def get_clickhouse_event(store: ClickHouseEventStore, project_id: int, event_uuid: str) -> StoredEvent | None:
+def get_clickhouse_event(store: EventReader, project_id: int, event_uuid: str) -> StoredEvent | None:
     head = f"SELECT {_COLUMNS} FROM "
     tail = " WHERE e.uuid = ? LIMIT 1"
     source, source_params = store._events(project_id, head + tail)
@@ -56,7 +68,7 @@ def get_clickhouse_event(store: ClickHouseEventStore, project_id: int, event_uui
     return _stored(rows[0]) if rows else None
 
 
-def clickhouse_property_values(store: ClickHouseEventStore, request: PropertyValues) -> list[str]:
+def clickhouse_property_values(store: EventReader, request: PropertyValues) -> list[str]:
     dialect = store.dialect
     value_sql, value_params = dialect.text("recent.properties", request.key)
     where = ["project_id = ?"]
@@ -78,13 +90,13 @@ def clickhouse_property_values(store: ClickHouseEventStore, request: PropertyVal
     return [str(row[0]) for row in rows]
 
 
-def clickhouse_has_events(store: ClickHouseEventStore, project_id: int) -> bool:
+def clickhouse_has_events(store: EventReader, project_id: int) -> bool:
     return bool(
         store._rows(f"SELECT 1 FROM {store.dialect.table('events')} WHERE project_id = ? LIMIT 1", [project_id])
     )
 
 
-def clickhouse_property_keys(store: ClickHouseEventStore, project_id: int, event_name: str, sample: int) -> set[str]:
+def clickhouse_property_keys(store: EventReader, project_id: int, event_name: str, sample: int) -> set[str]:
     # JSONExtractKeys gives no keys for text that is not a JSON object, as SQLite's json_each of '{}'
     rows = store._rows(
         "SELECT DISTINCT arrayJoin(JSONExtractKeys(properties)) FROM (SELECT properties, timestamp FROM"

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy
 
-from ...errors import APIError
+from ....errors import APIError
 
 __all__ = [
     "ClickHouseClient",

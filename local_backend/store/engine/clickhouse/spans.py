@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..event_store import Fragment
+from ..interface import Fragment
 from .client import ClickHouseClient
 from .schema import EXACT_DAYS, exact_days
 

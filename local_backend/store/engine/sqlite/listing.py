@@ -10,9 +10,9 @@ import json
 import sqlite3
 from typing import Any
 
-from ..json_values import NUL_ESCAPE
-from ..queries.dialect import DIALECT
-from .event_store import EventListing, PropertyValues, StoredEvent
+from ....json_values import NUL_ESCAPE
+from ..interface import EventListing, PropertyValues, StoredEvent
+from .dialect import DIALECT
 
 __all__ = [
     "list_sqlite_events",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ...errors import APIError, ValidationError
+from ....errors import APIError, ValidationError
 from .client import require, timeout_settings
 
 __all__ = ["HttpClient", "ServerAddress", "ServerUnavailable", "parse_server_url"]

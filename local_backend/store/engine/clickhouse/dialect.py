@@ -1,6 +1,6 @@
 """The SQL dialect filters compile to when events live in ClickHouse: the same meanings as SQLite's, in ClickHouse SQL.
 
-Every method answers what :class:`~local_backend.queries.dialect.SQLiteDialect`'s method of the same name
+Every method answers what :class:`~local_backend.store.engine.sqlite.dialect.SQLiteDialect`'s method of the same name
 answers, value for value, so a calculation gives the same numbers on either engine:
 
 * JSON is read with ``JSONType``/``JSONExtract*`` (keys bound as parameters). The text PostHog compares is the
@@ -10,7 +10,7 @@ answers, value for value, so a calculation gives the same numbers on either engi
 * Numbers are ``il_float``'s: the text without spaces read as a float, NULL when it is not a finite number.
 * Dates are ``il_date``'s: ISO 8601 text (or its first ten characters) as UTC microseconds.
 * Regexes use ``match``, RE2 as on SQLite; quantiles interpolate linearly between the two nearest values with
-  the same arithmetic as :func:`local_backend.queries.dialect.quantile`.
+  the same arithmetic as :func:`local_backend.store.engine.sqlite.dialect.quantile`.
 * An event row ``e`` reaches its person's and groups' properties and its session's length through columns the
   event store joins in when a statement names them (``e.person_properties``, ``e.group_<i>_properties``,
   ``e.session_seconds``): ClickHouse joins a table once where SQLite looks a row up per event.
@@ -25,15 +25,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...iso_dates import ISO_PATTERN
-from ...limits import MAX_INT64
+from ....iso_dates import ISO_PATTERN
+from ....limits import MAX_INT64
+from .params import COHORT_MEMBERS, string_literal
 
-__all__ = ["ClickHouseDialect", "COHORT_MEMBERS", "joined_columns"]
+__all__ = ["ClickHouseDialect", "joined_columns"]
 
 Sql = tuple[str, list[Any]]
 
-COHORT_MEMBERS = "il_cohort_members(?)"
-"""Stands for a static cohort's member ids (the bound parameter is the cohort id); the store replaces it."""
 
 PERSON_PROPERTIES = "e.person_properties"
 PERSON_COLUMN_PREFIX = "person_"
@@ -122,8 +121,6 @@ def _iso_micros(text: str) -> str:
         " + toInt64OrZero(substring(rightPad(g[11], 6, '0'), 1, 6))"
         " - if(g[12] = '-', -1, 1) * (toInt64OrZero(g[13]) * 60 + toInt64OrZero(g[14])) * 60000000"
     )
-    from .params import string_literal  # here: params imports this module
-
     pattern = string_literal(ISO_PATTERN)
     return f"arrayMap(g -> if(empty(g), NULL, if({valid}, {micros}, NULL)), [extractGroups({text}, {pattern})])[1]"
 

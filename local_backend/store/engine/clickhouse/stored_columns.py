@@ -24,7 +24,7 @@ value otherwise.
 
 from __future__ import annotations
 
-from ..hot_properties import HOT_PROPERTIES
+from ...hot_properties import HOT_PROPERTIES
 from .client import ClickHouseClient
 from .params import string_literal
 from .raw_values import hot_value_of_raw

@@ -1,12 +1,12 @@
 """Fragments with ``?`` placeholders turned into ClickHouse statements with server-side parameters.
 
-Calculations hand the store SQL with ``?`` marks and their values in order (:data:`~..event_store.Fragment`).
+Calculations hand the store SQL with ``?`` marks and their values in order (:data:`~..interface.Fragment`).
 ClickHouse binds ``{name:Type}`` placeholders instead: :func:`bind` walks the text once, skipping quoted
 literals and identifiers (a ``?`` inside ``'...'`` is text, not a mark), and replaces each mark with
 ``{pN:Type}``, the type read from the Python value. A value is never pasted into the text; only NULL, which
 has no value to bind, is written as the keyword ``NULL``.
 
-``il_cohort_members(?)`` (:data:`.dialect.COHORT_MEMBERS`) is bound differently: its value is a static
+``il_cohort_members(?)`` (:data:`COHORT_MEMBERS`, which the dialect writes) is bound differently: its value is a static
 cohort's id, and the parameter becomes that cohort's member ids (``Array(Int64)``), read by ``members``.
 """
 
@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .dialect import COHORT_MEMBERS
+__all__ = ["COHORT_MEMBERS", "bind", "clickhouse_type", "string_literal"]
 
-__all__ = ["bind", "clickhouse_type", "string_literal"]
+COHORT_MEMBERS = "il_cohort_members(?)"
+"""Stands for a static cohort's member ids (the bound parameter is the cohort id); the store replaces it."""
 
 _QUOTES = ("'", '"', "`")
 _COHORT_PREFIX = COHORT_MEMBERS.removesuffix("?)")

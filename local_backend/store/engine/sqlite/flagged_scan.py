@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .event_store import FlaggedRows, FlaggedScan, Fragment
-from .integer_text import integers
+from ...integer_text import integers
+from ..interface import FlaggedRows, FlaggedScan, Fragment
 
 __all__ = ["events_in_person_order", "max_person_id", "sqlite_flagged_rows"]
 

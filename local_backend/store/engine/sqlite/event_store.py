@@ -11,7 +11,7 @@ Statement shapes are chosen for SQLite's planner and for the cost of moving rows
 * Distinct persons per span (DAU, and the days weekly/monthly actives slide over) read each span's person ids
   as one ``group_concat`` text, parsed and made unique in numpy: ``count(DISTINCT)`` and ``SELECT DISTINCT``
   put every row into a temporary b-tree, and a row per person costs a Python tuple; the text costs neither.
-* A flagged scan returns as few integer columns as it can (:mod:`.sqlite_flagged_scan`).
+* A flagged scan returns as few integer columns as it can (:mod:`.flagged_scan`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..queries.dialect import DIALECT, SQLiteDialect, register_functions
-from .event_store import (
+from ...events import earliest_event_time
+from ...integer_text import distinct_ids
+from ..interface import (
     ActiveActors,
     EventListing,
     FirstSeen,
@@ -41,16 +42,15 @@ from .event_store import (
     StoredEvent,
     TopValues,
 )
-from .events import earliest_event_time
-from .integer_text import distinct_ids
-from .sqlite_event_list import (
+from .dialect import DIALECT, SQLiteDialect, register_functions
+from .flagged_scan import events_in_person_order, sqlite_flagged_rows
+from .listing import (
     get_sqlite_event,
     list_sqlite_events,
     sqlite_has_events,
     sqlite_property_keys,
     sqlite_property_values,
 )
-from .sqlite_flagged_scan import events_in_person_order, sqlite_flagged_rows
 
 __all__ = ["SQLiteEventStore"]
 
@@ -74,7 +74,7 @@ def _apply(measure: Measure, column: str) -> str:
 
 
 class SQLiteEventStore:
-    """:class:`~local_backend.store.event_store.EventStore` on one SQLite connection.
+    """:class:`~local_backend.store.engine.interface.EventStore` on one SQLite connection.
 
     Every statement runs on ``conn``, so a :class:`~local_backend.guard.CalculationGuard` watching
     the connection stops them all.

@@ -1,6 +1,6 @@
 """Reading stored events back as the events list shows them, with the person each belongs to.
 
-The events come from the event store of the connection (:meth:`~.event_store.EventStore.list_events`), the
+The events come from the event store of the connection (:meth:`~.engine.interface.EventStore.list_events`), the
 persons from SQLite, where they stay whatever the event engine.
 """
 
@@ -10,7 +10,8 @@ import json
 import sqlite3
 from typing import Any
 
-from .event_store import EventListing, Fragment, StoredEvent, event_store
+from .engine.choice import event_store
+from .engine.interface import EventListing, Fragment, StoredEvent
 from .events import from_micros
 from .person_lookup import persons_by_id
 

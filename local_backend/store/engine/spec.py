@@ -1,4 +1,4 @@
-"""Which engine a database's events live in: reading an engine spec, recording the choice, opening its client.
+"""Which engine a database's events live in: reading an engine spec, and the choice recorded in the database.
 
     sqlite                                        the events in the SQLite file itself (the default)
     chdb[:PATH][?database=NAME]                   embedded ClickHouse (the ``chdb`` package), its data in PATH,
@@ -9,7 +9,8 @@
 Metadata (projects, keys, insights, persons and their distinct ids, definitions, plugin configs) stays in the
 SQLite file whatever the engine. The engine is recorded there when it is first chosen (table ``event_engine``;
 no row is SQLite). A database that holds no events yet may switch engine; opening one that holds events with
-another engine is an :class:`EngineMismatch` naming both.
+another engine is an :class:`EngineMismatch` naming both (:func:`~.choice.choose_engine` records the choice, as
+this module knows no engine's code).
 
 chdb keeps one data folder per process, so one process serves the chdb databases of one PATH (each SQLite file
 names its ClickHouse database inside it with ``?database=``).
@@ -17,20 +18,14 @@ names its ClickHouse database inside it with ``?database=``).
 
 from __future__ import annotations
 
-import importlib
 import re
 import sqlite3
-import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..errors import APIError
-
-if TYPE_CHECKING:
-    from .clickhouse.client import ClickHouseClient
+from ...errors import APIError
 
 __all__ = [
     "DEFAULT_DATABASE",
@@ -39,11 +34,7 @@ __all__ = [
     "EngineError",
     "EngineMismatch",
     "SQLITE",
-    "choose_engine",
-    "client_for",
     "database_file",
-    "holds_events",
-    "open_client",
     "parse_engine",
     "recorded_engine",
 ]
@@ -175,95 +166,9 @@ def recorded_engine(conn: sqlite3.Connection) -> Engine:
     return SQLITE if row is None else parse_engine(row[0])
 
 
-def holds_events(conn: sqlite3.Connection, engine: Engine) -> bool:
-    """Whether ``engine`` holds any of this database's events."""
-    if engine.kind == "sqlite":
-        return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
-    client = open_client(engine, database_file(conn))
-    return bool(client.query_rows(f"SELECT 1 FROM `{client.database}`.events LIMIT 1"))
-
-
-def choose_engine(conn: sqlite3.Connection, engine: Engine | None) -> Engine:
-    """The database's engine: ``engine`` recorded if it is new and the database holds no events, the recorded
-    one when ``engine`` is None. The engine's tables are made on the way (a chdb folder is created)."""
-    recorded = recorded_engine(conn)
-    if engine is None or engine == recorded:
-        chosen = recorded
-    else:
-        if holds_events(conn, recorded):
-            raise EngineMismatch(
-                f"This database's events are in {recorded.describe()}, not {engine.describe()}: open it with"
-                f" --engine {recorded.describe()}, or copy its events with"
-                f" `insightlab migrate-events --to {engine.describe()}`.",
-                attr="engine",
-            )
-        conn.execute(
-            "INSERT INTO event_engine (id, spec, chosen_at) VALUES (1, ?, ?)"
-            " ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, chosen_at = excluded.chosen_at",
-            (engine.spec, datetime.now(UTC).isoformat()),
-        )
-        chosen = engine
-    if chosen.kind != "sqlite":
-        open_client(chosen, database_file(conn))
-    return chosen
-
-
 def database_file(conn: sqlite3.Connection) -> str:
     """The SQLite file ``conn`` is open on ("" for an in-memory database)."""
     for row in conn.execute("PRAGMA database_list"):
         if row[1] == "main":
             return str(row[2] or "")
     return ""
-
-
-def client_for(conn: sqlite3.Connection) -> ClickHouseClient:
-    """The ClickHouse client of the engine recorded in ``conn``'s database (its tables made once)."""
-    engine = recorded_engine(conn)
-    if engine.kind == "sqlite":
-        raise EngineError("This database keeps its events in SQLite, not ClickHouse.", attr="engine")
-    return open_client(engine, database_file(conn))
-
-
-_clients: dict[tuple[str, str], ClickHouseClient] = {}
-_clients_guard = threading.Lock()
-
-
-def open_client(engine: Engine, db_file: str) -> ClickHouseClient:
-    """A client for ``engine`` (``db_file`` places chdb's default folder), made once per process."""
-    if engine.kind == "chdb" and engine.path is None and not db_file:
-        raise EngineError("An in-memory database has no folder beside it: name one with chdb:PATH.", attr="engine")
-    key = (engine.spec, db_file if engine.kind == "chdb" and engine.path is None else "")
-    with _clients_guard:
-        client = _clients.get(key)
-        if client is None:
-            client = _clients[key] = _connect(engine, db_file)
-    return client
-
-
-def _connect(engine: Engine, db_file: str) -> ClickHouseClient:
-    from .clickhouse.client import ChdbClient
-    from .clickhouse.rewrite import finish_rewrites
-    from .clickhouse.schema import create_tables
-
-    client: ClickHouseClient
-    if engine.kind == "chdb":
-        path = engine.path or f"{db_file}.chdb"
-        try:
-            client = ChdbClient.open(path, engine.database)
-        except RuntimeError as error:
-            if "already initialized" not in str(error):
-                raise
-            raise EngineError(
-                f"chdb keeps one data folder per process and this one already uses another: {error}", attr="engine"
-            ) from None
-    else:
-        try:
-            http_client = importlib.import_module(".clickhouse.http_client", __package__)
-        except ModuleNotFoundError as error:
-            if error.name is None or not error.name.endswith("http_client"):
-                raise
-            raise EngineError("This version cannot reach a ClickHouse server yet; use chdb.", attr="engine") from None
-        client = http_client.HttpClient.connect(str(engine.url))
-    create_tables(client)
-    finish_rewrites(client, drop_unfinished=False)  # a plugin job's rewrite cut short when the process died
-    return client

@@ -29,8 +29,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ...guard import check_deadline, raise_timeout, seconds_left
-from ..event_store import (
+from ....guard import check_deadline, raise_timeout, seconds_left
+from ...events import EARLIEST_PLAUSIBLE_MICROS, from_micros
+from ..interface import (
     ActiveActors,
     EventListing,
     FirstSeen,
@@ -44,10 +45,9 @@ from ..event_store import (
     StoredEvent,
     TopValues,
 )
-from ..events import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
-from .event_list import (
+from .listing import (
     clickhouse_has_events,
     clickhouse_property_keys,
     clickhouse_property_values,
@@ -83,7 +83,7 @@ def _flags(parts: Sequence[Fragment]) -> Fragment:
 
 
 class ClickHouseEventStore:
-    """:class:`~local_backend.store.event_store.EventStore` on a ClickHouse database; ``conn`` is the SQLite
+    """:class:`~local_backend.store.engine.interface.EventStore` on a ClickHouse database; ``conn`` is the SQLite
     file holding the metadata (static cohorts' members)."""
 
     def __init__(self, conn: sqlite3.Connection, client: ClickHouseClient) -> None:

@@ -10,8 +10,8 @@ two cannot commit together, so the SQLite ``COMMIT`` alone decides whether the w
    rows. It is written to ``<db>-clickhouse-journal/<batch>.json`` (a new file, flushed to disk, then renamed
    into place), and written again the same way before each further insert of the transaction.
 2. The ClickHouse inserts run.
-3. The same SQLite transaction raises the ``clickhouse_batch`` mark (:mod:`..write_marks`) to ``batch`` and
-   commits: from here on the write happened, in both stores.
+3. The same SQLite transaction raises the ``clickhouse_batch`` mark (:mod:`local_backend.store.write_marks`) to
+   ``batch`` and commits: from here on the write happened, in both stores.
 4. The record is removed.
 
 A process killed anywhere in between leaves a record behind. :func:`recover_writes` runs at the start of every
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..write_marks import CLICKHOUSE_BATCH, raise_mark, read_mark
+from ...write_marks import CLICKHOUSE_BATCH, raise_mark, read_mark
 from .client import ClickHouseClient
 
 __all__ = ["WriteJournal", "journal_folder", "recover_writes", "undo_write"]

@@ -11,7 +11,7 @@ minified JSON (a whole real loses its point: see :func:`hot_value_of_raw`).
 
 from __future__ import annotations
 
-from ...limits import MAX_INT64
+from ....limits import MAX_INT64
 from .dialect import _real_text, container_text
 
 __all__ = ["hot_value_of_raw", "python_float_text"]
