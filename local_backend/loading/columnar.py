@@ -55,11 +55,12 @@ from ..ingestion.groups import GroupBook
 from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
-from ..ingestion.writer import pending_writes, settle_interrupted_writes, write_transaction
+from ..ingestion.writer import settle_interrupted_writes, transaction_writes, write_transaction
+from ..store.engine.choice import reads_files
 from ..store.engine.clickhouse.client import require
 from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.pending_writes import PendingWrites
 from ..store.engine.clickhouse.stored_columns import stored_columns
-from ..store.engine.spec import recorded_engine
 from ..store.persons import PersonBook
 from ..store.run_memory import RunMemory
 from .abandoned_stages import drop_abandoned_stages
@@ -95,7 +96,7 @@ def load_columnar(
     progress: bool = False,
 ) -> LoadReport | None:
     """Load ``events_file`` column at a time when it can be (see the module docstring); None when it cannot."""
-    if events_file.format not in ("jsonl", "parquet") or recorded_engine(conn).kind != "chdb":
+    if events_file.format not in ("jsonl", "parquet") or not reads_files(conn):
         return None
     from ..plugins.pipeline import load_enabled_plugins
 
@@ -333,18 +334,19 @@ def _write(
     fetching = copier.submit(_fetch, stage, upcoming) if upcoming else None
     try:
         person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
-        pending = pending_writes(conn)
-        if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
-            pending.add_merges(project_id, person_changes.merges)
-            pending.add_persons(project_id, person_changes.persons)
-            pending.add_groups(project_id, group_rows)
+        pending = transaction_writes(conn)
+        if not isinstance(pending, PendingWrites):
+            raise TypeError("a column-at-a-time load writes to a ClickHouse engine")
+        # persons and groups copies and merges go with the transaction's own insert
+        pending.add_merges(project_id, person_changes.merges)
+        pending.add_persons(project_id, person_changes.persons)
+        pending.add_groups(project_id, group_rows)
         mapping = pa.table({"row": decided.batch["row"], "person_id": decided.person_ids})
         known_types = decided.groups.known_types()
 
         def to_clickhouse() -> list[tuple[str, str, str]]:
-            if pending is not None:
-                pending.note_copy(project_id, stage.tables, decided.first, decided.last, created_at)
-                pending.flush()  # journaled with the copy; before the events, so no event is read before its person
+            pending.note_copy(project_id, stage.tables, decided.first, decided.last, created_at)
+            pending.flush()  # journaled with the copy; before the events, so no event is read before its person
             stage.set_persons(mapping)
             stage.copy(known_types, decided.first, decided.last, created_at)
             return stage.property_samples(decided.first, decided.last)

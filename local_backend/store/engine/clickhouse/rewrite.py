@@ -35,8 +35,8 @@ from typing import Any
 
 from ....errors import APIError
 from .client import ClickHouseClient, require
+from .pending_writes import next_version
 from .schema import exact_days
-from .writer import next_version
 
 __all__ = [
     "RewriteUnsupported",
