@@ -235,7 +235,7 @@ def _create_key(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .loading.demo import seed_demo
+    from .demo_data.setup import seed_demo
 
     conn = _open(args.db, args.engine)
     access = seed_demo(conn, _clock(args.now), events=args.events, seed=args.seed, progress=True)

@@ -5,7 +5,7 @@ the database, with its uuids and properties' JSON text made. What is left needs 
 through the single writer path, with the same rules as :func:`~local_backend.ingestion.ingest_events`:
 
     deduplicate on uuid (against stored events and within the batch)
-    persons and groups, in event order (the person rules of ``store/persons.py``)
+    persons and groups, in event order (the person rules of ``store/person_book.py``)
     store the events, then persons, groups and definitions
 
 Projects with enabled plugins do not come here: their events need the plugin pipeline, which works on events
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.persons import PersonBook
+from ..store.person_book import PersonBook
 from .definitions import DefinitionsWriter
 from .groups import GroupBook
 from .person_events import person_and_groups

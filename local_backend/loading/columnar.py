@@ -61,7 +61,7 @@ from ..store.engine.clickhouse.client import require
 from ..store.engine.clickhouse.clients import client_for
 from ..store.engine.clickhouse.pending_writes import PendingWrites
 from ..store.engine.clickhouse.stored_columns import stored_columns
-from ..store.persons import PersonBook
+from ..store.person_book import PersonBook
 from ..store.run_memory import RunMemory
 from .abandoned_stages import drop_abandoned_stages
 from .clickhouse_source import file_source

@@ -23,7 +23,7 @@ from ..store.engine.choice import event_writer
 from ..store.engine.interface import EventRewrite, Rewritten, StoredRow
 
 # The statement the SQLite engine reads a job's batches with, whose query plan tests/backend/plugins checks.
-from ..store.events import to_micros
+from ..store.event_rows import to_micros
 from .base import Event, Job, ProcessEvent
 
 __all__ = [

@@ -18,7 +18,7 @@ from ..store.cohorts import get_cohort
 from ..store.engine.choice import event_store
 from ..store.engine.interface import Dialect, TopValues
 from ..store.hot_properties import hot_column
-from .filters import BaseFilter
+from .base_filter import BaseFilter
 from .hogql import compile_expression
 from .properties import PropertyCompiler, group_properties_column
 from .property_model import Property

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..store.events import to_micros
+from ..store.event_rows import to_micros
 from .dates import DateRange, add_intervals, truncate
 
 __all__ = ["Buckets", "make_buckets", "format_day", "format_label", "MAX_BUCKETS"]

@@ -34,7 +34,7 @@ from ..errors import ValidationError
 from ..store.actions import action_id_of, live_actions
 from ..store.cohorts import get_cohort
 from ..store.engine.interface import Dialect
-from ..store.events import to_micros
+from ..store.event_rows import to_micros
 from ..store.hot_properties import hot_column
 from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use

@@ -22,7 +22,7 @@ from typing import Any
 
 from .engine.choice import event_store
 from .engine.interface import COUNT, SpanAggregate
-from .events import to_micros
+from .event_rows import to_micros
 from .text_search import search_condition
 
 __all__ = [

@@ -12,7 +12,7 @@ from typing import Any
 
 from .engine.choice import event_store
 from .engine.interface import EventListing, Fragment, StoredEvent
-from .events import from_micros
+from .event_rows import from_micros
 from .person_lookup import persons_by_id
 
 __all__ = ["list_events", "find_event"]

@@ -24,7 +24,7 @@ from ...guard import check_deadline
 from ...store.actions import action_id_of, live_actions
 from ...store.engine.choice import event_store
 from ...store.engine.interface import FlaggedScan
-from ..filters import Entity
+from ..base_filter import Entity
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
 from .filter import FunnelFilter

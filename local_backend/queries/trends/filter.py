@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ValidationError
 from ...models.fields import Flag
-from ..filters import NEEDS_A_SERIES, BaseFilter
+from ..base_filter import NEEDS_A_SERIES, BaseFilter
 
 __all__ = [
     "DISPLAYS",

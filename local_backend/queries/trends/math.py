@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...store.engine.interface import Dialect
-from ..filters import PROPERTY_MATHS, BaseFilter, Entity
+from ..base_filter import PROPERTY_MATHS, BaseFilter, Entity
 
 __all__ = ["MathPlan", "plan_math", "ACTIVE_DAYS", "QUANTILES"]
 

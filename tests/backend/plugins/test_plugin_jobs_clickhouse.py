@@ -18,7 +18,7 @@ from local_backend.store.engine.clickhouse import clients as engines
 from local_backend.store.engine.clickhouse import rewrite
 from local_backend.store.engine.clickhouse.clients import client_for
 from local_backend.store.engine.clickhouse.rewrite import RewriteUnsupported, StagedRewrite, stored_event_batches
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 from tests.backend.plugin_helpers import add_config
 from tests.backend.plugins.jobs_helpers import rewrite_tables, run_job, stored, stored_twice, trend
 from tests.factories import add_events

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 import local_backend
+from local_backend.queries.base_filter import MATHS, PROPERTY_MATHS, compiler_for, entity_condition
 from local_backend.queries.breakdowns import breakdown_expression
 from local_backend.queries.filter_parsing import parse_filter
-from local_backend.queries.filters import MATHS, PROPERTY_MATHS, compiler_for, entity_condition
 from local_backend.queries.funnels import FunnelFilter
 from local_backend.queries.funnels.inputs import breakdown_expression as funnel_breakdown_expression
 from local_backend.queries.properties import PropertyCompiler

@@ -75,7 +75,7 @@ def test_queries_reach_no_http_module():
 
 def test_a_chain_to_fastapi_is_found():
     """The walk itself: reading a request's filter needs FastAPI, and the walk sees it."""
-    assert ["local_backend.web.filter_params", "fastapi"] in _forbidden_chains(["local_backend.web.filter_params"])
+    assert ["local_backend.web.filter_request", "fastapi"] in _forbidden_chains(["local_backend.web.filter_request"])
 
 
 def test_a_lazy_relative_import_counts(tmp_path):
@@ -83,9 +83,9 @@ def test_a_lazy_relative_import_counts(tmp_path):
     probe.write_text(
         "def f():\n    from fastapi import Request\n    from ..web.filter_params import read_filter_params\n"
     )
-    assert {"fastapi", "local_backend.web.filter_params"} <= _imports(probe, "local_backend.queries.probe")
+    assert {"fastapi", "local_backend.web.filter_request"} <= _imports(probe, "local_backend.queries.probe")
 
 
 def test_every_queries_module_is_walked():
     modules = _queries_modules()
-    assert "local_backend.queries.filters" in modules and len(modules) > 20
+    assert "local_backend.queries.base_filter" in modules and len(modules) > 20

@@ -34,7 +34,7 @@ from local_backend.store.engine.interface import (
 from local_backend.store.engine.sqlite import flagged_scan as sqlite_flagged_scan
 from local_backend.store.engine.sqlite.dialect import DIALECT
 from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
-from local_backend.store.events import EventRow, insert_events, to_micros
+from local_backend.store.event_rows import EventRow, insert_events, to_micros
 from local_backend.store.projects import create_project
 from tests.factories import add_events
 

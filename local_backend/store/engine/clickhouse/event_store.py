@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ....guard import check_deadline, raise_timeout, seconds_left
-from ...events import EARLIEST_PLAUSIBLE_MICROS, from_micros
+from ...event_rows import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from ..interface import (
     ActiveActors,
     EventListing,

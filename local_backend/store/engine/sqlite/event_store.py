@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...events import earliest_event_time
+from ...event_rows import earliest_event_time
 from ...integer_text import distinct_ids
 from ..interface import (
     ActiveActors,

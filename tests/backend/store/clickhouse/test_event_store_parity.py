@@ -29,7 +29,7 @@ from local_backend.store.engine.interface import (
     TopValues,
 )
 from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
-from local_backend.store.events import EventRow, insert_events
+from local_backend.store.event_rows import EventRow, insert_events
 from local_backend.store.projects import create_project
 from tests.backend.store.clickhouse.mirror import mirror
 from tests.backend.store.test_event_store import DAYS, EVENTS, EVERYTHING, PAGEVIEW, at

@@ -10,7 +10,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
-from ..queries.person_filters import person_properties_condition, persons_as_events
+from .person_filters import person_properties_condition, persons_as_events
 
 __all__ = ["cohort_member_condition", "cohort_count", "cohort_count_or_none"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from ..queries.person_filters import persons_as_events
-from .ids import parse_id
-from .person_lookup import persons_by_id
-from .text_search import search_condition
+from ..store.ids import parse_id
+from ..store.person_lookup import persons_by_id
+from ..store.text_search import search_condition
+from .person_filters import persons_as_events
 
 __all__ = ["Condition", "list_persons", "person_search_condition", "distinct_id_condition", "find_person"]
 

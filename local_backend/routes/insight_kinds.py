@@ -3,7 +3,8 @@
 A kind maps to a function ``(connection, project, legacy filter dict, now) -> {"result", "timezone"}``. Saved
 insights (``refresh``) and the query endpoint both come through here, so they share one engine per kind.
 Funnel and retention results link to people lists; their URLs come from the paths of the routes that serve
-those lists (:func:`_people_link`), as they do when the calculation routes answer.
+those lists (:func:`_people_link`), as they do when the calculation routes answer, which is why this module
+lives beside those routes.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
 from ..queries.trends import trends_payload
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from .runner import Calculation
-from .service import cache_key_for
+from ..results.runner import Calculation
+from ..results.service import cache_key_for
+from ..web.calculation_envelope import link_to
+from . import funnels, retention
 
 __all__ = ["ENGINES", "can_calculate", "calculation_for"]
 
@@ -28,10 +31,6 @@ Engine = Callable[[sqlite3.Connection, dict[str, Any], dict[str, Any], datetime]
 
 
 def _people_link(kind: str, project_id: int) -> PeopleLink:
-    # imported when a result is computed: the route modules import this one to serve saved insights
-    from ..routes import funnels, retention
-    from ..web.calculation_envelope import link_to
-
     if kind == "FUNNELS":
         return link_to(funnels.router, "funnel_people_route", project_id)
     return link_to(retention.router, "retention_people_route", project_id)

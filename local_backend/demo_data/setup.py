@@ -8,12 +8,13 @@ kept one was deleted. The events come from :mod:`local_backend.demo_data` (see d
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock, format_instant
-from ..demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
+from ..plugins.demo import seed_plugin_configs
 from ..store.accounts import (
     create_personal_api_key,
     delete_keys_with_label,
@@ -21,7 +22,10 @@ from ..store.accounts import (
     remember_demo_key,
     stored_demo_key,
 )
-from ..store.projects import create_project
+from ..store.insights import create_insight, set_insight_dashboards
+from ..store.projects import create_project, get_project
+from . import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
+from .seed import seed_demo_data
 
 __all__ = ["DemoAccess", "seed_demo", "DEMO_EMAIL", "DEMO_PROJECT_NAME"]
 
@@ -55,15 +59,11 @@ def seed_demo(
     if row is None:
         project = create_project(conn, name=DEMO_PROJECT_NAME, timezone="UTC", now=now, is_demo=True)
     else:
-        from ..store.projects import get_project
-
         project = get_project(conn, row["id"]) or {}
     user = get_or_create_user(conn, email=DEMO_EMAIL, now=now, current_project_id=project["id"])
     loaded = 0
     if seeded_now:
         _seed_content(conn, project, user, now)
-        from ..demo_data.seed import seed_demo_data
-
         loaded = seed_demo_data(conn, project, user, now=instant, events=events, seed=seed, progress=progress).loaded
     key = stored_demo_key(conn, user_id=user["id"])
     if key is None:
@@ -85,8 +85,6 @@ DEMO_SEEDERS: list[Any] = []
 
 
 def _seed_plugin_configs(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:
-    from ..plugins.demo import seed_plugin_configs
-
     seed_plugin_configs(conn, project, user, now)
 
 
@@ -95,10 +93,6 @@ DEMO_SEEDERS.append(_seed_plugin_configs)
 
 def _seed_insights(conn: sqlite3.Connection, project: dict[str, Any], user: dict[str, Any], now: str) -> None:
     """A dashboard holding three saved insights an analyst would start from."""
-    import json
-
-    from ..store.insights import create_insight, set_insight_dashboards
-
     cursor = conn.execute(
         "INSERT INTO dashboards (project_id, name, description, filters, deleted, created_by_id, created_at,"
         " updated_at) VALUES (?, 'Product health', 'Traffic, engagement and conversion', ?, 0, ?, ?, ?)",
