@@ -56,6 +56,7 @@ from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
 from ..ingestion.writer import settle_interrupted_writes, transaction_writes, write_transaction
+from ..plugins.pipeline import load_enabled_plugins
 from ..store.engine.choice import reads_files
 from ..store.engine.clickhouse.client import require
 from ..store.engine.clickhouse.clients import client_for
@@ -98,8 +99,6 @@ def load_columnar(
     """Load ``events_file`` column at a time when it can be (see the module docstring); None when it cannot."""
     if events_file.format not in ("jsonl", "parquet") or not reads_files(conn):
         return None
-    from ..plugins.pipeline import load_enabled_plugins
-
     project_id = int(project["id"])
     if load_enabled_plugins(conn, project_id):
         return None

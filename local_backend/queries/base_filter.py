@@ -25,6 +25,7 @@ from ..errors import ValidationError
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem, or_absent
 from ..store.engine.choice import event_store
+from ..store.materialized import materialized_columns
 from .actions import action_condition
 from .dates import INTERVALS, DateRange, resolve_date_range
 from .filter_parsing import decode_json_text
@@ -286,8 +287,6 @@ def global_condition(compiler: PropertyCompiler, filter: BaseFilter, project: di
 def compiler_for(conn: sqlite3.Connection, project: dict[str, Any]) -> PropertyCompiler:
     """A property compiler for ``project`` writing the dialect of the event store of ``conn`` (which makes its
     functions available there)."""
-    from ..store.materialized import materialized_columns
-
     dialect = event_store(conn).dialect
     project_id = int(project["id"])
     materialized = materialized_columns(conn, project_id)

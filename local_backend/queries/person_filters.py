@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..store.engine.interface import Dialect
+from ..store.engine.sqlite.event_store import SQLiteEventStore
 from .properties import PropertyCompiler
 from .property_model import parse_properties
 
@@ -35,8 +36,6 @@ _GROUP_TYPES = ("AND", "OR")
 def persons_dialect(conn: sqlite3.Connection) -> Dialect:
     """The dialect of statements over the persons table of ``conn`` (the SQLite store's; it makes its functions
     available on ``conn``)."""
-    from ..store.engine.sqlite.event_store import SQLiteEventStore
-
     return SQLiteEventStore(conn).dialect
 
 
