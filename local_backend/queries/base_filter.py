@@ -24,13 +24,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ..errors import ValidationError
 from ..limits import MAX_CONDITIONS_PER_REQUEST, MAX_ENTITIES, MAX_REGEX_CONDITIONS_PER_REQUEST
 from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_int64, key_problem, or_absent
+from ..models.property_filters import EMPTY_GROUP, PropertyFilter, PropertyGroup, count_conditions, parse_properties
 from ..store.engine.choice import event_store
 from ..store.materialized import materialized_columns
 from .actions import action_condition
 from .dates import INTERVALS, DateRange, resolve_date_range
 from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
-from .property_model import EMPTY_GROUP, PropertyFilter, PropertyGroup, count_conditions, parse_properties
 
 __all__ = [
     "Entity",

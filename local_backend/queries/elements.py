@@ -18,8 +18,8 @@ import re
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.property_filters import Property
 from ..store.engine.interface import Dialect
-from .property_model import Property
 
 __all__ = ["element_condition", "selector_pattern"]
 

@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.hogql import compile_condition
+from ..models.property_filters import Property, PropertyGroup, parse_properties, parse_property_date
 from ..store.actions import action_id_of, live_actions
 from ..store.cohorts import get_cohort
 from ..store.engine.interface import Dialect
@@ -39,8 +41,6 @@ from ..store.hot_properties import hot_column
 from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use
 from .elements import element_condition
-from .hogql import compile_condition
-from .property_model import Property, PropertyGroup, parse_properties, parse_property_date
 
 __all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "group_properties_column", "compare_json", "compare_value"]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...models.property_filters import Property, PropertyGroup
 from ...store.engine.choice import event_store
 from ...store.event_rows import to_micros
 from ..base_filter import Entity, compiler_for, entity_condition, filter_date_range, global_condition
@@ -21,7 +22,6 @@ from ..breakdowns import breakdown_expression as shared_breakdown_expression
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_months
 from ..properties import PropertyCompiler
-from ..property_model import Property, PropertyGroup
 from .filter import FunnelFilter
 
 __all__ = [

@@ -36,9 +36,9 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..limits import MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH, MAX_EXPRESSION_TERMS, MAX_INT64
-from ..models.fields import text_problem
 from ..store.engine.interface import Dialect
 from ..store.engine.sqlite.dialect import SQLiteDialect
+from .fields import text_problem
 from .hogql_tokens import Token, tokenize, unquote
 
 __all__ = ["compile_expression", "compile_condition", "check_expression", "MAX_EXPRESSION_LENGTH"]

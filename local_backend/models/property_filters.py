@@ -38,8 +38,9 @@ from ..limits import (
     MAX_PROPERTY_VALUE_LENGTH,
     MIN_INT64,
 )
-from ..models.fields import Integer, encodable, key_problem, text_problem
 from ..safe_regex import compile_pattern
+from .fields import Integer, encodable, key_problem, text_problem
+from .hogql import check_expression
 
 __all__ = [
     "Operator",
@@ -55,6 +56,10 @@ __all__ = [
     "parse_property_date",
     "EMPTY_GROUP",
     "count_conditions",
+    "MAX_FILTER_DEPTH",
+    "check_person_filters",
+    "on_own_properties",
+    "validate_person_filters",
 ]
 
 Operator = Literal[
@@ -286,8 +291,6 @@ def _condition(raw: dict[str, Any], attr: str) -> Property:
     elif operator in _DATES and parse_property_date(value) is None:
         raise ValidationError(f"Operator '{operator}' needs a date (YYYY-MM-DD or a date-time).", attr=f"{attr}__value")
     if kind == "hogql":
-        from .hogql import check_expression
-
         check_expression(key, attr=f"{attr}__key")
     return Property(key=key, value=value, operator=operator, type=kind, group_type_index=group_type_index)
 
@@ -387,3 +390,54 @@ def _item(raw: Any, attr: str, depth: int, budget: _Budget) -> Property | Proper
         budget.take()
         return _condition(raw, attr)
     raise ValidationError("Each property filter must be an object.", attr=attr)
+
+
+# -- person property filters (a cohort's rules, the persons list's ``properties``) ------------------------------
+
+MAX_FILTER_DEPTH = 5
+_GROUP_TYPES = ("AND", "OR")
+
+
+def check_person_filters(node: Any, attr: str, *, depth: int = 0) -> Any:
+    """``node`` with each leaf's ``type`` defaulted to person; anything but person filters is a 400 on ``attr``."""
+    if depth > MAX_FILTER_DEPTH:
+        raise ValidationError(f"Property groups may nest at most {MAX_FILTER_DEPTH} deep.", attr=attr)
+    if isinstance(node, list):
+        return [check_person_filters(item, f"{attr}__{i}", depth=depth + 1) for i, item in enumerate(node)]
+    if not isinstance(node, dict):
+        raise ValidationError("Expected a property filter or a group of them.", attr=attr)
+    if "values" in node and "key" not in node:
+        kind = node.get("type", "AND")
+        if not isinstance(kind, str) or kind.upper() not in _GROUP_TYPES:
+            raise ValidationError("A property group's type must be AND or OR.", attr=f"{attr}__type")
+        if not isinstance(node["values"], list):
+            raise ValidationError("A property group's values must be a list.", attr=f"{attr}__values")
+        values = [
+            check_person_filters(item, f"{attr}__values__{i}", depth=depth + 1) for i, item in enumerate(node["values"])
+        ]
+        return {"type": kind.upper(), "values": values}
+    if not isinstance(node.get("key"), str):
+        raise ValidationError("Each property filter needs a 'key'.", attr=attr)
+    kind = node.get("type") or "person"
+    if kind != "person":
+        raise ValidationError(
+            f"Only person property filters are supported here, not '{kind}'.", attr=f"{attr}__type", code="unsupported"
+        )
+    return {**node, "type": "person"}
+
+
+def on_own_properties(node: Any) -> Any:
+    """The checked filters re-aimed at ``e.properties``: rows of persons shaped as events
+    (:func:`local_backend.queries.person_filters.persons_as_events`) carry the person's own properties there, so
+    reading them directly spares a lookup of the same row for every filter."""
+    if isinstance(node, list):
+        return [on_own_properties(item) for item in node]
+    if "values" in node and "key" not in node:
+        return {**node, "values": [on_own_properties(item) for item in node["values"]]}
+    return {**node, "type": "event"}
+
+
+def validate_person_filters(properties: Any, attr: str) -> None:
+    """Refuse, with a 400 naming the filter, anything
+    :func:`local_backend.queries.person_filters.person_properties_condition` could not run."""
+    parse_properties(on_own_properties(check_person_filters(properties, attr)), attr)
