@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..capture_rules import PERSON_EVENTS
 from ..store.person_book import PersonBook
 from .definitions import DefinitionsWriter
 from .groups import GroupBook
@@ -36,9 +37,6 @@ __all__ = [
     "store_prepared",
     "stored_uuids",
 ]
-
-# Events that change persons or groups beyond "this distinct id has a person".
-PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
 
 
 def changes_persons(name: str, properties: Mapping[str, Any]) -> bool:

@@ -4,21 +4,20 @@ The row-by-row loader (:mod:`.loader`) reads, checks and hashes every event in P
 100,000 events/s. For a JSON Lines or Parquet file going into a chdb project without plugins, this module does
 the same work in columns instead:
 
-1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``, :mod:`.staging`):
-   each row's number, name, distinct id (cut to 200 characters), time in UTC microseconds (capped at the load's
-   time when more than 23 hours ahead), properties as the JSON text of the file, uuid (given, or derived from
-   the content), and
-   the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`. The properties are
-   parsed once, into names and raw values, and everything else that needs them comes from that one parse: the
-   check that they are an object, the stored hot columns and ``session_id`` (:mod:`..store.clickhouse.raw_values`),
-   ``$groups``, the group type a ``$groupidentify`` names, whether the event may change persons, and its shape
-   for the definitions (step 4).
+1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``,
+   :mod:`local_backend.store.engine.clickhouse.loader.staging`): each row's number, name, distinct id (cut to 200
+   characters), time in UTC microseconds (capped at the load's time when more than 23 hours ahead), properties as the
+   JSON text of the file, uuid (given, or derived from the content), and the reason it cannot be an event, if any: the
+   checks of :func:`~.prepare.prepare_batch`. The properties are parsed once, into names and raw values, and everything
+   else that needs them comes from that one parse: the check that they are an object, the stored hot columns and
+   ``session_id`` (:mod:`..store.engine.clickhouse.raw_values`), ``$groups``, the group type a ``$groupidentify`` names,
+   whether the event may change persons, and its shape for the definitions (step 4).
 2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
 3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
    times (Arrow columns, no properties), runs the person rules one event at a time only for the events that
    identify, alias, set person properties or identify a group (their properties fetched for them alone),
    creates a bare person in bulk for each new distinct id whose first event is none of those
-   (:meth:`~..store.persons.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
+   (:meth:`~..store.person_book.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
    and ClickHouse copies the batch from the staging table into ``events`` joined with that map, before the
    SQLite commit (as capture does). ClickHouse makes the bare persons' uuids (SHA-1) along with the batch, and
    what earlier batches read and wrote (distinct ids, merges, groups) is remembered, so SQLite is asked only
@@ -60,15 +59,15 @@ from ..plugins.pipeline import load_enabled_plugins
 from ..store.engine.choice import reads_files
 from ..store.engine.clickhouse.client import require
 from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.loader.abandoned_stages import drop_abandoned_stages
+from ..store.engine.clickhouse.loader.file_source import file_source
+from ..store.engine.clickhouse.loader.staging import Stage
 from ..store.engine.clickhouse.pending_writes import PendingWrites
 from ..store.engine.clickhouse.stored_columns import stored_columns
 from ..store.person_book import PersonBook
 from ..store.run_memory import RunMemory
-from .abandoned_stages import drop_abandoned_stages
-from .clickhouse_source import file_source
 from .loader import LoadReport, rare_collections
 from .readers import EventsFile
-from .staging import Stage
 
 __all__ = ["COLUMNAR_BATCH", "load_columnar"]
 
@@ -102,7 +101,7 @@ def load_columnar(
     project_id = int(project["id"])
     if load_enabled_plugins(conn, project_id):
         return None
-    source = file_source(events_file)
+    source = file_source(events_file.path, events_file.format)
     if source is None:
         return None
     client = client_for(conn)
@@ -114,7 +113,8 @@ def load_columnar(
         for typed in (False, True):
             try:
                 with _reading_bar(events_file.path.name, progress) as report:
-                    stage.fill(file_source(events_file, typed=True) if typed else source, typed=typed,
+                    read = file_source(events_file.path, events_file.format, typed=True) if typed else source
+                    stage.fill(read, typed=typed,
                                json_text=events_file.format == "jsonl" and not typed, received=to_micros(now),
                                stored=stored_columns(client), report=report)  # fmt: skip
             except Exception as error:
@@ -129,7 +129,10 @@ def load_columnar(
             return None  # an ISO 8601 form only Python reads: the row-by-row loader reads the file
         if stage.has_repeated_names():
             return None  # Python keeps a repeated name's last value, JSON functions the first: stored as Python reads
-        report = stage.report()
+        counts = stage.counts()
+        report = LoadReport(read=counts.read, rejected=counts.rejected, duplicates=counts.duplicates)
+        for row, reason in counts.rejections:
+            report.add_rejection(row, reason)
         with _load_pragmas(conn), rare_collections():
             _store(conn, project_id, stage, report, _batch_size(stage.rows, batch_size), to_micros(now), progress,
                    events_file.path.name)  # fmt: skip

@@ -1,14 +1,13 @@
 """Why a file's properties cannot be stored, worked out in ClickHouse as the row-by-row loader words it.
 
-The chdb bulk load splits each event's properties once (``JSONExtractKeysAndValuesRaw``): an empty split is
-``{}`` or text ClickHouse's JSON reader refuses. Python reads more than that reader: ``NaN``, ``Infinity`` and
-numbers beyond a double's range (read as infinities, then refused as not JSON compliant when the properties are
-stored), and strings holding a lone UTF-16 surrogate escape (refused because the stored text must be UTF-8). The
-row-by-row loader gives each its own reason, after the checks of the event's name, distinct id, time and uuid;
-text that is no JSON at all it refuses first. It also refuses properties nested deeper than
-:data:`~..limits.MAX_JSON_DEPTH`, which ClickHouse reads. Each function here gives a condition for one of those
-cases; :func:`not_finite` and :func:`lone_surrogate` are meant for text ClickHouse refused (evaluate with
-``short_circuit_function_evaluation`` so that other rows skip them).
+The chdb bulk load splits each event's properties once (``JSONExtractKeysAndValuesRaw``): an empty split is ``{}`` or
+text ClickHouse's JSON reader refuses. Python reads more than that reader: ``NaN``, ``Infinity`` and numbers beyond a
+double's range (read as infinities, then refused as not JSON compliant when the properties are stored), and strings
+holding a lone UTF-16 surrogate escape (refused because the stored text must be UTF-8). The row-by-row loader gives each
+its own reason, after the checks of the event's name, distinct id, time and uuid; text that is no JSON at all it refuses
+first. It also refuses properties nested deeper than :data:`local_backend.limits.MAX_JSON_DEPTH`, which ClickHouse
+reads. Each function here gives a condition for one of those cases; :func:`not_finite` and :func:`lone_surrogate` are
+meant for text ClickHouse refused (evaluate with ``short_circuit_function_evaluation`` so that other rows skip them).
 
 :func:`repeated_name` finds objects that name a property twice: Python keeps the last value, ClickHouse's and
 SQLite's JSON functions read the first, so such properties must go through Python before they are stored.
@@ -19,8 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..limits import MAX_JSON_DEPTH
-from ..store.engine.clickhouse.params import string_literal as _literal
+from .....limits import MAX_JSON_DEPTH
+from ..params import string_literal as _literal
 
 __all__ = ["REPEATED_NAME_LEVELS", "lone_surrogate", "names_a_key_twice", "not_finite", "repeated_name", "too_deep"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..store.engine.clickhouse.client import ClickHouseClient
+from ..client import ClickHouseClient
 
 __all__ = ["STAGE_PREFIX", "drop_abandoned_stages"]
 

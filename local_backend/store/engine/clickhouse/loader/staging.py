@@ -3,11 +3,11 @@
 :class:`Stage` fills a table beside ``events`` (``_load_<id>``) from the file in one ``INSERT ... SELECT``: each
 row's number, name, distinct id, time in UTC microseconds, properties as the file's JSON text, uuid (given, or
 derived from the content), the reason it cannot be an event (the row-by-row loader's checks, worded as it words
-them: :mod:`.clickhouse_times`, :mod:`.clickhouse_properties`), and what the person rules, the group columns,
-the stored property columns and the definitions need, all from one parse of the properties. It then sets aside
-the rows already stored or repeated, and serves the load's batches (:mod:`.columnar`): the rows the person rules
-read, the group types in order of first sight, the property samples, and the copy into ``events`` joined with
-the persons Python decided. :func:`.clickhouse_source.file_source` gives the ``file()`` table function it reads
+them: :mod:`.times`, :mod:`.properties`), and what the person rules, the group columns, the stored property
+columns and the definitions need, all from one parse of the properties. It then sets aside the rows already
+stored or repeated, and serves the load's batches (:mod:`local_backend.loading.columnar`): the rows the person
+rules read, the group types in order of first sight, the property samples, and the copy into ``events`` joined
+with the persons Python decided. :func:`.file_source.file_source` gives the ``file()`` table function it reads
 a file through.
 """
 
@@ -18,25 +18,29 @@ import os
 import re
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from ..ingestion.bulk import PERSON_EVENTS
-from ..ingestion.timestamps import FUTURE_LIMIT_MICROS
-from ..ingestion.wire import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURROGATE_PROPERTIES
-from ..limits import MAX_JSON_DEPTH
-from ..store.engine.clickhouse.client import ChdbClient, ClickHouseClient
-from ..store.engine.clickhouse.params import string_literal as _literal
-from ..store.engine.clickhouse.raw_values import hot_value_of_raw, python_float_text
-from ..store.engine.clickhouse.stored_columns import HOT_COLUMNS
-from ..store.hot_properties import HOT_PROPERTIES
-from ..store.person_rules import PERSON_UUID_NAMESPACE
+from .....capture_rules import (
+    FUTURE_LIMIT_MICROS,
+    MAX_DISTINCT_ID_LENGTH,
+    MAX_EVENT_NAME_LENGTH,
+    PERSON_EVENTS,
+    SURROGATE_PROPERTIES,
+)
+from .....limits import MAX_JSON_DEPTH
+from ....hot_properties import HOT_PROPERTIES
+from ....person_rules import PERSON_UUID_NAMESPACE
+from ..client import ChdbClient, ClickHouseClient
+from ..params import string_literal as _literal
+from ..raw_values import hot_value_of_raw, python_float_text
+from ..stored_columns import HOT_COLUMNS
 from .abandoned_stages import STAGE_PREFIX
-from .clickhouse_properties import lone_surrogate as has_lone_surrogate
-from .clickhouse_properties import names_a_key_twice, not_finite, repeated_name, too_deep
-from .clickhouse_source import MAYBE_TYPED_EVENT, MAYBE_TYPED_ID
-from .clickhouse_times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
-from .loader import LoadReport
+from .file_source import MAYBE_TYPED_EVENT, MAYBE_TYPED_ID
+from .properties import lone_surrogate as has_lone_surrogate
+from .properties import names_a_key_twice, not_finite, repeated_name, too_deep
+from .times import EARLIEST_MICROS, LATEST_MICROS, local_micros, other_iso_form, stripped
 
 __all__ = ["Stage", "stored_value"]
 
@@ -82,6 +86,17 @@ def stored_value(column: str) -> str:
     raw = f"raws[indexOf(keys, {_literal(key)})]"
     booleans = ("'1'", "'0'") if column == "session_id" else None  # session_id holds SQLite's 1 and 0
     return hot_value_of_raw(raw, "properties", _literal(key), booleans=booleans)
+
+
+@dataclass
+class StagedCounts:
+    """What a filled stage holds: rows read, rejected (with the first reasons, ``(row, reason)``) and set aside
+    as already stored or repeated."""
+
+    read: int
+    rejected: int
+    duplicates: int
+    rejections: list[tuple[int, str]] = field(default_factory=list)
 
 
 class Stage:
@@ -243,7 +258,7 @@ class Stage:
 
     def has_repeated_names(self) -> bool:
         """Whether the properties of an event to store name a key twice in one object (see
-        :func:`~.clickhouse_properties.repeated_name`)."""
+        :func:`~.properties.repeated_name`)."""
         sure, maybe = self.client.query_rows(
             f"SELECT countIf(repeated_name = 2), countIf(repeated_name = 1) FROM {self.table} WHERE reason = ''"
         )[0]
@@ -252,22 +267,25 @@ class Stage:
         deep = self.client.query_rows(f"SELECT properties FROM {self.table} WHERE reason = '' AND repeated_name = 1")
         return any(names_a_key_twice(text) for (text,) in deep)
 
-    def report(self) -> LoadReport:
+    def counts(self) -> StagedCounts:
+        """The rows read, rejected and set aside as duplicates, with the first rejections' reasons."""
         (rejected, valid), kept = (
             self.client.query_rows(f"SELECT countIf(reason != ''), countIf(reason = '') FROM {self.table}")[0],
             int(self.client.query_rows(f"SELECT count() FROM {self.kept}")[0][0]),
         )
-        report = LoadReport(read=self.rows, rejected=int(rejected), duplicates=int(valid) - kept)
-        for row, reason in self.client.query_rows(
-            f"SELECT row, reason FROM {self.table} WHERE reason != '' ORDER BY row LIMIT 20"
-        ):
-            report.add_rejection(int(row), str(reason))
-        return report
+        rejections = [
+            (int(row), str(reason))
+            for row, reason in self.client.query_rows(
+                f"SELECT row, reason FROM {self.table} WHERE reason != '' ORDER BY row LIMIT 20"
+            )
+        ]
+        return StagedCounts(read=self.rows, rejected=int(rejected), duplicates=int(valid) - kept, rejections=rejections)
 
     def batch(self, first: int, last: int) -> Any:
         """The kept rows numbered ``first``..``last`` in file order: row, distinct id, time, name, uuid, flag, and
-        the uuid a person created for the distinct id would have (:func:`~..store.person_rules.person_uuid`; made here,
-        in ClickHouse's threads, rather than one at a time in Python)."""
+        the uuid a person created for the distinct id would have
+        (:func:`local_backend.store.person_rules.person_uuid`; made here, in ClickHouse's threads, rather than one
+        at a time in Python)."""
         return self.client.query_arrow(
             f"SELECT row, distinct_id, ts, event, uuid, maybe_person, {_PERSON_UUID} AS person_uuid FROM {self.table}"
             f" WHERE row BETWEEN {{first:UInt64}} AND {{last:UInt64}} AND row IN"

@@ -5,10 +5,10 @@ values, or Parquet string columns). Any other file is the row-by-row loader's.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from ..store.engine.clickhouse.client import require
-from ..store.engine.clickhouse.params import string_literal as _literal
-from .readers import EventsFile
+from ..client import require
+from ..params import string_literal as _literal
 
 __all__ = ["MAYBE_TYPED_EVENT", "MAYBE_TYPED_ID", "file_source"]
 
@@ -27,12 +27,13 @@ MAYBE_TYPED_EVENT = rf"^(?:{_JSON_NUMBER}|true|false)$|^[{{\[]"
 MAYBE_TYPED_ID = r"^(?:-?[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+|-?[0-9]+\.[0-9]+|-0|true|false)$|^[{\[]"
 
 
-def file_source(events_file: EventsFile, *, typed: bool = False) -> str | None:
-    """The ``file()`` table function reading the file, or None when its columns are not all ours as text;
-    ``typed`` reads a JSON Lines file's event and distinct id with their JSON types (see _READ_TYPED)."""
-    path = _literal(str(events_file.path.absolute()))
-    if events_file.format == "parquet":
-        schema = require("pyarrow.parquet").read_schema(events_file.path)
+def file_source(file: Path, file_format: str, *, typed: bool = False) -> str | None:
+    """The ``file()`` table function reading the events file ``file`` (``jsonl`` or ``parquet``), or None when
+    its columns are not all ours as text; ``typed`` reads a JSON Lines file's event and distinct id with their
+    JSON types (see _READ_TYPED)."""
+    path = _literal(str(file.absolute()))
+    if file_format == "parquet":
+        schema = require("pyarrow.parquet").read_schema(file)
         pa = require("pyarrow")
         if not set(schema.names) <= set(_COLUMNS) or any(
             not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)) for field in schema
@@ -45,15 +46,15 @@ def file_source(events_file: EventsFile, *, typed: bool = False) -> str | None:
             for name in _COLUMNS
         )
         return f"(SELECT {cast} FROM file({path}, 'Parquet'))"
-    if not _first_lines_are_ours(events_file):
+    if not _first_lines_are_ours(file):
         return None
     return f"file({path}, 'JSONEachRow', {_literal(_READ_TYPED if typed else _READ_AS)})"
 
 
-def _first_lines_are_ours(events_file: EventsFile, lines: int = 1000) -> bool:
+def _first_lines_are_ours(file: Path, lines: int = 1000) -> bool:
     """Whether the first lines are JSON objects with only our columns (a later line that is not makes ClickHouse
     refuse the file, and the row-by-row loader takes it)."""
-    with events_file.path.open(encoding="utf-8", errors="replace") as handle:
+    with file.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle):
             if number >= lines:
                 break
