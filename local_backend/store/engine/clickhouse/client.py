@@ -10,6 +10,7 @@ is how a calculation's time limit reaches a statement no thread can interrupt.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import math
 import os
@@ -216,6 +217,14 @@ class _SessionPool:
     def give_back(self, session: Any) -> None:
         self._idle.put(session)
 
+    def close(self) -> None:
+        """Close the idle sessions (at exit: a statement still running keeps its own)."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
 
 def _prepared(session: Any) -> Any:
     # Arrow answers stay in this process: compressing them (LZ4 by default) is pure cost
@@ -250,6 +259,8 @@ class ChdbClient:
         with cls._guard:
             session = cls._sessions.get(path)
             if session is None:
+                if not cls._sessions:
+                    atexit.register(cls._close_all)
                 session = cls._sessions[path] = _prepared(_open_session(session_module, path))
                 cls._pools[path] = _SessionPool(session_module, path, session)
             pool = cls._pools[path]
@@ -350,6 +361,16 @@ class ChdbClient:
 
     def close(self) -> None:
         """Sessions stay open for the process (chdb opens one folder per process); nothing to release per client."""
+
+    @classmethod
+    def _close_all(cls) -> None:
+        """Close every session as the process exits, while chdb is whole: a session closed during the
+        interpreter's teardown may find chdb's server already gone (a crash on the way out)."""
+        with cls._guard:
+            for pool in cls._pools.values():
+                pool.close()
+            cls._pools.clear()
+            cls._sessions.clear()
 
 
 _hand_locks: dict[int, threading.Lock] = {}  # id of a session handed in by hand -> the lock its statements take
