@@ -4,8 +4,8 @@ The row-by-row loader strips the text (Python's whitespace), turns each ``Z`` in
 ``datetime.fromisoformat`` takes (:func:`local_backend.loading.records._instant`). ClickHouse's own best-effort
 parser takes far more (``Jan 10 2026``, ``2026/01/10``, epoch seconds, hour 25, month 0) and some less (week
 dates), so the bulk load reads only the form exports write, ``YYYY-MM-DD[( |T)hh:mm[:ss[.f{1,9}]][Z|±hh[[:]mm]]]``,
-checks every field's range as Python does and applies the offset itself (Python allows any offset under 24 hours, such as
-``+12:61``). A text that cannot start a date ``fromisoformat`` reads is rejected as the loader rejects it; one
+checks every field's range as Python does and applies the offset itself (Python allows any offset under 24 hours,
+such as ``+12:61``). A text that cannot start a date ``fromisoformat`` reads is rejected as the loader rejects it; one
 that might (``20260110``, ``2026-W02-6``, a comma before the fraction) is in :func:`other_iso_form`: the bulk load
 leaves such a file to the row-by-row loader.
 """
