@@ -43,7 +43,7 @@ from .hogql_tokens import Token, tokenize, unquote
 
 __all__ = ["compile_expression", "compile_condition", "check_expression", "MAX_EXPRESSION_LENGTH"]
 _FUNCTIONS: dict[str, tuple[int, int]] = {
-    # name: (min args, max args); the dialect writes each (:data:`.dialect.HOGQL_SCALARS` and the ones below)
+    # name: (min args, max args); the dialect writes each (the interface's ``HOGQL_SCALARS`` and the ones below)
     "lower": (1, 1),
     "upper": (1, 1),
     "length": (1, 1),

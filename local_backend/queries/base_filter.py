@@ -3,7 +3,7 @@
 ``BaseFilter`` holds what both calculations read: the entities (``events`` and ``actions``), the date range,
 ``interval``, the global ``properties``, ``filter_test_accounts``, the breakdown and the aggregation group.
 On GET every array or object travels as JSON text in the query string, on POST natively in the body; the
-route merges both (:func:`..filter_params.read_filter_params`, the body wins) and calls
+route merges both (:func:`local_backend.web.filter_request.read_filter_params`, the body wins) and calls
 :func:`.filter_parsing.parse_filter` with a subclass of this model. A bad value is a 400 whose ``attr`` names
 the field (``events__0__math``, ``properties__1__operator``). The size of the whole filter is bounded
 (:mod:`local_backend.limits`): series, property conditions and regex conditions of the request together.

@@ -3,8 +3,8 @@
 PostHog's calculation endpoints (``insights/retention/``, ``insights/path/``, ...) take the same filter on GET
 and POST: on GET, arrays and objects travel as JSON text in the query string (``target_entity={"id": ...}``);
 on POST they are native JSON in the body. Reading the request is the routes' part
-(:func:`..filter_params.read_filter_params`); what is here needs no request, so saved insights computed in the
-background parse their stored filters the same way.
+(:func:`local_backend.web.filter_request.read_filter_params`); what is here needs no request, so saved insights
+computed in the background parse their stored filters the same way.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Property filters compiled to SQL over ``events e``, with PostHog's semantics (reference section 3).
 
-A value is compared as the text PostHog compares (:meth:`.dialect.Dialect.text`): ``''`` when the key
+A value is compared as the text PostHog compares (:meth:`Dialect.text`): ``''`` when the key
 is missing, ``true``/``false``/``null``, numbers as written. So ``exact`` with ``["true"]`` matches a boolean,
 ``is_not`` and ``not_icontains`` pass events without the property, ``gt``/``gte``/``lt``/``lte`` compare
 numerically and fail on anything that does not read as a number, ``is_set`` is true for a present key even
@@ -15,7 +15,7 @@ group      ``groups.properties`` of the event's ``group_N`` key (``group_type_in
 cohort     a static cohort's ``cohort_people``; a dynamic cohort's stored person-property filters
 session    ``$session_duration``: seconds from the first to the last event of the event's session
 element    the autocapture ``elements_chain``: ``tag_name``, ``text``, ``href``, ``selector``
-hogql      a boolean expression of the subset in :mod:`.hogql`
+hogql      a boolean expression of the subset in :mod:`local_backend.models.hogql`
 =========  ==========================================================================================
 
 The SQL is written in the dialect the compiler is given (:attr:`PropertyCompiler.dialect`): the one of the

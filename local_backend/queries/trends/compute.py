@@ -1,7 +1,7 @@
 """Trends from stored events: one series per entity (and breakdown value), zero-filled over the range.
 
 Reading order: :func:`compute_trends` resolves the range (:mod:`..dates`) and its buckets (:mod:`..buckets`),
-compiles each entity and the global filters (:mod:`..filters`, :mod:`..properties`), picks the aggregate
+compiles each entity and the global filters (:mod:`..base_filter`, :mod:`..properties`), picks the aggregate
 (:mod:`.math`) and the breakdown values (:mod:`..breakdowns`), runs one grouped query per entity
 (:mod:`.sql`), and shapes the series (:mod:`.series`): cumulative sums, aggregated displays, formulas
 (:mod:`.formula`) and the comparison with the previous period (:mod:`.compare`).

@@ -1,4 +1,4 @@
-"""The filter ``insights/trend/`` reads: the shared filter (:class:`..filters.BaseFilter`) plus display, compare
+"""The filter ``insights/trend/`` reads: the shared filter (:class:`..base_filter.BaseFilter`) plus display, compare
 and formula."""
 
 from __future__ import annotations
