@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from ...write_marks import CLICKHOUSE_BATCH, read_mark
 from ..interface import EventRewrite, RewriteJudge, StoredRow
 from ..spec import database_file
+from . import stored_columns
 from .client import ClickHouseClient
 from .journal import WriteJournal, journal_folder, recover_writes, undo_write
 from .pending_writes import PendingWrites
 from .rewrite import StagedRewrite, finish_rewrites, stored_event_batches
-from .stored_columns import add_property_column, drop_property_column
 
 __all__ = ["ClickHouseEventWriter", "interrupted_writes"]
 
@@ -95,7 +95,7 @@ class ClickHouseEventWriter:
                 rewrite.add(batch, changed, dropped)
 
     def add_property_column(self, column: str, key: str) -> None:
-        add_property_column(self.client, column, key)
+        stored_columns.add_property_column(self.client, column, key)
 
     def drop_property_column(self, column: str) -> None:
-        drop_property_column(self.client, column)
+        stored_columns.drop_property_column(self.client, column)
