@@ -83,7 +83,7 @@ def test_a_lazy_relative_import_counts(tmp_path):
     probe.write_text(
         "def f():\n    from fastapi import Request\n    from ..web.filter_params import read_filter_params\n"
     )
-    assert {"fastapi", "local_backend.web.filter_request"} <= _imports(probe, "local_backend.queries.probe")
+    assert {"fastapi", "local_backend.web.filter_params"} <= _imports(probe, "local_backend.queries.probe")
 
 
 def test_every_queries_module_is_walked():
