@@ -20,11 +20,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from local_backend.store.cohorts import cohort_count, resolve_person_ids
+from local_backend.queries.cohort_members import cohort_count
+from local_backend.store.cohorts import resolve_person_ids
 from local_backend.store.db import connect, transaction
 from local_backend.store.definitions import EVENT_SAMPLE_SIZE, properties_seen_on_events
-from local_backend.store.event_list import list_events
-from local_backend.store.events import EventRow, insert_events, to_micros
+from local_backend.store.event_rows import EventRow, insert_events, to_micros
+from local_backend.store.listed_events import list_events
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 

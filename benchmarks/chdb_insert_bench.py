@@ -20,9 +20,9 @@ from pathlib import Path
 
 from bulk_load_bench import _load_average, events_file
 
-from local_backend.store.clickhouse.client import ChdbClient
-from local_backend.store.clickhouse.schema import create_tables
-from local_backend.store.clickhouse.stored_columns import stored_columns
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.schema import create_tables
+from local_backend.store.engine.clickhouse.stored_columns import stored_columns
 
 COLUMNS = "project_id, uuid, event, distinct_id, person_id, timestamp, created_at, properties, elements_chain"
 

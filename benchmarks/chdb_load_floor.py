@@ -36,12 +36,12 @@ from pathlib import Path
 
 from bulk_load_bench import events_file
 
-from local_backend.loading.clickhouse_times import local_micros, stripped
-from local_backend.loading.staging import stored_value
-from local_backend.store.clickhouse.client import ChdbClient
-from local_backend.store.clickhouse.schema import create_tables
-from local_backend.store.clickhouse.stored_columns import stored_columns
 from local_backend.store.db import connect
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.loader.staging import stored_value
+from local_backend.store.engine.clickhouse.loader.times import local_micros, stripped
+from local_backend.store.engine.clickhouse.schema import create_tables
+from local_backend.store.engine.clickhouse.stored_columns import stored_columns
 from local_backend.store.migrations import migrate
 from local_backend.store.person_rules import person_uuid
 from local_backend.store.projects import create_project

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from local_backend.store.clickhouse.params import bind
-from local_backend.store.clickhouse.rows import event_rows
-from local_backend.store.event_store import event_store
+from local_backend.store.engine.choice import event_store
+from local_backend.store.engine.clickhouse.params import bind
+from local_backend.store.engine.clickhouse.rows import event_rows
 
 __all__ = ["event_count", "load_duckdb_from_chdb", "window_funnel"]
 

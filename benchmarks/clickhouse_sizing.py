@@ -5,7 +5,7 @@
 
 Generates SDK-like events (the properties of ``capture_bench.py``: URL, browser, OS, a session id, an amount;
 random UUIDv4 event uuids, 30 days, ``--users`` people), inserts them into the engine's own ``events`` table
-(:mod:`local_backend.store.clickhouse.schema`) through ``ChdbClient.insert_arrow`` in batches of ``--batch``
+(:mod:`local_backend.store.engine.clickhouse.schema`) through ``ChdbClient.insert_arrow`` in batches of ``--batch``
 rows, merges the parts, and prints rows per second of insert, bytes on disk per million events (total and by
 column) and two query times. chdb runs the same storage engine as a server, so bytes per event carry over;
 insert rates over HTTP also pay the network and the server's parsing of Arrow: ``--engine`` measures a server
@@ -25,9 +25,9 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import pyarrow as pa
 
-from local_backend.store.clickhouse.client import ChdbClient, ClickHouseClient
-from local_backend.store.clickhouse.http_client import HttpClient, parse_server_url
-from local_backend.store.clickhouse.schema import create_tables
+from local_backend.store.engine.clickhouse.client import ChdbClient, ClickHouseClient
+from local_backend.store.engine.clickhouse.http_client import HttpClient, parse_server_url
+from local_backend.store.engine.clickhouse.schema import create_tables
 
 NAMES = np.array(["$pageview", "$pageview", "$pageview", "$autocapture", "signed_up", "onboarding_done", "purchase"])
 PAGES = np.array(["pricing", "docs", "home", "settings"])

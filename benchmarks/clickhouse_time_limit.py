@@ -31,10 +31,12 @@ from local_backend.app import create_app  # noqa: E402
 from local_backend.clock import SystemClock, format_instant  # noqa: E402
 from local_backend.config import Settings  # noqa: E402
 from local_backend.errors import QueryTimeout  # noqa: E402
-from local_backend.queries.guard import CalculationGuard  # noqa: E402
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore  # noqa: E402
+from local_backend.guard import CalculationGuard  # noqa: E402
 from local_backend.store.db import connect  # noqa: E402
-from local_backend.store.engines import choose_engine, client_for, parse_engine  # noqa: E402
+from local_backend.store.engine.choice import choose_engine  # noqa: E402
+from local_backend.store.engine.clickhouse.clients import client_for  # noqa: E402
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore  # noqa: E402
+from local_backend.store.engine.spec import parse_engine  # noqa: E402
 from local_backend.store.migrations import migrate  # noqa: E402
 from local_backend.store.projects import create_project  # noqa: E402
 

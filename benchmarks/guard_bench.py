@@ -2,7 +2,7 @@
 
     python benchmarks/guard_bench.py [--events 1000000] [--runs 7]
 
-Every calculation the API runs is watched by a :class:`~local_backend.queries.guard.CalculationGuard`:
+Every calculation the API runs is watched by a :class:`~local_backend.guard.CalculationGuard`:
 SQLite's progress handler asks it every ``PROGRESS_STEPS`` virtual-machine steps whether the time limit has
 passed or the client went away, and the funnel scan checks the deadline between chunks. This prints, for the
 trend queries of ``trends_bench.py`` and the ordered funnel of ``funnels_bench.py``, the median time of the
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import funnels_bench  # noqa: E402
 import trends_bench  # noqa: E402
 
-from local_backend.queries.guard import CalculationGuard  # noqa: E402
+from local_backend.guard import CalculationGuard  # noqa: E402
 from local_backend.store.db import connect  # noqa: E402
 from local_backend.store.projects import get_project  # noqa: E402
 

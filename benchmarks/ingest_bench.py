@@ -30,8 +30,8 @@ from typing import Any
 
 from local_backend.clock import FixedClock
 from local_backend.demo_data import demo_events
+from local_backend.demo_data.setup import seed_demo
 from local_backend.loading import load_file, loader
-from local_backend.loading.demo import seed_demo
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project

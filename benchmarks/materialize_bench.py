@@ -29,7 +29,7 @@ from benchmarks.trends_bench import DAY, NOW, build, duck_series, load_duckdb, m
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.trends import TrendsFilter, compute_trends
 from local_backend.store.db import connect, transaction
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 from local_backend.store.materialized import backfill, drop_materialized, materialize
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import get_project

@@ -22,7 +22,7 @@ from local_backend.queries.paths import PathFilter, compute_paths
 from local_backend.queries.retention import RetentionFilter
 from local_backend.queries.retention.compute import count_retention
 from local_backend.store.db import connect, transaction
-from local_backend.store.events import EventRow, insert_events, to_micros
+from local_backend.store.event_rows import EventRow, insert_events, to_micros
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project, get_project
 

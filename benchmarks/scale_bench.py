@@ -60,7 +60,7 @@ from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.funnels import funnel_payload
 from local_backend.queries.trends import TrendsFilter, compute_trends
 from local_backend.store.db import connect, transaction
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 from local_backend.store.materialized import backfill, materialize
 from local_backend.store.projects import get_project
 

@@ -36,7 +36,7 @@ from typing import Any
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.trends import TrendsFilter, compute_trends
 from local_backend.store.db import connect
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 from local_backend.store.projects import get_project
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)

@@ -16,7 +16,7 @@ Commands (the contract other tools rely on):
 * ``materialize --db PATH --project ID (--property KEY [--person] [--drop] | --list | --auto [--limit N])``
   promotes a property to an indexed column (:mod:`.materialize_command`)
 
-``--engine`` is where the events live (:mod:`.store.engines`): ``sqlite`` (the default), ``chdb[:PATH]`` or
+``--engine`` is where the events live (:mod:`.store.engine.spec`): ``sqlite`` (the default), ``chdb[:PATH]`` or
 ``clickhouse://USER:PASSWORD@HOST:PORT/DATABASE[?cluster=NAME]``. It is recorded in the database the first time
 it is given; without it a command uses the recorded engine.
 """
@@ -36,7 +36,8 @@ from .config import DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SEC
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
 from .loading.loader import DEFAULT_BATCH_SIZE
-from .store.engines import ENGINE_HELP, Engine, choose_engine, parse_engine
+from .store.engine.choice import choose_engine
+from .store.engine.spec import ENGINE_HELP, Engine, parse_engine
 
 __all__ = ["main", "build_parser", "build_settings"]
 
@@ -234,7 +235,7 @@ def _create_key(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .loading.demo import seed_demo
+    from .demo_data.setup import seed_demo
 
     conn = _open(args.db, args.engine)
     access = seed_demo(conn, _clock(args.now), events=args.events, seed=args.seed, progress=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 from local_backend.clock import parse_instant
 from local_backend.store.db import transaction
-from local_backend.store.events import EventRow, ensure_person, insert_events, to_micros
+from local_backend.store.event_rows import EventRow, ensure_person, insert_events, to_micros
 
 # the instant every test's clock stands at
 NOW = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..store.events import to_micros
+from ..store.event_rows import to_micros
 from .catalog import STAFF, STAFF_DOMAIN
 from .simulation import Simulation, format_micros
 

@@ -4,7 +4,7 @@
 
 See :mod:`.ingest` for the stages, :mod:`.timestamps` for clock-skew correction, :mod:`.wire` for the event
 format, :mod:`.bulk` for storing checked events as columns (bulk load's writer, and the last stage of
-``ingest_events``), :mod:`.person_events` and :mod:`local_backend.store.persons` for persons and merges,
+``ingest_events``), :mod:`.person_events` and :mod:`local_backend.store.person_book` for persons and merges,
 :mod:`.groups` and :mod:`.definitions`.
 """
 

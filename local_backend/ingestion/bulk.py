@@ -5,7 +5,7 @@ the database, with its uuids and properties' JSON text made. What is left needs 
 through the single writer path, with the same rules as :func:`~local_backend.ingestion.ingest_events`:
 
     deduplicate on uuid (against stored events and within the batch)
-    persons and groups, in event order (the person rules of ``store/persons.py``)
+    persons and groups, in event order (the person rules of ``store/person_book.py``)
     store the events, then persons, groups and definitions
 
 Projects with enabled plugins do not come here: their events need the plugin pipeline, which works on events
@@ -20,12 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..store.persons import PersonBook
+from ..capture_rules import PERSON_EVENTS
+from ..store.person_book import PersonBook
 from .definitions import DefinitionsWriter
 from .groups import GroupBook
 from .person_events import person_and_groups
 from .wire import WireEvent
-from .writer import pending_writes, write_transaction
+from .writer import transaction_writes, write_transaction
 
 __all__ = [
     "BatchOutcome",
@@ -36,14 +37,6 @@ __all__ = [
     "store_prepared",
     "stored_uuids",
 ]
-
-# Events that change persons or groups beyond "this distinct id has a person".
-PERSON_EVENTS = frozenset({"$identify", "$create_alias", "$merge_dangerously", "$groupidentify"})
-
-_INSERT = (
-    "INSERT INTO events (uuid, project_id, event, distinct_id, person_id, timestamp, properties,"
-    " group_0, group_1, group_2, group_3, group_4, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 
 
 def changes_persons(name: str, properties: Mapping[str, Any]) -> bool:
@@ -83,26 +76,10 @@ class BatchOutcome:
 
 
 def stored_uuids(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -> set[str]:
-    """The uuids already stored. Content uuids lead with the event's time, so a batch of a file in time order
-    spans a range no stored event falls in, and one probe of the uuid index settles the whole batch."""
+    """The uuids already stored (this write transaction's own included), as the event engine answers it."""
     if not uuids:
         return set()
-    pending = pending_writes(conn)
-    if pending is not None:
-        return pending.stored_uuids(project_id, uuids)
-    probe = conn.execute(
-        "SELECT 1 FROM events WHERE project_id = ? AND uuid BETWEEN ? AND ? LIMIT 1",
-        (project_id, min(uuids), max(uuids)),
-    ).fetchone()
-    if probe is None:
-        return set()
-    return {
-        row[0]
-        for row in conn.execute(
-            "SELECT uuid FROM events WHERE project_id = ? AND uuid IN (SELECT value FROM json_each(?))",
-            (project_id, json.dumps(uuids)),
-        )
-    }
+    return transaction_writes(conn).stored_uuids(project_id, uuids)
 
 
 def _new_positions(conn: sqlite3.Connection, project_id: int, uuids: list[str]) -> list[int]:
@@ -152,14 +129,11 @@ def store_columns(
         rows = [(*row[:4], resolve(row[4]), *row[5:]) for row in rows]
     person_changes = persons.flush()
     group_rows = groups.flush()
-    pending = pending_writes(conn)
-    if pending is None:
-        conn.executemany(_INSERT, rows)
-    else:  # a ClickHouse engine: the rows, persons and groups go there, and merges become overrides
-        pending.add_merges(project_id, person_changes.merges)
-        pending.add_persons(project_id, person_changes.persons)
-        pending.add_groups(project_id, group_rows)
-        pending.add_events(project_id, rows)
+    # an engine that keeps copies of persons and groups is handed them with the events (merges become its
+    # overrides); on SQLite they are the rows just written
+    transaction_writes(conn).add_events(
+        project_id, rows, persons=person_changes.persons, merges=person_changes.merges, groups=group_rows
+    )
     if rows:
         definitions.add_properties(columns.property_samples)
     definitions.flush(conn)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..store.persons import PersonBook
+from ..store.person_book import PersonBook
 from .definitions import GROUP, PERSON, DefinitionsWriter
 from .groups import GroupBook, is_group_key
 from .wire import WireEvent

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..capture_rules import FUTURE_LIMIT_MICROS
 from ..clock import has_iso_date_form
 
 __all__ = ["to_micros", "parse_time", "event_micros", "FUTURE_LIMIT_MICROS", "TimestampError"]
@@ -23,7 +24,6 @@ __all__ = ["to_micros", "parse_time", "event_micros", "FUTURE_LIMIT_MICROS", "Ti
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 _MICRO = timedelta(microseconds=1)
-FUTURE_LIMIT_MICROS = 23 * 3600 * 1_000_000
 # Anything outside years 1..9999 cannot be a datetime; numbers are epoch milliseconds, as JavaScript reads them.
 _MAX_MILLIS = 253_402_300_799_999
 

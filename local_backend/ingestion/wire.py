@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..capture_rules import MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, SURROGATE_PROPERTIES
 from ..limits import MAX_JSON_DEPTH
 from ..models.fields import encodable, json_problem
 from .timestamps import TimestampError, event_micros, parse_time
@@ -34,8 +35,6 @@ __all__ = [
     "SURROGATE_PROPERTIES",
 ]
 
-MAX_DISTINCT_ID_LENGTH = 200  # longer ids are cut, as PostHog does
-MAX_EVENT_NAME_LENGTH = 400
 _PERSON_BAGS = ("$set", "$set_once", "$unset")
 # The canonical form, as every SDK sends it: checked without building a UUID object.
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -55,9 +54,6 @@ def uuid_text(given: str) -> str | None:
         return None
     digits = digits.lower()
     return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
-
-
-SURROGATE_PROPERTIES = "properties hold text with a lone UTF-16 surrogate, which is not valid Unicode"
 
 
 def surrogate_problem(what: str, text: str) -> str | None:

@@ -13,9 +13,10 @@ of the same moment change many of the same pages (index tails, definitions, pers
 than its requests one by one. No request waits for company: a group is whatever is already queued. With a
 ClickHouse engine a group's events go to ClickHouse as one insert, before the group's commit.
 
-With a ClickHouse engine the SQLite ``COMMIT`` is the commit point of both stores: the ClickHouse inserts are
-journaled first and taken back if that commit never happens, by this process or, after a crash, by the next
-write transaction on the database (:mod:`local_backend.store.clickhouse.journal`).
+The events themselves are written through the engine's seam (:meth:`~local_backend.store.engine.interface.
+EventWriter.transaction_writes`): with a ClickHouse engine the SQLite ``COMMIT`` is the commit point of both
+stores, the ClickHouse inserts journaled first and taken back if that commit never happens, by this process or,
+after a crash, by the next write transaction on the database (:mod:`local_backend.store.engine.clickhouse.journal`).
 """
 
 from __future__ import annotations
@@ -28,15 +29,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..crash_points import crash_point
-from ..store.clickhouse.journal import WriteJournal, journal_folder, recover_writes, undo_write
-from ..store.clickhouse.writer import PendingWrites
 from ..store.db import connect, transaction
-from ..store.engines import client_for, database_file, recorded_engine
-from ..store.write_marks import CLICKHOUSE_BATCH, read_mark
+from ..store.engine.choice import event_writer, interrupted_writes
+from ..store.engine.interface import TransactionWrites
 
 __all__ = [
     "write_transaction",
     "pending_writes",
+    "transaction_writes",
     "settle_interrupted_writes",
     "SharedWriter",
     "WAL_AUTOCHECKPOINT_PAGES",
@@ -72,37 +72,31 @@ def _lock_for(path: str) -> threading.Lock:
         return lock
 
 
-_pending: dict[int, PendingWrites] = {}  # id of a connection -> its open transaction's ClickHouse writes
+_pending: dict[int, TransactionWrites] = {}  # id of a connection -> its open write transaction's event writes
 
 
-def pending_writes(conn: sqlite3.Connection) -> PendingWrites | None:
-    """The ClickHouse writes of ``conn``'s open write transaction; None when the events live in SQLite."""
+def pending_writes(conn: sqlite3.Connection) -> TransactionWrites | None:
+    """The event writes of ``conn``'s open write transaction (None outside one)."""
     return _pending.get(id(conn))
 
 
+def transaction_writes(conn: sqlite3.Connection) -> TransactionWrites:
+    """The event writes of ``conn``'s open write transaction, which the caller must be inside."""
+    writes = _pending.get(id(conn))
+    if writes is None:
+        raise RuntimeError("events are written inside write_transaction(conn)")
+    return writes
+
+
 @contextmanager
-def _engine_writes(conn: sqlite3.Connection) -> Iterator[PendingWrites | None]:
-    """The transaction's ClickHouse writes, journaled; inside the SQLite transaction (its write lock held)."""
-    if recorded_engine(conn).kind == "sqlite":
-        yield None
-        return
-    client, db_file = client_for(conn), database_file(conn)
-    recover_writes(conn, client, db_file)  # a write cut short by a crash is taken back before any other
-    journal = WriteJournal(journal_folder(db_file), read_mark(conn, CLICKHOUSE_BATCH) + 1, client.database)
-    pending = _pending[id(conn)] = PendingWrites(client, journal)
-    try:
-        yield pending
-    except BaseException:
-        if journal.written:  # SQLite rolls back: take the ClickHouse rows back too
-            try:
-                undo_write(client, journal.record())
-            except Exception:  # the record stays on disk, and the next write transaction takes the rows back
-                pass
-            else:
-                journal.remove()
-        raise
-    finally:
-        del _pending[id(conn)]
+def _engine_writes(conn: sqlite3.Connection) -> Iterator[TransactionWrites]:
+    """The transaction's event writes, inside the SQLite transaction (its write lock held)."""
+    with event_writer(conn).transaction_writes() as writes:
+        _pending[id(conn)] = writes
+        try:
+            yield writes
+        finally:
+            del _pending[id(conn)]
 
 
 @contextmanager
@@ -110,8 +104,8 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Run the block as the database's only ingestion writer, in one transaction (joined if one is open).
 
     With a ClickHouse engine the events and the persons' and groups' new versions gathered in the block are
-    inserted into ClickHouse just before the commit (:mod:`local_backend.store.clickhouse.writer`): if that
-    fails, nothing of the block is stored in either.
+    inserted into ClickHouse just before the commit (:mod:`local_backend.store.engine.clickhouse.pending_writes`):
+    if that fails, nothing of the block is stored in either.
     """
     if conn.in_transaction:
         with transaction(conn):
@@ -119,20 +113,14 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         return
     with _lock_for(_database_file(conn)):
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
-        with transaction(conn), _engine_writes(conn) as pending:
+        with transaction(conn), _engine_writes(conn) as writes:
             yield conn
-            journal = None if pending is None else pending.journal
-            if pending is not None:
-                pending.flush()
-            if journal is not None and journal.written:
-                crash_point("clickhouse-inserted")
-                journal.commit(conn)
-            if journal is None or journal.written:
+            final = writes.before_commit()
+            if final:
                 crash_point("sqlite-written")
-        if journal is None or journal.written:
+        if final:
             crash_point("sqlite-committed")
-        if journal is not None:
-            journal.remove()
+        writes.after_commit()
 
 
 def settle_interrupted_writes(db: sqlite3.Connection | Path | str) -> None:
@@ -140,11 +128,8 @@ def settle_interrupted_writes(db: sqlite3.Connection | Path | str) -> None:
     does it as it starts, a bulk load before it reads what is stored (no-op on the SQLite engine)."""
     conn = db if isinstance(db, sqlite3.Connection) else connect(db)
     try:
-        folder = journal_folder(database_file(conn))
-        if folder is None or not any(folder.glob("*.json")):
-            return  # nothing cut short (and the engine is not opened for nothing)
-        if recorded_engine(conn).kind != "sqlite" and not conn.in_transaction:
-            with write_transaction(conn):
+        if interrupted_writes(conn) and not conn.in_transaction:
+            with write_transaction(conn):  # its engine writes take back what a crash cut short
                 pass
     finally:
         if conn is not db:
@@ -251,14 +236,13 @@ class SharedWriter:
     @staticmethod
     def _run(conn: sqlite3.Connection, job: _Job) -> None:
         conn.execute(f"SAVEPOINT {_SAVEPOINT}")
-        pending = pending_writes(conn)
-        mark = pending.mark() if pending is not None else None
+        writes = transaction_writes(conn)
+        mark = writes.mark()
         try:
             job.result = job.work(conn)
         except Exception as error:
             job.error = error
-            if pending is not None and mark is not None:
-                pending.rollback_to(mark)
+            writes.rollback_to(mark)
             if not conn.in_transaction:  # SQLite rolled the whole transaction back: the group must fail
                 conn.execute("BEGIN")  # an empty one, for the enclosing transaction's ROLLBACK to end
                 raise

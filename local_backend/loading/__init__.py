@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..ingestion.timestamps import to_micros
+from ..store.projects import get_project
 from .columnar import load_columnar
 from .deferred import deferred_indexes, expected_rows, worth_deferring
 from .loader import (
@@ -54,8 +55,6 @@ __all__ = [
 
 def resolve_project(conn: sqlite3.Connection, project: Mapping[str, Any] | int) -> dict[str, Any]:
     """A project row given the row itself or its id; an unknown id is a ValidationError."""
-    from ..store.projects import get_project
-
     project_id = project if isinstance(project, int) else int(project["id"])
     found = get_project(conn, project_id)
     if found is None:

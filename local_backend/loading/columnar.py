@@ -4,21 +4,20 @@ The row-by-row loader (:mod:`.loader`) reads, checks and hashes every event in P
 100,000 events/s. For a JSON Lines or Parquet file going into a chdb project without plugins, this module does
 the same work in columns instead:
 
-1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``, :mod:`.staging`):
-   each row's number, name, distinct id (cut to 200 characters), time in UTC microseconds (capped at the load's
-   time when more than 23 hours ahead), properties as the JSON text of the file, uuid (given, or derived from
-   the content), and
-   the reason it cannot be an event, if any: the checks of :func:`~.prepare.prepare_batch`. The properties are
-   parsed once, into names and raw values, and everything else that needs them comes from that one parse: the
-   check that they are an object, the stored hot columns and ``session_id`` (:mod:`..store.clickhouse.raw_values`),
-   ``$groups``, the group type a ``$groupidentify`` names, whether the event may change persons, and its shape
-   for the definitions (step 4).
+1. ClickHouse reads the whole file into a staging table (``_load_<id>`` beside ``events``,
+   :mod:`local_backend.store.engine.clickhouse.loader.staging`): each row's number, name, distinct id (cut to 200
+   characters), time in UTC microseconds (capped at the load's time when more than 23 hours ahead), properties as the
+   JSON text of the file, uuid (given, or derived from the content), and the reason it cannot be an event, if any: the
+   checks of :func:`~.prepare.prepare_batch`. The properties are parsed once, into names and raw values, and everything
+   else that needs them comes from that one parse: the check that they are an object, the stored hot columns and
+   ``session_id`` (:mod:`..store.engine.clickhouse.raw_values`), ``$groups``, the group type a ``$groupidentify`` names,
+   whether the event may change persons, and its shape for the definitions (step 4).
 2. Rows already stored (by uuid) or repeated in the file are set aside in one query.
 3. Batch by batch, in file order, in one SQLite transaction each: Python fetches the batch's distinct ids and
    times (Arrow columns, no properties), runs the person rules one event at a time only for the events that
    identify, alias, set person properties or identify a group (their properties fetched for them alone),
    creates a bare person in bulk for each new distinct id whose first event is none of those
-   (:meth:`~..store.persons.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
+   (:meth:`~..store.person_book.PersonBook.plan_bare`), maps every event to its person with one vectorised lookup,
    and ClickHouse copies the batch from the staging table into ``events`` joined with that map, before the
    SQLite commit (as capture does). ClickHouse makes the bare persons' uuids (SHA-1) along with the batch, and
    what earlier batches read and wrote (distinct ids, merges, groups) is remembered, so SQLite is asked only
@@ -55,17 +54,20 @@ from ..ingestion.groups import GroupBook
 from ..ingestion.person_events import PERSON_KEYS, person_and_groups
 from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
-from ..ingestion.writer import pending_writes, settle_interrupted_writes, write_transaction
-from ..store.clickhouse.client import require
-from ..store.clickhouse.stored_columns import stored_columns
-from ..store.engines import client_for, recorded_engine
-from ..store.persons import PersonBook
+from ..ingestion.writer import settle_interrupted_writes, transaction_writes, write_transaction
+from ..plugins.pipeline import load_enabled_plugins
+from ..store.engine.choice import reads_files
+from ..store.engine.clickhouse.client import require
+from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.loader.abandoned_stages import drop_abandoned_stages
+from ..store.engine.clickhouse.loader.file_source import file_source
+from ..store.engine.clickhouse.loader.staging import Stage
+from ..store.engine.clickhouse.pending_writes import PendingWrites
+from ..store.engine.clickhouse.stored_columns import stored_columns
+from ..store.person_book import PersonBook
 from ..store.run_memory import RunMemory
-from .abandoned_stages import drop_abandoned_stages
-from .clickhouse_source import file_source
 from .loader import LoadReport, rare_collections
 from .readers import EventsFile
-from .staging import Stage
 
 __all__ = ["COLUMNAR_BATCH", "load_columnar"]
 
@@ -94,14 +96,12 @@ def load_columnar(
     progress: bool = False,
 ) -> LoadReport | None:
     """Load ``events_file`` column at a time when it can be (see the module docstring); None when it cannot."""
-    if events_file.format not in ("jsonl", "parquet") or recorded_engine(conn).kind != "chdb":
+    if events_file.format not in ("jsonl", "parquet") or not reads_files(conn):
         return None
-    from ..plugins.pipeline import load_enabled_plugins
-
     project_id = int(project["id"])
     if load_enabled_plugins(conn, project_id):
         return None
-    source = file_source(events_file)
+    source = file_source(events_file.path, events_file.format)
     if source is None:
         return None
     client = client_for(conn)
@@ -113,7 +113,8 @@ def load_columnar(
         for typed in (False, True):
             try:
                 with _reading_bar(events_file.path.name, progress) as report:
-                    stage.fill(file_source(events_file, typed=True) if typed else source, typed=typed,
+                    read = file_source(events_file.path, events_file.format, typed=True) if typed else source
+                    stage.fill(read, typed=typed,
                                json_text=events_file.format == "jsonl" and not typed, received=to_micros(now),
                                stored=stored_columns(client), report=report)  # fmt: skip
             except Exception as error:
@@ -128,7 +129,10 @@ def load_columnar(
             return None  # an ISO 8601 form only Python reads: the row-by-row loader reads the file
         if stage.has_repeated_names():
             return None  # Python keeps a repeated name's last value, JSON functions the first: stored as Python reads
-        report = stage.report()
+        counts = stage.counts()
+        report = LoadReport(read=counts.read, rejected=counts.rejected, duplicates=counts.duplicates)
+        for row, reason in counts.rejections:
+            report.add_rejection(row, reason)
         with _load_pragmas(conn), rare_collections():
             _store(conn, project_id, stage, report, _batch_size(stage.rows, batch_size), to_micros(now), progress,
                    events_file.path.name)  # fmt: skip
@@ -332,18 +336,19 @@ def _write(
     fetching = copier.submit(_fetch, stage, upcoming) if upcoming else None
     try:
         person_changes, group_rows = decided.persons.flush(), decided.groups.flush()
-        pending = pending_writes(conn)
-        if pending is not None:  # persons and groups copies and merges go with the transaction's own insert
-            pending.add_merges(project_id, person_changes.merges)
-            pending.add_persons(project_id, person_changes.persons)
-            pending.add_groups(project_id, group_rows)
+        pending = transaction_writes(conn)
+        if not isinstance(pending, PendingWrites):
+            raise TypeError("a column-at-a-time load writes to a ClickHouse engine")
+        # persons and groups copies and merges go with the transaction's own insert
+        pending.add_merges(project_id, person_changes.merges)
+        pending.add_persons(project_id, person_changes.persons)
+        pending.add_groups(project_id, group_rows)
         mapping = pa.table({"row": decided.batch["row"], "person_id": decided.person_ids})
         known_types = decided.groups.known_types()
 
         def to_clickhouse() -> list[tuple[str, str, str]]:
-            if pending is not None:
-                pending.note_copy(project_id, stage.tables, decided.first, decided.last, created_at)
-                pending.flush()  # journaled with the copy; before the events, so no event is read before its person
+            pending.note_copy(project_id, stage.tables, decided.first, decided.last, created_at)
+            pending.flush()  # journaled with the copy; before the events, so no event is read before its person
             stage.set_persons(mapping)
             stage.copy(known_types, decided.first, decided.last, created_at)
             return stage.property_samples(decided.first, decided.last)

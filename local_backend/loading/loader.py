@@ -24,8 +24,10 @@ from typing import Any, TypedDict
 from tqdm import tqdm
 
 from ..errors import ValidationError
+from ..ingestion import ingest_events
 from ..ingestion.bulk import store_prepared
 from ..ingestion.timestamps import to_micros
+from ..plugins.pipeline import load_enabled_plugins
 from .prepare import PreparedBatch, WireBatch, prepare_batch, wire_batch, wire_events
 from .records import RecordError
 
@@ -114,14 +116,10 @@ def check_batch_size(batch_size: int) -> int:
 
 def _ingest(conn: sqlite3.Connection, project: Mapping[str, Any], events: list[dict[str, Any]], now: datetime) -> Any:
     """The one place bulk load hands events to ingestion."""
-    from ..ingestion import ingest_events
-
     return ingest_events(conn, dict(project), events, now=now)
 
 
 def _plugins_enabled(conn: sqlite3.Connection, project: Mapping[str, Any]) -> bool:
-    from ..plugins.pipeline import load_enabled_plugins
-
     return bool(load_enabled_plugins(conn, int(project["id"])))
 
 

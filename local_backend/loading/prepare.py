@@ -30,7 +30,7 @@ from ..ingestion.wire import (
     properties_problem,
     surrogate_problem,
 )
-from ..store.events import from_micros
+from ..store.event_rows import from_micros
 from .records import RecordError, event_parts, stored_form, wire_event
 
 __all__ = [

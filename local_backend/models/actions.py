@@ -6,11 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..queries.filter_parsing import check_nesting
-from ..queries.property_model import StepPropertyFilter, parse_properties
-from ..queries.regex import compile_pattern
+from ..safe_regex import compile_pattern
 from .common import UserBasic, user_basic
-from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
+from .fields import Flag, JSONObject, check_nesting, non_blank, non_blank_not_null, not_null
+from .property_filters import StepPropertyFilter, parse_properties
 
 __all__ = [
     "Matching",

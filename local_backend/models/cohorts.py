@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
-from ..queries.person_filters import validate_person_filters
 from .common import UserBasic, user_basic
 from .fields import Flag, JSONObject, non_blank, non_blank_not_null, not_null
+from .property_filters import validate_person_filters
 
 __all__ = [
     "cohort_body",

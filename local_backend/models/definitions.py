@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.events import from_micros
+from ..store.event_rows import from_micros
 
 __all__ = ["EventDefinition", "PropertyDefinition", "event_definition_body", "property_definition_body"]
 

@@ -19,10 +19,12 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
-from ..limits import MAX_INT64, MAX_JSON_DEPTH, MAX_PROPERTY_KEY_LENGTH, MIN_INT64
+from ..errors import ValidationError
+from ..limits import MAX_FILTER_PARAM_NESTING, MAX_INT64, MAX_JSON_DEPTH, MAX_PROPERTY_KEY_LENGTH, MIN_INT64
 
 __all__ = [
     "any_case",
+    "check_nesting",
     "Flag",
     "Int64",
     "Integer",
@@ -200,3 +202,16 @@ def check_json_text(value: Any) -> Any:
 
 
 JSONObject = Annotated[dict[str, Any], AfterValidator(check_json_text)]
+
+
+def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_PARAM_NESTING) -> Any:
+    """``value`` unchanged if its lists and objects nest at most ``limit`` deep; else a 400 on ``attr``."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                raise ValidationError(f"Filters may nest at most {limit} levels deep.", attr=attr)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return value

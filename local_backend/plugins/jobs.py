@@ -2,8 +2,9 @@
 
 The one job the built-in plugins share re-runs a date range of stored events through a config, so a
 property filter or a naming convention set up today also applies to last month's events: changed events
-are rewritten, dropped ones deleted, all or none, on the event engine the database records (SQLite in one
-transaction; ClickHouse through :mod:`local_backend.store.clickhouse.rewrite`). The counts are the same on both.
+are rewritten, dropped ones deleted, all or none, on the event engine the database records, through its writer
+(:meth:`~local_backend.store.engine.interface.EventWriter.rewrite_events`: SQLite in one transaction, ClickHouse
+staged and applied at once). This module decides each event; the counts are the same on every engine.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from ..clock import format_micros, parse_instant
 from ..errors import ValidationError
-from ..store.clickhouse.client import ClickHouseClient
-from ..store.clickhouse.rewrite import StagedRewrite, finish_rewrites, stored_event_batches
 from ..store.db import transaction
-from ..store.engines import client_for, recorded_engine
-from ..store.events import to_micros
+from ..store.engine.choice import event_writer
+from ..store.engine.interface import EventRewrite, Rewritten, StoredRow
+from ..store.engine.sqlite.writer import STORED_EVENTS_SQL  # noqa: F401 - the statement whose plan the tests check
+from ..store.event_rows import to_micros
 from .base import Event, Job, ProcessEvent
 
 __all__ = [
@@ -43,9 +44,10 @@ REPROCESS_JOB = Job(
     },
 )
 JOB_OPERATIONS = ("start",)
+# Events read at once by an engine that reads them in storage order (SQLite, by row id)
 BATCH_SIZE = 5_000
-# Events read from ClickHouse at once: each read takes whole days (rewrite.stored_event_batches), so a batch that
-# holds a day's events reads each event about once (the demo's busiest day holds 18,771 of a million)
+# Events read at once by an engine that reads whole days (ClickHouse: rewrite.stored_event_batches), so a batch
+# that holds a day's events reads each event about once (the demo's busiest day holds 18,771 of a million)
 CLICKHOUSE_BATCH_SIZE = 50_000
 
 
@@ -109,13 +111,7 @@ def _stored_event(
     }
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one stored event became: ``event`` and ``properties`` (JSON) are its new values when changed."""
-
-    kind: Literal["changed", "dropped", "unchanged", "failed"]
-    event: str = ""
-    properties: str = ""
+Outcome = Rewritten  # what one stored event became
 
 
 class _Tally:
@@ -128,9 +124,18 @@ class _Tally:
         # (project, new event name) -> the last time of an event renamed to it
         self.renamed: dict[tuple[int, str], int] = {}
 
-    def judge(self, stored: Event, properties: str, timestamp: int) -> Outcome:
-        """The outcome of one stored event, given as an :data:`Event` and its properties' JSON text, from which
-        the plugin gets a copy of its own to change (parsing the text again is cheaper than copying the dict)."""
+    def judge(self, row: StoredRow) -> Outcome:
+        """The outcome of one stored event; the plugin gets the event with a copy of its properties of its own to
+        change (parsing the stored text is cheaper than copying the dict)."""
+        stored = _stored_event(
+            uuid=row.uuid,
+            event=row.event,
+            distinct_id=row.distinct_id,
+            properties=row.properties,
+            timestamp=row.timestamp,
+            project_id=row.project_id,
+        )
+        properties, timestamp = row.properties, row.timestamp
         self.counts["processed"] += 1
         try:
             after = self.process_event({**stored, "properties": json.loads(properties)}, self.config)
@@ -153,78 +158,6 @@ class _Tally:
         self.renamed[project_id, name] = max(self.renamed.get((project_id, name), 0), timestamp)
 
 
-# The next batch of a range's events on SQLite, in id order. NOT INDEXED walks the table by id from the last
-# one read, so the job reads each row once; left to itself SQLite picked an index on project_id, read every
-# row of the project for each batch and sorted them by id (97 s of a 150 s job over 1M events).
-STORED_EVENTS_SQL = (
-    "SELECT id, uuid, event, distinct_id, properties, timestamp FROM events NOT INDEXED WHERE project_id = ?"
-    " AND timestamp BETWEEN ? AND ? AND id > ? ORDER BY id LIMIT ?"
-)
-
-
-def _reprocess_sqlite(conn: sqlite3.Connection, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
-    last_id = 0
-    while True:
-        rows = conn.execute(STORED_EVENTS_SQL, (project_id, start, end, last_id, BATCH_SIZE)).fetchall()
-        if not rows:
-            return
-        last_id = rows[-1]["id"]
-        renames: list[tuple[str, str, int]] = []
-        updates: list[tuple[str, int]] = []
-        deletes: list[tuple[int]] = []
-        for row in rows:
-            stored = _stored_event(
-                uuid=row["uuid"],
-                event=row["event"],
-                distinct_id=row["distinct_id"],
-                properties=row["properties"],
-                timestamp=row["timestamp"],
-                project_id=project_id,
-            )
-            outcome = tally.judge(stored, row["properties"], row["timestamp"])
-            if outcome.kind == "dropped":
-                deletes.append((row["id"],))
-            elif outcome.kind == "changed" and outcome.event != row["event"]:
-                renames.append((outcome.event, outcome.properties, row["id"]))
-            elif outcome.kind == "changed":
-                updates.append((outcome.properties, row["id"]))
-        # the name only where it changed: setting it rewrites every index that holds it, even to the same name
-        conn.executemany("UPDATE events SET event = ?, properties = ? WHERE id = ?", renames)
-        conn.executemany("UPDATE events SET properties = ? WHERE id = ?", updates)
-        conn.executemany("DELETE FROM events WHERE id = ?", deletes)
-
-
-def _reprocess_clickhouse(client: ClickHouseClient, tally: _Tally, *, project_id: int, start: int, end: int) -> None:
-    """The same pass over a ClickHouse engine: the rewrite is staged, then applied all at once
-    (:mod:`local_backend.store.clickhouse.rewrite` says what happens when it is interrupted)."""
-    for project, name, last in finish_rewrites(client):  # a rewrite an earlier job left half-applied
-        tally.note_renamed(project, name, last)
-    with StagedRewrite(client) as rewrite:
-        batches = stored_event_batches(
-            client, project_id=project_id, start=start, end=end, batch_size=CLICKHOUSE_BATCH_SIZE
-        )
-        for batch in batches:
-            columns = {name: batch[name].to_pylist() for name in ("uuid", "event", "distinct_id", "properties")}
-            timestamps = [int(value) for value in batch["timestamp"].to_pylist()]
-            changed: dict[int, tuple[str, str]] = {}
-            dropped: list[int] = []
-            for index, timestamp in enumerate(timestamps):
-                stored = _stored_event(
-                    uuid=columns["uuid"][index],
-                    event=columns["event"][index],
-                    distinct_id=columns["distinct_id"][index],
-                    properties=columns["properties"][index],
-                    timestamp=timestamp,
-                    project_id=project_id,
-                )
-                outcome = tally.judge(stored, columns["properties"][index], timestamp)
-                if outcome.kind == "dropped":
-                    dropped.append(index)
-                elif outcome.kind == "changed":
-                    changed[index] = (outcome.event, outcome.properties)
-            rewrite.add(batch, changed, dropped)
-
-
 def reprocess_events(
     conn: sqlite3.Connection,
     *,
@@ -242,11 +175,9 @@ def reprocess_events(
     start = to_micros(_parse_bound(payload["date_from"], attr="job__payload__date_from", end=False))
     end = to_micros(_parse_bound(payload["date_to"], attr="job__payload__date_to", end=True))
     tally = _Tally(process_event, config)
+    request = EventRewrite(project_id, start, end, batch_size=BATCH_SIZE, day_batch_size=CLICKHOUSE_BATCH_SIZE)
     with transaction(conn):
-        if recorded_engine(conn).kind == "sqlite":
-            _reprocess_sqlite(conn, tally, project_id=project_id, start=start, end=end)
-        else:
-            _reprocess_clickhouse(client_for(conn), tally, project_id=project_id, start=start, end=end)
+        event_writer(conn).rewrite_events(request, tally)
         # Renamed events must be offered by the event-name pickers too.
         conn.executemany(
             "INSERT OR IGNORE INTO event_definitions (project_id, name, volume, created_at, last_seen_at)"

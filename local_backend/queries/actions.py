@@ -11,11 +11,11 @@ import sqlite3
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.property_filters import Property
+from ..safe_regex import compile_pattern
 from ..store.actions import action_id_of, live_actions
 from .elements import element_condition
 from .properties import PropertyCompiler, Sql
-from .property_model import Property
-from .regex import compile_pattern
 
 __all__ = ["action_condition", "load_action", "UnknownAction"]
 

@@ -20,10 +20,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..store.events import to_micros
+from ..store.event_rows import to_micros
 from . import dates
 from .actions import action_condition
-from .filters import compiler_for
+from .base_filter import compiler_for
 
 __all__ = [
     "parse_point",

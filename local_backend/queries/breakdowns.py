@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.hogql import compile_expression
+from ..models.property_filters import Property
 from ..store.cohorts import get_cohort
-from ..store.event_store import TopValues, event_store
+from ..store.engine.choice import event_store
+from ..store.engine.interface import Dialect, TopValues
 from ..store.hot_properties import hot_column
-from .dialect import Dialect
-from .filters import BaseFilter
-from .hogql import compile_expression
+from .base_filter import BaseFilter
 from .properties import PropertyCompiler, group_properties_column
-from .property_model import Property
 
 __all__ = [
     "OTHER",

@@ -13,7 +13,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..store.events import to_micros
+from ..errors import ValidationError
+from ..store.event_rows import to_micros
 from .dates import DateRange, add_intervals, truncate
 
 __all__ = ["Buckets", "make_buckets", "format_day", "format_label", "MAX_BUCKETS"]
@@ -61,8 +62,6 @@ class Buckets:
 
 def make_buckets(date_range: DateRange) -> Buckets:
     """The zero-filled buckets of ``date_range`` (a 400 past :data:`MAX_BUCKETS`)."""
-    from ..errors import ValidationError
-
     interval, week_start = date_range.interval, date_range.week_start_day
     first = truncate(date_range.date_from, interval, week_start)
     last = truncate(date_range.date_to, interval, week_start)

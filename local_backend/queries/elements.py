@@ -18,8 +18,8 @@ import re
 from typing import Any
 
 from ..errors import ValidationError
-from .dialect import Dialect
-from .property_model import Property
+from ..models.property_filters import Property
+from ..store.engine.interface import Dialect
 
 __all__ = ["element_condition", "selector_pattern"]
 

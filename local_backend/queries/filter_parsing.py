@@ -3,8 +3,8 @@
 PostHog's calculation endpoints (``insights/retention/``, ``insights/path/``, ...) take the same filter on GET
 and POST: on GET, arrays and objects travel as JSON text in the query string (``target_entity={"id": ...}``);
 on POST they are native JSON in the body. Reading the request is the routes' part
-(:func:`..filter_params.read_filter_params`); what is here needs no request, so saved insights computed in the
-background parse their stored filters the same way.
+(:func:`local_backend.web.filter_request.read_filter_params`); what is here needs no request, so saved insights
+computed in the background parse their stored filters the same way.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from typing import Any, TypeVar
 import pydantic
 
 from ..errors import ValidationError, from_pydantic
-from ..limits import MAX_FILTER_PARAM_NESTING
 from ..models.fields import json_problem
 
-__all__ = ["decode_json_text", "parse_filter", "check_decoded", "check_nesting"]
+__all__ = ["decode_json_text", "parse_filter", "check_decoded"]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -65,16 +64,3 @@ def parse_filter(model: type[M], data: dict[str, Any]) -> M:
         return model.model_validate(data)
     except pydantic.ValidationError as exc:
         raise from_pydantic(exc.errors()) from None
-
-
-def check_nesting(value: Any, *, attr: str, limit: int = MAX_FILTER_PARAM_NESTING) -> Any:
-    """``value`` unchanged if its lists and objects nest at most ``limit`` deep; else a 400 on ``attr``."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth >= limit:
-                raise ValidationError(f"Filters may nest at most {limit} levels deep.", attr=attr)
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return value

@@ -1,6 +1,6 @@
 """Property filters compiled to SQL over ``events e``, with PostHog's semantics (reference section 3).
 
-A value is compared as the text PostHog compares (:meth:`.dialect.Dialect.text`): ``''`` when the key
+A value is compared as the text PostHog compares (:meth:`Dialect.text`): ``''`` when the key
 is missing, ``true``/``false``/``null``, numbers as written. So ``exact`` with ``["true"]`` matches a boolean,
 ``is_not`` and ``not_icontains`` pass events without the property, ``gt``/``gte``/``lt``/``lte`` compare
 numerically and fail on anything that does not read as a number, ``is_set`` is true for a present key even
@@ -15,7 +15,7 @@ group      ``groups.properties`` of the event's ``group_N`` key (``group_type_in
 cohort     a static cohort's ``cohort_people``; a dynamic cohort's stored person-property filters
 session    ``$session_duration``: seconds from the first to the last event of the event's session
 element    the autocapture ``elements_chain``: ``tag_name``, ``text``, ``href``, ``selector``
-hogql      a boolean expression of the subset in :mod:`.hogql`
+hogql      a boolean expression of the subset in :mod:`local_backend.models.hogql`
 =========  ==========================================================================================
 
 The SQL is written in the dialect the compiler is given (:attr:`PropertyCompiler.dialect`): the one of the
@@ -31,16 +31,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ValidationError
+from ..models.hogql import compile_condition
+from ..models.property_filters import Property, PropertyGroup, parse_properties, parse_property_date
 from ..store.actions import action_id_of, live_actions
 from ..store.cohorts import get_cohort
-from ..store.events import to_micros
+from ..store.engine.interface import Dialect
+from ..store.event_rows import to_micros
 from ..store.hot_properties import hot_column
 from ..store.materialized import MaterializedColumns
 from ..store.property_usage import record_use
-from .dialect import Dialect
 from .elements import element_condition
-from .hogql import compile_condition
-from .property_model import Property, PropertyGroup, parse_properties, parse_property_date
 
 __all__ = ["PropertyCompiler", "Sql", "EVENT_PROPERTIES", "group_properties_column", "compare_json", "compare_value"]
 
@@ -237,7 +237,7 @@ def compare_json(dialect: Dialect, column: str, prop: Property, *, value_column:
         if plain and value_column and not any("\x00" in text for text in texts):
             # the column differs from the extracted value only for booleans ('true'/'false' against 1/0),
             # which no such string equals, and for text holding NUL, which SQLite's JSON functions end at
-            # (:mod:`.json_values`); its index can serve the filter
+            # (:mod:`local_backend.json_values`); its index can serve the filter
             value_sql, params = value_column, []
         else:
             value_sql, params = dialect.extract(column, prop.key) if plain else dialect.text(column, prop.key)

@@ -20,7 +20,7 @@ from ..queries.funnels import (
     refuse_trends_people,
 )
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..store.event_store import event_store
+from ..store.engine.choice import event_store
 from ..store.person_lookup import persons_by_id
 from .query_nodes import ActorsNode
 

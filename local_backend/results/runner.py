@@ -25,7 +25,7 @@ from typing import Any
 from ..clock import Clock, format_instant
 from ..config import DEFAULT_QUERY_TIMEOUT_SECONDS
 from ..errors import APIError
-from ..queries.guard import CalculationCancelled, CalculationGuard
+from ..guard import CalculationCancelled, CalculationGuard
 from ..store.db import connect
 from ..store.query_results import (
     create_query_status,

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..clock import format_instant, parse_instant
 from ..errors import QueryCancelled
-from ..queries.guard import CalculationGuard
+from ..guard import CalculationGuard
 from ..store.query_results import drop_cached_results_before, get_cached_result, get_query_status
 from .modes import ExecutionMode
 from .runner import Calculation, CalculationCancelled, QueryRunner

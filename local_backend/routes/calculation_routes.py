@@ -20,7 +20,7 @@ from ..queries.paths import PathFilter
 from ..queries.retention import RetentionFilter
 from ..queries.trends import TrendsFilter
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..web.filter_params import read_filter_params
+from ..web.filter_request import read_filter_params
 from ..web.request_bodies import body_openapi
 from .common import InsightReader
 

@@ -28,10 +28,10 @@ from ..models.cohorts import (
 from ..models.common import Paginated
 from ..models.fields import NON_BLANK
 from ..models.persons import Person, person_body
+from ..queries.cohort_members import cohort_count_or_none, cohort_member_condition
+from ..queries.person_list import list_persons
 from ..store import cohorts as store
 from ..store.accounts import get_user
-from ..store.cohort_members import cohort_count_or_none, cohort_member_condition
-from ..store.person_list import list_persons
 from ..web.deps import now_iso
 from ..web.pagination import paginated
 from ..web.request_bodies import body_openapi, parse_model, read_body

@@ -23,10 +23,10 @@ from ..config import MAX_PAGE_SIZE
 from ..errors import ValidationError
 from ..models.persons import Event, EventPage, PropertyValue
 from ..queries.analysis_inputs import parse_point
-from ..queries.filters import compiler_for
-from ..store.event_list import find_event, list_events
-from ..store.events import to_micros
-from ..store.person_list import find_person
+from ..queries.base_filter import compiler_for
+from ..queries.person_list import find_person
+from ..store.event_rows import to_micros
+from ..store.listed_events import find_event, list_events
 from ..store.property_values import event_property_values
 from ..web.deps import get_settings
 from ..web.pagination import parse_int_param, replace_query, request_url

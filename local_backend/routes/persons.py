@@ -13,17 +13,17 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..auth import ProjectAccess, project_access
 from ..models.common import Paginated
 from ..models.persons import Person, person_body
+from ..queries.cohort_members import cohort_member_condition
 from ..queries.person_filters import person_properties_condition
-from ..store.cohort_members import cohort_member_condition
-from ..store.cohorts import get_cohort
-from ..store.ids import parse_id
-from ..store.person_list import (
+from ..queries.person_list import (
     Condition,
     distinct_id_condition,
     find_person,
     list_persons,
     person_search_condition,
 )
+from ..store.cohorts import get_cohort
+from ..store.ids import parse_id
 from ..web.pagination import paginated
 from ..web.query_params import parse_filter_param
 from .common import Conn, PageQuery, does_not_exist, found

@@ -16,13 +16,13 @@ from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
 from ..results.funnel_actors import funnel_actors_response
-from ..results.kinds import calculation_for
 from ..results.modes import execution_mode
 from ..results.query_nodes import is_actors_query, translate_actors_query, translate_query
 from ..results.service import query_status_body, serve_calculation
 from ..store.query_results import get_query_status
 from ..web.deps import get_conn, get_settings
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop, guard_for, run_off_loop
+from .insight_kinds import calculation_for
 
 __all__ = ["router", "QueryRequest"]
 

@@ -21,7 +21,7 @@ from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings
-from ..web.filter_params import read_filter_params
+from ..web.filter_request import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
 from ..web.pagination import Page, page_params, paginated, parse_int_param
 from ..web.query_params import integer_text

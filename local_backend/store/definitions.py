@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from .event_store import COUNT, SpanAggregate, event_store
-from .events import to_micros
+from .engine.choice import event_store
+from .engine.interface import COUNT, SpanAggregate
+from .event_rows import to_micros
 from .text_search import search_condition
 
 __all__ = [

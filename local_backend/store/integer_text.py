@@ -1,7 +1,7 @@
 """Integer columns read as ``group_concat`` texts: one string per statement instead of a Python row per value.
 
 Reading a million integers as rows costs a Python tuple each; as one comma-separated text from SQLite's
-``group_concat``, parsed by numpy, it costs a fraction of that (see :mod:`.sqlite_event_store`).
+``group_concat``, parsed by numpy, it costs a fraction of that (see :mod:`.engine.sqlite.event_store`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ value for every row (``state = 'ready'``).
 
 The column is shared by every project that materializes the same property; ``materialized_properties`` says
 which projects asked for it. Dropping a project's last claim on a column drops the column (and, on a
-ClickHouse engine, the events table's stored column: :mod:`.clickhouse.stored_columns`).
+ClickHouse engine, the events table's stored column: :mod:`.engine.clickhouse.stored_columns`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import NotFound, ValidationError
 from .db import transaction
+from .engine.choice import event_writer
 from .projects import get_project
 
 __all__ = [
@@ -211,13 +212,8 @@ def _withdraw(conn: sqlite3.Connection, project_id: int, kind: str, key: str, co
 
 
 def _store_in_engine(conn: sqlite3.Connection, column: str, key: str) -> None:
-    """On a ClickHouse engine, the property as a stored column of its events table too (PostHog's mat_*)."""
-    from .engines import client_for, recorded_engine
-
-    if recorded_engine(conn).kind != "sqlite":
-        from .clickhouse.stored_columns import add_property_column
-
-        add_property_column(client_for(conn), column, key)
+    """The property as a stored column of the event engine's events too (on ClickHouse, PostHog's mat_*)."""
+    event_writer(conn).add_property_column(column, key)
 
 
 def _add_event_column(conn: sqlite3.Connection, column: str, key: str) -> None:
@@ -328,10 +324,5 @@ def _remove_claim(conn: sqlite3.Connection, project_id: int, kind: str, key: str
 
 
 def _drop_in_engine(conn: sqlite3.Connection, column: str) -> None:
-    """On a ClickHouse engine, the property's stored column of its events table goes too."""
-    from .engines import client_for, recorded_engine
-
-    if recorded_engine(conn).kind != "sqlite":
-        from .clickhouse.stored_columns import drop_property_column
-
-        drop_property_column(client_for(conn), column)
+    """The property's stored column of the event engine's events goes too."""
+    event_writer(conn).drop_property_column(column)

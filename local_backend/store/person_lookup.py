@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from .events import from_micros
+from .event_rows import from_micros
 
 __all__ = ["persons_by_id"]
 

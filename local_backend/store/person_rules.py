@@ -1,5 +1,5 @@
 """The person rules that need no storage: a person's uuid, the distinct ids that never merge, and how ``$set``,
-``$set_once`` and ``$unset`` change a person's properties. :mod:`.persons` applies them to stored persons."""
+``$set_once`` and ``$unset`` change a person's properties. :mod:`.person_book` applies them to stored persons."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from .db import row_dict, transaction
-from .event_store import event_store
+from .engine.choice import event_store
 from .ids import new_project_token, new_uuid
 
 __all__ = [

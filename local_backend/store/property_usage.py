@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ..config import DEFAULT_MATERIALIZE_AUTO_LIMIT as DEFAULT_AUTO_LIMIT
+from ..errors import ValidationError
 from .materialized import KINDS, MAX_KEY_LENGTH, drop_materialized, materialize
 
 __all__ = ["USAGE_DAYS", "DEFAULT_AUTO_LIMIT", "AutoChoice", "record_use", "most_used", "auto_materialize"]
@@ -60,8 +61,6 @@ def most_used(conn: sqlite3.Connection, project_id: int, today: date, limit: int
 def auto_materialize(conn: sqlite3.Connection, project_id: int, *, limit: int, today: date, now: str) -> AutoChoice:
     """Make the automatic claims the ``limit`` most-used properties (columns still to backfill are left to
     the caller: :func:`local_backend.store.materialized.backfill`)."""
-    from ..errors import ValidationError
-
     if limit < 0:
         raise ValidationError("limit cannot be negative.", attr="limit")
     wanted = {(kind, key) for kind, key, _ in most_used(conn, project_id, today, limit)}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from .event_store import PropertyValues, event_store
+from .engine.choice import event_store
+from .engine.interface import PropertyValues
 
 __all__ = ["VALUES_LIMIT", "VALUES_SAMPLE", "event_property_values"]
 

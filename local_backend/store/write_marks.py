@@ -6,7 +6,7 @@ Two marks, each one row of ``write_marks`` (made on first use), raised inside th
   (ClickHouse's ``person_overrides`` still maps it to its survivor), so a new person's id comes after this mark,
   not after the largest id stored now.
 - ``clickhouse_batch``: the last ClickHouse write whose SQLite transaction committed (see
-  :mod:`local_backend.store.clickhouse.journal`): the commit point of a write that spans both stores.
+  :mod:`local_backend.store.engine.clickhouse.journal`): the commit point of a write that spans both stores.
 """
 
 from __future__ import annotations

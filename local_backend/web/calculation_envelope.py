@@ -16,15 +16,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 
-from ..auth import ProjectAccess
 from ..queries.filter_parsing import parse_filter
 from .deps import get_settings, now_iso
-from .filter_params import read_filter_params
+from .filter_request import read_filter_params
 from .off_loop import compute_off_loop
 
 __all__ = ["PhaseTimer", "Calculation", "read_calculation", "calculate", "calculation_envelope", "link_to"]
@@ -76,8 +75,14 @@ async def calculate(request: Request, conn: sqlite3.Connection, calc: Calculatio
     return result
 
 
+class ProjectOfRequest(Protocol):
+    """What the envelope reads of the request's access (:class:`local_backend.auth.ProjectAccess`): its project."""
+
+    project: dict[str, Any]
+
+
 def calculation_envelope(
-    request: Request, access: ProjectAccess, result: Any, timer: PhaseTimer, **extra: Any
+    request: Request, access: ProjectOfRequest, result: Any, timer: PhaseTimer, **extra: Any
 ) -> dict[str, Any]:
     """The response of a calculation computed now; ``extra`` fields (``next``, ...) go before ``timings``."""
     timer.mark("./format")

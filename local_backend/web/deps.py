@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from fastapi import Request
 
+from ..clock import format_instant
 from ..config import Settings
 from ..store.db import connect
 
@@ -28,6 +29,4 @@ def get_conn(request: Request) -> Iterator[sqlite3.Connection]:
 
 def now_iso(request: Request) -> str:
     """The app clock's current instant in the stored format."""
-    from ..clock import format_instant
-
     return format_instant(get_settings(request).clock.now())

@@ -18,8 +18,8 @@ import anyio
 from fastapi import Request
 
 from ..errors import QueryCancelled
+from ..guard import CalculationCancelled, CalculationGuard
 from ..models.common import ErrorResponse
-from ..queries.guard import CalculationCancelled, CalculationGuard
 from .deps import get_settings
 
 __all__ = ["CALCULATION_RESPONSES", "DISCONNECT_POLL_SECONDS", "compute_off_loop", "guard_for", "run_off_loop"]

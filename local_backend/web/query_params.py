@@ -15,7 +15,7 @@ from pydantic import WithJsonSchema
 
 from ..errors import ValidationError
 from ..limits import MAX_NAME_LIST_ITEMS
-from ..queries.filter_parsing import check_nesting
+from ..models.fields import check_nesting
 
 __all__ = [
     "parse_bool_param",

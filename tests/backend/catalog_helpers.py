@@ -11,7 +11,7 @@ from local_backend.store.actions import create_action
 from local_backend.store.cohorts import create_cohort
 from local_backend.store.db import transaction
 from local_backend.store.definitions import definition_id
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 from tests.factories import add_events
 
 NOW = "2026-01-15T12:00:00.000000Z"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from local_backend.queries.filters import compiler_for
+from local_backend.queries.base_filter import compiler_for
 
 
 def matches(conn, project_id, properties) -> list[str]:

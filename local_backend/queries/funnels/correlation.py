@@ -32,7 +32,8 @@ import numpy as np
 
 from ...errors import ValidationError
 from ...store.actions import action_id_of, live_actions
-from ...store.event_store import PersonEventScan, event_store
+from ...store.engine.choice import event_store
+from ...store.engine.interface import PersonEventScan
 from .filter import FunnelFilter
 from .results import PeopleLink, action_names, linked_params
 from .scan import FunnelRun, funnel_spec, run_funnel

@@ -9,9 +9,9 @@ from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_
 from ...errors import ValidationError
 from ...limits import MAX_ENTITIES
 from ...models.fields import Int64, Integer, any_case, check_int64, or_absent
+from ...models.property_filters import PropertyGroup, parse_properties
+from ..base_filter import NEEDS_A_SERIES, BaseFilter, Entity
 from ..filter_parsing import decode_json_text
-from ..filters import NEEDS_A_SERIES, BaseFilter, Entity
-from ..property_model import PropertyGroup, parse_properties
 
 __all__ = [
     "FunnelExclusion",

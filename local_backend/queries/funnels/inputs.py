@@ -13,15 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from ...store.event_store import event_store
-from ...store.events import to_micros
+from ...models.property_filters import Property, PropertyGroup
+from ...store.engine.choice import event_store
+from ...store.event_rows import to_micros
+from ..base_filter import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..breakdowns import CohortSplit, cohort_splits
 from ..breakdowns import breakdown_expression as shared_breakdown_expression
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_months
-from ..filters import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..properties import PropertyCompiler
-from ..property_model import Property, PropertyGroup
 from .filter import FunnelFilter
 
 __all__ = [

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from ...store.actions import live_actions
+from ..base_filter import Entity
 from ..filter_parsing import parse_filter
-from ..filters import Entity
 from .breakdown import OTHER
 from .engine import UNORDERED, Attempts
 from .filter import FunnelFilter

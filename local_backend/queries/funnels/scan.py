@@ -2,7 +2,7 @@
 
 The scan reads only events that match a step or an exclusion (every event of the range for strict funnels,
 whose steps must follow each other directly), in ``(person, timestamp)`` order, from the event store
-(:meth:`~local_backend.store.event_store.EventStore.flagged_rows`) as integer columns: the person, the
+(:meth:`~local_backend.store.engine.interface.EventStore.flagged_rows`) as integer columns: the person, the
 timestamp and the bits of the steps and exclusions the event matches (plus the breakdown value when broken
 down). Events on the same microsecond are put in step order here, not by the store (SQLite's index would
 order them by event name).
@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import ValidationError
+from ...guard import check_deadline
 from ...store.actions import action_id_of, live_actions
-from ...store.event_store import FlaggedScan, event_store
-from ..filters import Entity
-from ..guard import check_deadline
+from ...store.engine.choice import event_store
+from ...store.engine.interface import FlaggedScan
+from ..base_filter import Entity
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
 from .filter import FunnelFilter
@@ -233,7 +234,7 @@ def _value_text(value: Any) -> str:
 
 def _blank_list(breakdown: Any) -> str:
     """The value text of an event carrying none of a list breakdown's properties (as
-    :meth:`~local_backend.queries.dialect.Dialect.text_array` writes it)."""
+    :meth:`~local_backend.store.engine.sqlite.dialect.Dialect.text_array` writes it)."""
     return json.dumps([""] * len(breakdown), separators=(",", ":")) if isinstance(breakdown, list) else ""
 
 

@@ -14,7 +14,7 @@ any other          the event name (type ``custom_event``: every event not starti
 
 Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
 dropped, before sessions are cut; :mod:`.engine` does the per-person pass. Events are read person by
-person in time order from the event store (:meth:`~local_backend.store.event_store.EventStore.person_events`).
+person in time order from the event store (:meth:`~local_backend.store.engine.interface.EventStore.person_events`).
 A range that holds no time (``date_from`` after ``date_to``, or in the future) has no paths.
 """
 
@@ -29,7 +29,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...errors import ValidationError
-from ...store.event_store import PersonEventScan, event_store
+from ...store.engine.choice import event_store
+from ...store.engine.interface import PersonEventScan
 from ..analysis_inputs import global_condition, micros, parse_point, truncate_period
 from ..filter_parsing import parse_filter
 from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item

@@ -28,7 +28,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from ...store.event_store import FirstSeen, FlaggedScan, event_store
+from ...store.engine.choice import event_store
+from ...store.engine.interface import FirstSeen, FlaggedScan
 from ..analysis_inputs import (
     event_condition,
     format_local,

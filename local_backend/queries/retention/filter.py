@@ -8,8 +8,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...models.fields import Flag, NameOrId
+from ...models.property_filters import UnparsedPropertyFilter
 from ..filter_parsing import decode_json_text
-from ..property_model import UnparsedPropertyFilter
 
 __all__ = [
     "RetentionEntity",

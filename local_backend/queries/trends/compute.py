@@ -1,7 +1,7 @@
 """Trends from stored events: one series per entity (and breakdown value), zero-filled over the range.
 
 Reading order: :func:`compute_trends` resolves the range (:mod:`..dates`) and its buckets (:mod:`..buckets`),
-compiles each entity and the global filters (:mod:`..filters`, :mod:`..properties`), picks the aggregate
+compiles each entity and the global filters (:mod:`..base_filter`, :mod:`..properties`), picks the aggregate
 (:mod:`.math`) and the breakdown values (:mod:`..breakdowns`), runs one grouped query per entity
 (:mod:`.sql`), and shapes the series (:mod:`.series`): cumulative sums, aggregated displays, formulas
 (:mod:`.formula`) and the comparison with the previous period (:mod:`.compare`).
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...store.events import to_micros
+from ...store.event_rows import to_micros
 from ..actions import load_action
+from ..base_filter import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..breakdowns import (
     MAX_OFFSET,
     NULL,
@@ -31,7 +32,6 @@ from ..breakdowns import (
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_intervals
 from ..filter_parsing import parse_filter
-from ..filters import Entity, compiler_for, entity_condition, filter_date_range, global_condition
 from ..properties import PropertyCompiler
 from .compare import previous_range
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter

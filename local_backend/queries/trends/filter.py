@@ -1,4 +1,4 @@
-"""The filter ``insights/trend/`` reads: the shared filter (:class:`..filters.BaseFilter`) plus display, compare
+"""The filter ``insights/trend/`` reads: the shared filter (:class:`..base_filter.BaseFilter`) plus display, compare
 and formula."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ValidationError
 from ...models.fields import Flag
-from ..filters import NEEDS_A_SERIES, BaseFilter
+from ..base_filter import NEEDS_A_SERIES, BaseFilter
 
 __all__ = [
     "DISPLAYS",

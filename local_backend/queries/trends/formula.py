@@ -1,6 +1,6 @@
 """Trend formulas: arithmetic over series letters, parsed into a tree and evaluated element-wise (no eval).
 
-``A`` is the first series after ordering (:attr:`.filters.BaseFilter.entities`), ``B`` the second, ... Numbers,
+``A`` is the first series after ordering (:attr:`..base_filter.BaseFilter.entities`), ``B`` the second, ... Numbers,
 ``+ - * /``, unary minus and parentheses are accepted; a division by zero (and any other non-finite result)
 gives 0, as PostHog does. Anything else is a 400 on ``formula`` naming the problem.
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..dialect import Dialect
-from ..filters import PROPERTY_MATHS, BaseFilter, Entity
+from ...store.engine.interface import Dialect
+from ..base_filter import PROPERTY_MATHS, BaseFilter, Entity
 
 __all__ = ["MathPlan", "plan_math", "ACTIVE_DAYS", "QUANTILES"]
 

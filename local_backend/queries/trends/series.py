@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from ..base_filter import Entity
 from ..breakdowns import NULL, NULL_LABEL, OTHER, OTHER_LABEL
 from ..buckets import Buckets
-from ..filters import Entity
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
 from .formula import formula_breakdown_order, parse_formula
 

@@ -3,8 +3,8 @@
 Spans are ``[low, high)`` ranges of stored microseconds (the zero-filled buckets, widened backwards for
 weekly/monthly active users, or one span for the aggregated displays), so every calendar rule (time zones,
 DST, week starts, months) stays in Python where the spans are made. The statements themselves belong to the
-store (:mod:`local_backend.store.sqlite_event_store`); this module turns a :class:`~.math.MathPlan`
-into the store's :class:`~local_backend.store.event_store.Measure` and slides the active-users windows.
+store (:mod:`local_backend.store.engine.sqlite.event_store`); this module turns a :class:`~.math.MathPlan`
+into the store's :class:`~local_backend.store.engine.interface.Measure` and slides the active-users windows.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ...store.event_store import ActiveActors, FirstSeen, Measure, SpanAggregate, event_store
+from ...store.engine.choice import event_store
+from ...store.engine.interface import ActiveActors, FirstSeen, Measure, SpanAggregate
 from .math import MathPlan
 from .windows import active_counts
 

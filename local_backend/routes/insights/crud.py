@@ -12,13 +12,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from ...auth import ProjectAccess, project_access
 from ...clock import format_instant
 from ...errors import APIError, NotFound, ValidationError
+from ...guard import CalculationGuard
 from ...limits import MAX_INT64, MIN_INT64
 from ...models.common import Paginated
 from ...models.insights import Insight, InsightUpdate, InsightWrite, effective_filters, insight_body
 from ...queries.analysis_inputs import parse_point
-from ...queries.guard import CalculationGuard
 from ...results.dashboard_filters import apply_dashboard_filters
-from ...results.kinds import calculation_for, can_calculate
 from ...results.modes import ExecutionMode, execution_mode
 from ...results.query_nodes import translate_query
 from ...results.service import serve_calculation
@@ -40,6 +39,7 @@ from ...web.off_loop import CALCULATION_RESPONSES, guard_for, run_off_loop
 from ...web.pagination import paginated
 from ...web.query_params import enum_text, integer_text
 from ..common import Conn, LoggedResource, PageQuery, does_not_exist, found, path_id
+from ..insight_kinds import calculation_for, can_calculate
 
 __all__ = ["router", "load_insight", "INSIGHTS"]
 

@@ -1,7 +1,7 @@
 """Migration: the demo user's raw API key, so ``demo`` (and ``make run``) shows the same key on every start.
 
 Personal API keys are stored hashed and cannot be shown twice; this one table is the exception, for the
-all-scopes key of the demo user of a local demo database only (``local_backend.loading.demo``).
+all-scopes key of the demo user of a local demo database only (``local_backend.demo_data.setup``).
 """
 
 from __future__ import annotations

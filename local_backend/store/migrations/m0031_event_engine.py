@@ -1,7 +1,7 @@
 """Migration: the engine a database's events live in, recorded when it is first chosen.
 
 No row means SQLite (every database made before there was a choice). ``spec`` is the engine as
-:func:`local_backend.store.engines.parse_engine` reads it (``sqlite``, ``chdb:PATH``, ``clickhouse://...``).
+:func:`local_backend.store.engine.spec.parse_engine` reads it (``sqlite``, ``chdb:PATH``, ``clickhouse://...``).
 """
 
 from __future__ import annotations

@@ -131,7 +131,8 @@ def facts(db: Path) -> dict[str, Any]:
     their properties and distinct ids, groups, event definitions' volumes, the person ids the ClickHouse tables
     name, the staging tables and the undo records left."""
     from local_backend.store.db import connect
-    from local_backend.store.engines import client_for, recorded_engine
+    from local_backend.store.engine.clickhouse.clients import client_for
+    from local_backend.store.engine.spec import recorded_engine
 
     conn = connect(db)
     persons = {int(i): json.loads(p) for i, p in conn.execute("SELECT id, properties FROM persons")}

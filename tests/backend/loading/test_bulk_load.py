@@ -12,7 +12,7 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.loading import LoadInterrupted, load_file, load_frame
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 

@@ -18,7 +18,7 @@ from local_backend.ingestion import ingest_events
 from local_backend.loading import load_file
 from local_backend.loading.prepare import prepare_batch
 from local_backend.loading.records import content_uuid
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 RECEIVED = to_micros(NOW)

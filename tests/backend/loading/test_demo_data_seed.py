@@ -9,7 +9,7 @@ import pytest
 
 from local_backend.demo_data import TEST_ACCOUNT_FILTERS, demo_events
 from local_backend.demo_data.catalog import STAFF_DOMAIN
-from local_backend.loading.demo import seed_demo
+from local_backend.demo_data.setup import seed_demo
 from local_backend.queries.analysis_inputs import global_condition
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate

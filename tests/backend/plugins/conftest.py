@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from local_backend.store.clickhouse.client import ChdbClient
-from local_backend.store.engines import choose_engine, parse_engine
+from local_backend.store.engine.choice import choose_engine
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.spec import parse_engine
 
 
 def _move_to_chdb(conn: sqlite3.Connection, client: ChdbClient) -> str:

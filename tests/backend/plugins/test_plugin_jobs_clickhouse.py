@@ -1,6 +1,6 @@
 """The reprocess_events job on ClickHouse alone: what an interrupted rewrite leaves, and the columns it keeps.
 
-A rewrite is staged, marked ready, then applied by a delete and an insert (``store/clickhouse/rewrite.py``).
+A rewrite is staged, marked ready, then applied by a delete and an insert (``store/engine/clickhouse/rewrite.py``).
 Here the apply is cut short after each of its statements, as a killed process would leave it; the next job,
 or the next time the engine is opened, must finish it with every event stored exactly once.
 """
@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from local_backend.plugins import jobs
-from local_backend.store import engines
-from local_backend.store.clickhouse import rewrite
-from local_backend.store.clickhouse.rewrite import RewriteUnsupported, StagedRewrite, stored_event_batches
-from local_backend.store.engines import client_for
-from local_backend.store.events import to_micros
+from local_backend.store.engine.clickhouse import clients as engines
+from local_backend.store.engine.clickhouse import rewrite
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.rewrite import RewriteUnsupported, StagedRewrite, stored_event_batches
+from local_backend.store.event_rows import to_micros
 from tests.backend.plugin_helpers import add_config
 from tests.backend.plugins.jobs_helpers import rewrite_tables, run_job, stored, stored_twice, trend
 from tests.factories import add_events
@@ -177,9 +177,10 @@ def test_a_cluster_is_refused_before_anything_is_written():
 
 
 def test_the_job_rewrites_events_on_a_clickhouse_server_too(client, world, conn, tmp_path):
-    from local_backend.store.clickhouse.http_client import HttpClient
-    from local_backend.store.clickhouse.schema import create_tables
-    from local_backend.store.engines import choose_engine, parse_engine
+    from local_backend.store.engine.choice import choose_engine
+    from local_backend.store.engine.clickhouse.http_client import HttpClient
+    from local_backend.store.engine.clickhouse.schema import create_tables
+    from local_backend.store.engine.spec import parse_engine
     from tests.backend.store.clickhouse.mirror import mirror
     from tests.clickhouse_shim import start_shim
 

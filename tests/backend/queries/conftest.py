@@ -3,7 +3,7 @@
 ``engine`` names the event engine a calculation test runs on: ``sqlite``; ``chdb``, where every read of events,
 persons and groups goes to an embedded ClickHouse database holding a copy of the test's SQLite data
 (:func:`tests.backend.store.clickhouse.mirror.use_clickhouse`); or ``clickhouse-http``, the same copy read
-through the server client (:class:`~local_backend.store.clickhouse.http_client.HttpClient`, clickhouse-connect)
+through the server client (:class:`~local_backend.store.engine.clickhouse.http_client.HttpClient`, clickhouse-connect)
 from :mod:`tests.clickhouse_shim`, a ClickHouse HTTP interface running each statement in chdb in a process of
 its own. A test directory opts in by requesting it (trends, funnels, retention and paths do, in their
 ``conftest.py``), so each of its tests runs once per engine.
@@ -33,8 +33,8 @@ def shim_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A client of one ClickHouse HTTP shim for the run (its own process and chdb folder), its tables made once:
     each test's copy empties them before it writes (:class:`~tests.backend.store.clickhouse.mirror.MirroredEngine`).
     """
-    from local_backend.store.clickhouse.http_client import HttpClient
-    from local_backend.store.clickhouse.schema import create_tables
+    from local_backend.store.engine.clickhouse.http_client import HttpClient
+    from local_backend.store.engine.clickhouse.schema import create_tables
     from tests.clickhouse_shim import start_shim
 
     with start_shim(str(tmp_path_factory.mktemp("shim"))) as port:

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from local_backend.errors import QueryTimeout
+from local_backend.guard import CalculationCancelled, CalculationGuard, check_deadline
 from local_backend.queries.funnels.engine import ORDERED, FunnelRows, FunnelSpec, compute_attempts
-from local_backend.queries.guard import CalculationCancelled, CalculationGuard, check_deadline
 from local_backend.results.runner import Calculation, QueryRunner
 from local_backend.store.db import connect
 from local_backend.store.query_results import get_query_status

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_backend.queries.dialect import SQLiteDialect, register_functions
+from local_backend.store.engine.sqlite.dialect import SQLiteDialect, register_functions
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 AWKWARD = st.sampled_from(["\\", '"', "\n", "\t", "\x00", ".", "[", "]", "$", "*", "é", "\u2028", "'", " ", "ab"])

@@ -1,7 +1,7 @@
 """The filter compilers write the SQL of the dialect they are handed, and nothing engine-specific of their own.
 
 A second engine (ClickHouse) gets complete queries only if every SQLite-specific piece goes through the
-:class:`~local_backend.queries.dialect.Dialect` methods. Here every filter shape is compiled with a dialect
+:class:`~local_backend.store.engine.sqlite.dialect.Dialect` methods. Here every filter shape is compiled with a dialect
 whose every method returns a marker instead of SQL: no SQLite function, cast, operator or table may remain.
 """
 
@@ -17,16 +17,17 @@ from typing import Any
 import pytest
 
 import local_backend
+from local_backend.queries.base_filter import MATHS, PROPERTY_MATHS, compiler_for, entity_condition
 from local_backend.queries.breakdowns import breakdown_expression
-from local_backend.queries.dialect import Dialect, SQLiteDialect
 from local_backend.queries.filter_parsing import parse_filter
-from local_backend.queries.filters import MATHS, PROPERTY_MATHS, compiler_for, entity_condition
 from local_backend.queries.funnels import FunnelFilter
 from local_backend.queries.funnels.inputs import breakdown_expression as funnel_breakdown_expression
 from local_backend.queries.properties import PropertyCompiler
 from local_backend.queries.trends import TrendsFilter
 from local_backend.queries.trends.math import plan_math
-from local_backend.store.event_store import event_store
+from local_backend.store.engine.choice import event_store
+from local_backend.store.engine.interface import Dialect
+from local_backend.store.engine.sqlite.dialect import SQLiteDialect
 
 PACKAGE = Path(local_backend.__file__).parent
 # SQLite's own spellings: none may appear in SQL compiled for another dialect
@@ -142,9 +143,10 @@ def test_the_sqlite_dialect_and_the_marker_implement_exactly_the_documented_meth
 
 def test_no_compiler_module_takes_the_sqlite_dialect_instance():
     """Compilers are handed the dialect of the store they compile for; only the SQLite store (its statements and
-    its events list, ``sqlite_event_list.py``) names its own."""
+    its events list, ``store/engine/sqlite/listing.py``) names its own."""
     store = PACKAGE / "store"
-    allowed = {PACKAGE / "queries" / "dialect.py", store / "sqlite_event_store.py", store / "sqlite_event_list.py"}
+    sqlite = store / "engine" / "sqlite"
+    allowed = {sqlite / "dialect.py", sqlite / "event_store.py", sqlite / "listing.py"}
     offenders = [
         str(path.relative_to(PACKAGE))
         for folder in ("queries", "store")

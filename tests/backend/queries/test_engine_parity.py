@@ -19,7 +19,7 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store import event_store as event_store_module
+from local_backend.store.engine import choice as event_store_module
 from local_backend.store.projects import create_project
 from tests.backend.store.clickhouse.mirror import MirroredEngine, _patch_event_store, chdb_client, release_database
 from tests.factories import add_events

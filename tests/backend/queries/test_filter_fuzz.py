@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from local_backend.queries.property_model import OPERATORS, PROPERTY_TYPES
+from local_backend.models.property_filters import OPERATORS, PROPERTY_TYPES
 from tests.factories import add_events
 
 T = "2026-01-12T10:00:00Z"

@@ -1,7 +1,7 @@
 """Every function of the HogQL subset, on every engine: a hogql breakdown shows each event's value of the
 expression, so each case is a trend of one day broken down by it.
 
-The values are worked out by hand from the documented rules (:mod:`local_backend.queries.hogql`): ``round`` goes
+The values are worked out by hand from the documented rules (:mod:`local_backend.models.hogql`): ``round`` goes
 half away from zero and answers a float (shown with its point, ``3.0``), ``lower``/``upper`` fold ASCII only,
 ``length`` counts characters, ``if`` takes its condition as true when it is a true comparison or a value that
 reads as a non-zero number. A NULL value is the null bucket.
@@ -111,7 +111,7 @@ def test_an_operator_reads_a_property_beside_a_number_as_a_number(
 
 
 def test_every_documented_function_has_a_case() -> None:
-    from local_backend.queries.hogql import _FUNCTIONS
+    from local_backend.models.hogql import _FUNCTIONS
 
     called = {expression.split("(")[0].lower() for expression, _ in CASES}
     assert set(_FUNCTIONS) <= called

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from local_backend.queries.base_filter import compiler_for
 from local_backend.queries.breakdowns import breakdown_expression
-from local_backend.queries.dialect import SQLiteDialect, register_functions
 from local_backend.queries.filter_parsing import parse_filter
-from local_backend.queries.filters import compiler_for
 from local_backend.queries.trends import TrendsFilter
+from local_backend.store.engine.sqlite.dialect import SQLiteDialect, register_functions
 from local_backend.store.hot_properties import HOT_PROPERTIES
 from tests.backend.compiled_filters import matches
 from tests.factories import add_events

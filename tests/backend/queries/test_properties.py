@@ -11,8 +11,8 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.queries.actions import UnknownAction, action_condition
+from local_backend.queries.base_filter import BaseFilter, compiler_for, global_condition
 from local_backend.queries.filter_parsing import parse_filter
-from local_backend.queries.filters import BaseFilter, compiler_for, global_condition
 from local_backend.store.projects import get_project
 from tests.backend.compiled_filters import matches
 from tests.factories import add_events

@@ -289,7 +289,7 @@ def test_csv_format_flattens_the_page(client, world, insight):
 
 
 def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
-    from local_backend.loading.demo import seed_demo
+    from local_backend.demo_data.setup import seed_demo
     from local_backend.store.db import connect
     from local_backend.store.migrations import migrate
 

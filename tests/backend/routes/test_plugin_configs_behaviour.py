@@ -198,7 +198,7 @@ def test_delivery_rate_and_error_show_on_the_config(client, world, conn, clock):
 
 
 def test_demo_project_has_running_plugin_configs_and_one_to_migrate(conn, clock):
-    from local_backend.loading.demo import seed_demo
+    from local_backend.demo_data.setup import seed_demo
 
     access = seed_demo(conn, clock, events=500)
     loaded = load_enabled_plugins(conn, access.project["id"])

@@ -19,9 +19,8 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from local_backend.queries.dialect import DIALECT
-from local_backend.store import sqlite_flagged_scan
-from local_backend.store.event_store import (
+from local_backend.store.engine.choice import event_store
+from local_backend.store.engine.interface import (
     COUNT,
     ActiveActors,
     EventStore,
@@ -31,11 +30,12 @@ from local_backend.store.event_store import (
     PersonEventScan,
     SpanAggregate,
     TopValues,
-    event_store,
 )
-from local_backend.store.events import EventRow, insert_events, to_micros
+from local_backend.store.engine.sqlite import flagged_scan as sqlite_flagged_scan
+from local_backend.store.engine.sqlite.dialect import DIALECT
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
+from local_backend.store.event_rows import EventRow, insert_events, to_micros
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.factories import add_events
 
 EVENTS = [

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from local_backend.queries.base_filter import compiler_for
 from local_backend.queries.breakdowns import breakdown_expression
 from local_backend.queries.filter_parsing import parse_filter
-from local_backend.queries.filters import compiler_for
 from local_backend.queries.trends import TrendsFilter
 from local_backend.store.materialized import column_name
 from tests.factories import add_events

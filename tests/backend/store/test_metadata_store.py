@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from local_backend.queries.actions import action_condition
-from local_backend.queries.filters import compiler_for
+from local_backend.queries.base_filter import compiler_for
 from local_backend.store.actions import create_action, live_actions, update_action
 from local_backend.store.insights import InsightListFilter, create_insight, list_insights
 from local_backend.store.projects import get_project

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from local_backend.store.db import transaction
-from local_backend.store.events import EventRow, ensure_person, from_micros, insert_events, to_micros
+from local_backend.store.event_rows import EventRow, ensure_person, from_micros, insert_events, to_micros
 from local_backend.store.migrations import MIGRATIONS, applied_migrations, migrate
 from tests.factories import add_events
 

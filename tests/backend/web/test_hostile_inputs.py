@@ -22,7 +22,7 @@ from local_backend.limits import (
     MAX_PROPERTY_KEY_LENGTH,
     MAX_REGEX_CONDITIONS_PER_REQUEST,
 )
-from local_backend.queries.regex import compile_pattern, pattern_nesting, regex_search
+from local_backend.safe_regex import compile_pattern, pattern_nesting, regex_search
 
 SURROGATE = "\ud800"
 HUGE = 2**70

@@ -64,7 +64,7 @@ def test_every_numeric_bound_uses_the_json_schema_keywords(client):
 
 
 def test_a_property_condition_declares_what_the_parser_reads(client):
-    from local_backend.queries.property_model import OPERATORS, PROPERTY_TYPES
+    from local_backend.models.property_filters import OPERATORS, PROPERTY_TYPES
 
     condition = client.get("/api/schema/").json()["components"]["schemas"]["Property"]
     operator, kind = condition["properties"]["operator"]["anyOf"], condition["properties"]["type"]["anyOf"]

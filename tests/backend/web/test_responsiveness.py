@@ -25,8 +25,8 @@ from local_backend.__main__ import build_parser, build_settings
 from local_backend.app import create_app
 from local_backend.clock import FixedClock
 from local_backend.config import DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
-from local_backend.queries.guard import CalculationGuard
-from local_backend.results import kinds
+from local_backend.guard import CalculationGuard
+from local_backend.routes import insight_kinds as kinds
 from local_backend.routes import query as query_routes
 from local_backend.routes import trends as trend_routes
 from local_backend.routes.insights import crud as insight_routes

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from local_backend.store.clickhouse.client import ChdbClient, ClickHouseClient
-from local_backend.store.engines import Engine, choose_engine, client_for, parse_engine
+from local_backend.store.engine.choice import choose_engine
+from local_backend.store.engine.clickhouse.client import ChdbClient, ClickHouseClient
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.spec import Engine, parse_engine
 from tests.backend.store.clickhouse.mirror import pooled_database_name, release_database
 
 pytest.importorskip("chdb")

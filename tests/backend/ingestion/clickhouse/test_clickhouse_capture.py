@@ -6,7 +6,7 @@ import threading
 import time
 
 from local_backend.ingestion.writer import SharedWriter
-from local_backend.store.clickhouse.writer import PendingWrites
+from local_backend.store.engine.clickhouse.pending_writes import PendingWrites
 
 
 def count(ch, sql: str = "SELECT count() FROM {db}.events") -> int:

@@ -13,7 +13,7 @@ import pytest
 from tqdm import tqdm
 
 import local_backend.loading.columnar as columnar
-import local_backend.loading.staging as staging
+import local_backend.store.engine.clickhouse.loader.staging as staging
 from local_backend.loading import load_file
 from local_backend.store.db import connect
 from local_backend.store.migrations import migrate

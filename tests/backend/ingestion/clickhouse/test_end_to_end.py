@@ -18,7 +18,7 @@ import pytest
 
 from local_backend.__main__ import main
 from local_backend.store.db import connect
-from local_backend.store.engines import client_for
+from local_backend.store.engine.clickhouse.clients import client_for
 from tests.backend.ingestion.clickhouse.end_to_end import FIRST, SECOND, answers, site, write_jsonl
 from tests.clickhouse_shim import start_shim
 

@@ -47,7 +47,7 @@ def test_load_events_into_chdb_stores_each_event_once(tmp_path):
     counted = subprocess.run(
         [sys.executable, "-c", (
             "import sys; from local_backend.store.db import connect;"
-            "from local_backend.store.engines import client_for;"
+            "from local_backend.store.engine.clickhouse.clients import client_for;"
             "c = client_for(connect(sys.argv[1]));"
             "print(c.query_rows(f'SELECT count(), uniqExact(person_id) FROM `{c.database}`.events'))"
         ), str(db)],

@@ -10,18 +10,10 @@ import pytest
 
 from local_backend.errors import APIError
 from local_backend.ingestion import ingest_events
-from local_backend.store.clickhouse.client import MissingExtra
-from local_backend.store.engines import (
-    SQLITE,
-    Engine,
-    EngineError,
-    EngineMismatch,
-    choose_engine,
-    client_for,
-    parse_engine,
-    recorded_engine,
-)
-from local_backend.store.event_store import event_store
+from local_backend.store.engine.choice import choose_engine, event_store
+from local_backend.store.engine.clickhouse.client import MissingExtra
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.spec import SQLITE, Engine, EngineError, EngineMismatch, parse_engine, recorded_engine
 from local_backend.store.projects import get_project
 from tests.factories import NOW
 
@@ -137,14 +129,14 @@ def test_opening_sqlite_events_with_chdb_names_both(conn, world, chdb_engine):
 
 
 def test_an_in_memory_database_needs_a_chdb_folder():
-    from local_backend.store.engines import open_client
+    from local_backend.store.engine.clickhouse.clients import open_client
 
     with pytest.raises(EngineError, match="name one with chdb:PATH"):
         open_client(Engine("chdb"), "")
 
 
 def test_chdb_missing_is_one_line_naming_the_extra(monkeypatch, tmp_path: Path):
-    from local_backend.store.engines import open_client
+    from local_backend.store.engine.clickhouse.clients import open_client
 
     monkeypatch.setitem(sys.modules, "chdb", None)  # importing chdb now fails as if it were not installed
     monkeypatch.setitem(sys.modules, "chdb.session", None)
@@ -156,8 +148,8 @@ def test_chdb_missing_is_one_line_naming_the_extra(monkeypatch, tmp_path: Path):
 
 
 def test_a_server_engine_without_its_client_module_is_a_clear_error(monkeypatch):
-    from local_backend.store.engines import open_client
+    from local_backend.store.engine.clickhouse.clients import open_client
 
-    monkeypatch.setitem(sys.modules, "local_backend.store.clickhouse.http_client", None)
+    monkeypatch.setitem(sys.modules, "local_backend.store.engine.clickhouse.http_client", None)
     with pytest.raises(EngineError, match="cannot reach a ClickHouse server"):
         open_client(parse_engine("clickhouse://bob:pw@localhost:8123/analytics"), "")

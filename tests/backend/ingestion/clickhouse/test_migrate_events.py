@@ -9,7 +9,8 @@ import pytest
 from local_backend.errors import APIError
 from local_backend.ingestion import ingest_events
 from local_backend.migrate_events_command import migrate_events
-from local_backend.store.engines import SQLITE, client_for, recorded_engine
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.spec import SQLITE, recorded_engine
 from local_backend.store.projects import get_project
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
@@ -28,7 +29,7 @@ def sqlite_events(conn) -> list[tuple]:
 @pytest.fixture
 def cleanup(chdb_engine):
     yield
-    from local_backend.store.engines import open_client
+    from local_backend.store.engine.clickhouse.clients import open_client
 
     client = open_client(chdb_engine, "")
     client.command(f"DROP DATABASE IF EXISTS `{chdb_engine.database}`")

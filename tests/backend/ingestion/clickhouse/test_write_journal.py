@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from local_backend.ingestion import ingest_events
-from local_backend.store.engines import database_file
+from local_backend.store.engine.spec import database_file
 from local_backend.store.projects import get_project
 
 RECEIVED = datetime(2026, 1, 15, 12, 0, 0, tzinfo=UTC)

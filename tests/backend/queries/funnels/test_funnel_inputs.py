@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from local_backend.queries.filters import Entity
+from local_backend.models.property_filters import parse_properties
+from local_backend.queries.base_filter import Entity
 from local_backend.queries.funnels.inputs import is_same_or_wider, window_end
-from local_backend.queries.property_model import parse_properties
-from local_backend.store.events import to_micros
+from local_backend.store.event_rows import to_micros
 
 
 def step(id: str | None, *props: dict) -> Entity:

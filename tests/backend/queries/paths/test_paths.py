@@ -13,7 +13,7 @@ import pytest
 from local_backend.errors import ValidationError
 from local_backend.queries.paths import PathFilter
 from local_backend.queries.paths.compute import paths_payload, resolve_path_range
-from local_backend.store.events import earliest_event_time, to_micros
+from local_backend.store.event_rows import earliest_event_time, to_micros
 from local_backend.store.projects import get_project
 from tests.factories import add_events
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.results.kinds import ENGINES
+from local_backend.routes.insight_kinds import ENGINES
 from local_backend.store.projects import get_project, update_project
 from tests.factories import add_events
 

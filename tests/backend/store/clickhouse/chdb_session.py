@@ -7,7 +7,7 @@ import itertools
 import shutil
 import tempfile
 
-from local_backend.store.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.client import ChdbClient
 
 __all__ = ["fresh_chdb_client"]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from local_backend.store.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.client import ChdbClient
 from tests.backend.store.clickhouse.mirror import chdb_client, release_database
 
 

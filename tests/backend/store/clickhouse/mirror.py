@@ -2,7 +2,7 @@
 
 Calculation tests write their hand-made events through :mod:`tests.factories` into SQLite; :func:`mirror` copies
 those rows into a ClickHouse database with the engine's own inserts (``insert_arrow`` into the tables of
-:mod:`local_backend.store.clickhouse.schema`), so both engines answer over identical data. The real ingestion
+:mod:`local_backend.store.engine.clickhouse.schema`), so both engines answer over identical data. The real ingestion
 path into ClickHouse is tested where it is built; here only the reads are under test.
 
 chdb allows one session per process: :func:`chdb_client` opens every database in one temporary folder for the
@@ -20,8 +20,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from local_backend.store.clickhouse.client import ChdbClient
-from local_backend.store.clickhouse.schema import create_tables
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.schema import create_tables
 
 __all__ = [
     "chdb_client",
@@ -164,7 +164,7 @@ class MirroredEngine:
         self._copied: tuple[Any, ...] | None = None
 
     def event_store(self, conn: sqlite3.Connection) -> Any:
-        from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+        from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
 
         signature = _signature(conn)
         if signature != self._copied:  # the test wrote since the last copy: copy everything again
@@ -181,7 +181,7 @@ def _patch_event_store(monkeypatch: Any, replacement: Any) -> None:
     import sys
 
     import local_backend.app  # noqa: F401 - imports every module a request can reach
-    from local_backend.store import event_store as module
+    from local_backend.store.engine import choice as module
 
     original = module.event_store
     for name, loaded in list(sys.modules.items()):
@@ -201,7 +201,7 @@ def move_events_to_clickhouse(monkeypatch: Any, conn: sqlite3.Connection, client
     """Copy the SQLite database's events, persons and groups into ClickHouse, then delete SQLite's events, as a
     database on the chdb engine holds none: every ``event_store(conn)`` answers from ClickHouse, and a read
     that still goes to SQLite's events table finds nothing there."""
-    from local_backend.store.clickhouse.event_store import ClickHouseEventStore
+    from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
 
     mirror(conn, client)
     conn.execute("DELETE FROM events")

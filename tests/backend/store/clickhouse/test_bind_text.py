@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse import client as client_module
-from local_backend.store.clickhouse.client import ChdbClient, bind_text
+from local_backend.store.engine.clickhouse import client as client_module
+from local_backend.store.engine.clickhouse.client import ChdbClient, bind_text
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 
 AWKWARD = 'it\'s "C:\\new\\table"\twith `ticks`\nand \\N'

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse.client import ChdbClient, require
-from local_backend.store.clickhouse.http_client import CLUSTER_SETTINGS, HttpClient
-from local_backend.store.clickhouse.schema import TABLES, cluster_statements, create_tables
-from local_backend.store.clickhouse.stored_columns import (
+from local_backend.store.engine.clickhouse.client import ChdbClient, require
+from local_backend.store.engine.clickhouse.http_client import CLUSTER_SETTINGS, HttpClient
+from local_backend.store.engine.clickhouse.schema import TABLES, cluster_statements, create_tables
+from local_backend.store.engine.clickhouse.stored_columns import (
     HOT_COLUMNS,
     add_property_column,
     drop_property_column,

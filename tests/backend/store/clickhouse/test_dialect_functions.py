@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from local_backend.queries.dialect import Dialect
-from local_backend.store.clickhouse.dialect import ClickHouseDialect
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.event_store import EventStore, FlaggedScan, Fragment
+from local_backend.store.engine.clickhouse.dialect import ClickHouseDialect
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import Dialect, EventStore, FlaggedScan, Fragment
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import mirror
 from tests.backend.store.test_event_store import at
 from tests.factories import add_events

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from local_backend.queries.dialect import to_float
-from local_backend.queries.iso_dates import read_date
-from local_backend.store.clickhouse.dialect import ClickHouseDialect
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.event_store import EventStore, FlaggedScan, Fragment, Measure, SpanAggregate
+from local_backend.iso_dates import read_date
+from local_backend.store.engine.clickhouse.dialect import ClickHouseDialect
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import EventStore, FlaggedScan, Fragment, Measure, SpanAggregate
+from local_backend.store.engine.sqlite.dialect import to_float
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import mirror
 from tests.backend.store.test_event_store import at
 from tests.factories import add_events

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.event_store import EventListing, EventStore, PropertyValues, StoredEvent
-from local_backend.store.events import from_micros, to_micros
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import EventListing, EventStore, PropertyValues, StoredEvent
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
+from local_backend.store.event_rows import from_micros, to_micros
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import mirror
 from tests.factories import add_events
 

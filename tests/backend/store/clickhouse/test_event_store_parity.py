@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from local_backend.errors import QueryTimeout
-from local_backend.queries.guard import CalculationGuard
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.event_store import (
+from local_backend.guard import CalculationGuard
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import (
     COUNT,
     ActiveActors,
     EventStore,
@@ -28,9 +28,9 @@ from local_backend.store.event_store import (
     SpanAggregate,
     TopValues,
 )
-from local_backend.store.events import EventRow, insert_events
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
+from local_backend.store.event_rows import EventRow, insert_events
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import mirror
 from tests.backend.store.test_event_store import DAYS, EVENTS, EVERYTHING, PAGEVIEW, at
 from tests.factories import add_events

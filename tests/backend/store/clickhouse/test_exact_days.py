@@ -1,6 +1,6 @@
 """The events' ``day`` column, which daily counts over whole UTC days read instead of the time.
 
-Tables made by this version hold :data:`~local_backend.store.clickhouse.schema.DAY_EXPRESSION`; a database made
+Tables made by this version hold :data:`~local_backend.store.engine.clickhouse.schema.DAY_EXPRESSION`; a database made
 before holds ``toDate`` of the time in seconds, which puts an event in 1970's first 18 hours on a day up to
 2149. There the store keeps to the time, so an old database still answers right.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.clickhouse.schema import DAY_EXPRESSION, TABLES, create_tables, exact_days
-from local_backend.store.event_store import COUNT, SpanAggregate
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.clickhouse.schema import DAY_EXPRESSION, TABLES, create_tables, exact_days
+from local_backend.store.engine.interface import COUNT, SpanAggregate
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.event_rows import DAY, events_table
 from tests.backend.store.clickhouse.mirror import release_database

@@ -13,9 +13,14 @@ import pyarrow as pa
 import pytest
 
 from local_backend.errors import ValidationError
-from local_backend.store.clickhouse.client import ChdbClient, MissingExtra
-from local_backend.store.clickhouse.http_client import HttpClient, ServerAddress, ServerUnavailable, parse_server_url
-from local_backend.store.clickhouse.schema import TABLES, create_tables
+from local_backend.store.engine.clickhouse.client import ChdbClient, MissingExtra
+from local_backend.store.engine.clickhouse.http_client import (
+    HttpClient,
+    ServerAddress,
+    ServerUnavailable,
+    parse_server_url,
+)
+from local_backend.store.engine.clickhouse.schema import TABLES, create_tables
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.event_rows import AWKWARD, EVENTS, T0
 from tests.clickhouse_shim import start_shim

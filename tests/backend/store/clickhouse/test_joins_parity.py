@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.cohorts import create_cohort
-from local_backend.store.event_store import (
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import (
     COUNT,
     ActiveActors,
     EventStore,
@@ -28,9 +28,9 @@ from local_backend.store.event_store import (
     Measure,
     SpanAggregate,
 )
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
 from local_backend.store.materialized import backfill, materialize
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import insert_rows, mirror
 from tests.backend.store.test_event_store import DAYS, EVERYTHING, at
 from tests.factories import add_events

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from local_backend.store.clickhouse.params import bind, clickhouse_type
+from local_backend.store.engine.clickhouse.params import bind, clickhouse_type
 
 
 def test_marks_become_typed_named_parameters_in_order():

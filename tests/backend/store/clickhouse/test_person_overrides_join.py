@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse.client import ChdbClient
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.event_store import ActiveActors, Measure, SpanAggregate
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.interface import ActiveActors, Measure, SpanAggregate
 from local_backend.store.projects import create_project
 from tests.backend.store.clickhouse.mirror import insert_rows, mirror
 from tests.backend.store.test_event_store import DAYS, EVERYTHING, at

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 import pytest
 
 from local_backend.errors import QueryTimeout
-from local_backend.queries.guard import CalculationGuard
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.clickhouse.http_client import HttpClient
-from local_backend.store.engines import choose_engine, client_for, parse_engine
+from local_backend.guard import CalculationGuard
+from local_backend.store.engine.choice import choose_engine
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.clickhouse.http_client import HttpClient
+from local_backend.store.engine.spec import parse_engine
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.mirror import _session_folder
 from tests.clickhouse_shim import start_shim

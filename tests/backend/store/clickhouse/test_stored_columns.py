@@ -18,14 +18,18 @@ import json
 
 import pytest
 
-from local_backend.store.clickhouse.dialect import ClickHouseDialect
-from local_backend.store.clickhouse.event_store import ClickHouseEventStore
-from local_backend.store.clickhouse.params import bind
-from local_backend.store.clickhouse.rows import event_rows
-from local_backend.store.clickhouse.stored_columns import add_property_column, property_expression, stored_columns
+from local_backend.store.engine.clickhouse.dialect import ClickHouseDialect
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+from local_backend.store.engine.clickhouse.params import bind
+from local_backend.store.engine.clickhouse.rows import event_rows
+from local_backend.store.engine.clickhouse.stored_columns import (
+    add_property_column,
+    property_expression,
+    stored_columns,
+)
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
 from local_backend.store.materialized import backfill, materialize
 from local_backend.store.projects import create_project
-from local_backend.store.sqlite_event_store import SQLiteEventStore
 from tests.backend.store.clickhouse.mirror import insert_rows, mirror
 from tests.backend.store.clickhouse.test_joins_parity import values
 from tests.factories import add_events

@@ -23,9 +23,11 @@ from typing import Any
 
 import pytest
 
-from local_backend.store.clickhouse.client import ClickHouseClient
-from local_backend.store.clickhouse.stored_columns import HOT_COLUMNS, drop_property_column, stored_columns
-from local_backend.store.engines import choose_engine, client_for, parse_engine
+from local_backend.store.engine.choice import choose_engine
+from local_backend.store.engine.clickhouse.client import ClickHouseClient
+from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.stored_columns import HOT_COLUMNS, drop_property_column, stored_columns
+from local_backend.store.engine.spec import parse_engine
 from local_backend.store.materialized import column_name
 from tests.backend.store.clickhouse.mirror import _session_folder, mirror
 from tests.factories import add_events
