@@ -1,0 +1,72 @@
+"""The event engine's interface: what every engine implements, and nothing of any engine.
+
+    reads.py     :class:`EventStore` and its request types: what calculations read (events, persons, groups)
+    dialect.py   :class:`Dialect`: the SQL the filter compilers write for the store they read from
+    writes.py    :class:`EventWriter`: appends, rewrites and stored property columns
+
+Contracts, method by method: ``docs/storage.md``; how an engine is chosen: :mod:`..choice`.
+"""
+
+from __future__ import annotations
+
+from .dialect import (
+    HOGQL_SCALARS,
+    Dialect,
+    Sql,
+)
+from .reads import (
+    COUNT,
+    ActiveActors,
+    EventListing,
+    EventStore,
+    FirstSeen,
+    FlaggedRows,
+    FlaggedScan,
+    Fragment,
+    Measure,
+    PersonEventScan,
+    PropertyValues,
+    Span,
+    SpanAggregate,
+    StoredEvent,
+    TopValues,
+)
+from .writes import (
+    EVENT_ROW_COLUMNS,
+    EventRewrite,
+    EventRow,
+    EventWriter,
+    RewriteJudge,
+    Rewritten,
+    StoredRow,
+    TransactionWrites,
+)
+
+__all__ = [
+    "EventStore",
+    "Fragment",
+    "Span",
+    "Measure",
+    "COUNT",
+    "SpanAggregate",
+    "FirstSeen",
+    "ActiveActors",
+    "TopValues",
+    "FlaggedScan",
+    "FlaggedRows",
+    "PersonEventScan",
+    "EventListing",
+    "StoredEvent",
+    "PropertyValues",
+    "Dialect",
+    "Sql",
+    "HOGQL_SCALARS",
+    "EVENT_ROW_COLUMNS",
+    "EventRow",
+    "TransactionWrites",
+    "EventRewrite",
+    "StoredRow",
+    "Rewritten",
+    "RewriteJudge",
+    "EventWriter",
+]
