@@ -21,7 +21,6 @@ from ..errors import ValidationError
 from ..store.db import transaction
 from ..store.engine.choice import event_writer
 from ..store.engine.interface import EventRewrite, Rewritten, StoredRow
-from ..store.engine.sqlite.writer import STORED_EVENTS_SQL  # noqa: F401 - the statement whose plan the tests check
 from ..store.event_rows import to_micros
 from .base import Event, Job, ProcessEvent
 

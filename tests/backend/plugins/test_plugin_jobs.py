@@ -10,6 +10,7 @@ import pytest
 
 from local_backend.plugins import jobs
 from local_backend.plugins.jobs import reprocess_events
+from local_backend.store.engine.sqlite.writer import STORED_EVENTS_SQL
 from tests.backend.plugin_helpers import add_config
 from tests.backend.plugins.jobs_helpers import rewrite_tables, run_job, stored, stored_twice, trend
 from tests.factories import add_events
@@ -138,5 +139,5 @@ def test_a_job_that_fails_midway_leaves_every_event_as_it_was(world, conn, event
 def test_the_sqlite_job_reads_each_batch_onward_from_the_last_id_read(conn):
     """Each batch is a seek on the table's ids, not a read of the whole project sorted again (which made a job's
     reading grow with the square of the project's events)."""
-    plan = conn.execute(f"EXPLAIN QUERY PLAN {jobs.STORED_EVENTS_SQL}", (1, 0, 1, 0, 10)).fetchall()
+    plan = conn.execute(f"EXPLAIN QUERY PLAN {STORED_EVENTS_SQL}", (1, 0, 1, 0, 10)).fetchall()
     assert [row[3] for row in plan] == ["SEARCH events USING INTEGER PRIMARY KEY (rowid>?)"]
