@@ -24,6 +24,17 @@ NBVAL  := $(if $(NOTEBOOKS),--nbval --nbval-sanitize-with notebooks/sanitize.cfg
 # a module's fixture may be a live server)
 WORKERS ?= $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)))")
 PARALLEL := -n $(WORKERS) --dist loadfile
+# schemathesis names every operation's test alike, and pytest-xdist then runs one operation of the 77: its file
+# runs in a process of its own beside the others, its report printed at the end
+SCHEMA_TEST := tests/backend/web/test_schemathesis.py
+SCHEMA_LOG  := $(VENV)/schema-test.log
+define beside_schema_test
+	@$(PY) -m pytest -p no:xdist $(SCHEMA_TEST) > $(SCHEMA_LOG) 2>&1 & schema=$$!; trap 'kill $$schema' INT TERM; \
+	echo "$(PY) -m pytest $(PARALLEL) $(1) --ignore=$(SCHEMA_TEST)"; \
+	$(PY) -m pytest $(PARALLEL) $(1) --ignore=$(SCHEMA_TEST); suite=$$?; \
+	wait $$schema; schema_status=$$?; echo "== $(SCHEMA_TEST), run beside the rest =="; tail -n 8 $(SCHEMA_LOG); \
+	test $$suite -eq 0 && test $$schema_status -eq 0
+endef
 
 .PHONY: run test test-fast test-browser lab lint bench install clean
 
@@ -47,10 +58,10 @@ run: $(STAMP)
 
 # the browser tests need JupyterLab and Chromium and take minutes: test-browser runs them, test does not
 test: $(STAMP)
-	$(PY) -m pytest $(PARALLEL) tests --ignore=tests/browser $(NBVAL)
+	$(call beside_schema_test,tests --ignore=tests/browser $(NBVAL))
 
 test-fast: $(STAMP)
-	$(PY) -m pytest $(PARALLEL) tests --ignore=tests/browser -m 'not browser and not slow and not live'
+	$(call beside_schema_test,tests --ignore=tests/browser -m 'not browser and not slow and not live')
 
 test-browser: $(BROWSER_STAMP)
 	$(PY) -m pytest tests/browser -m browser
