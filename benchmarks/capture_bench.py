@@ -37,7 +37,7 @@ import requests
 
 from local_backend.ingestion import ingest_events
 from local_backend.ingestion.writer import WAL_AUTOCHECKPOINT_PAGES
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.ids import time_ordered_uuid
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
@@ -86,7 +86,7 @@ def make_events(count: int, *, seed: int = 7, with_uuid: bool = False) -> list[d
 def fresh_database(folder: Path, name: str) -> tuple[sqlite3.Connection, dict]:
     path = folder / name
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project = create_project(conn, name="Bench", timezone="UTC", now="2026-01-15T12:00:00Z")
     return conn, project
 
@@ -171,7 +171,7 @@ def bench_http(count: int, batch_size: int, senders: int, use_gzip: bool, folder
             thread.join()
         elapsed = time.perf_counter() - started
         server_cpu = server_cpu_seconds(server.process.pid) - cpu
-    stored = connect(folder / "http.db")
+    stored = open_database(folder / "http.db")
     rows = stored.execute(f"SELECT {COLUMNS} FROM events ORDER BY id").fetchall()
     stored.close()
     bare_rate, bare_cpu_rate = bare_insert_rates(rows, batch_size, folder)

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from local_backend.queries.cohort_members import cohort_count
 from local_backend.store.cohorts import resolve_person_ids
-from local_backend.store.db import connect, transaction
+from local_backend.store.db import transaction
 from local_backend.store.definitions import EVENT_SAMPLE_SIZE, properties_seen_on_events
+from local_backend.store.engine.choice import open_database
 from local_backend.store.event_rows import EventRow, insert_events, to_micros
 from local_backend.store.listed_events import list_events
 from local_backend.store.migrations import migrate
@@ -36,7 +37,7 @@ PLANS = ["free", "pro", "team", None]
 
 def build(path: Path, events: int, persons: int, seed: int = 7) -> int:
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project_id = int(create_project(conn, name="bench", timezone="UTC", now="2026-01-15T12:00:00Z")["id"])
     rng = random.Random(seed)
     with transaction(conn):
@@ -91,7 +92,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.db"
         project_id = build(path, args.events, args.persons)
-        conn = connect(path)
+        conn = open_database(path)
         rule = {
             "type": "AND",
             "values": [

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bulk_load_bench import events_file
 
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.engine.clickhouse.client import ChdbClient
 from local_backend.store.engine.clickhouse.loader.staging import stored_value
 from local_backend.store.engine.clickhouse.loader.times import local_micros, stripped
@@ -152,7 +152,7 @@ def _one_statement(folder: Path, source: str, cores: int) -> tuple[float, float]
 def _persons(path: Path, distinct_ids: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of storing a bare person and a distinct id for each of ``distinct_ids``."""
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project = create_project(conn, name="floor", timezone="UTC", now="2026-01-01T00:00:00Z")["id"]
     conn.execute("PRAGMA cache_size = -1048576")
     persons = [(n, project, person_uuid(project, d), "{}", 0, 0) for n, d in enumerate(distinct_ids, start=1)]

@@ -32,9 +32,11 @@ from local_backend.clock import SystemClock, format_instant  # noqa: E402
 from local_backend.config import Settings  # noqa: E402
 from local_backend.errors import QueryTimeout  # noqa: E402
 from local_backend.guard import CalculationGuard  # noqa: E402
-from local_backend.store.db import connect  # noqa: E402
-from local_backend.store.engine.choice import choose_engine  # noqa: E402
-from local_backend.store.engine.clickhouse.clients import client_for  # noqa: E402
+from local_backend.store.engine.choice import (
+    choose_engine,  # noqa: E402
+    open_database,  # noqa: E402
+)
+from local_backend.store.engine.clickhouse.engine import client_for  # noqa: E402
 from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore  # noqa: E402
 from local_backend.store.engine.spec import parse_engine  # noqa: E402
 from local_backend.store.migrations import migrate  # noqa: E402
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="insightlab-time-limit-"))
     db_path = folder / "bench.db"
     migrate(db_path)
-    conn = connect(db_path)
+    conn = open_database(db_path)
     choose_engine(conn, parse_engine(f"chdb:{folder / 'chdb'}"))
     project = create_project(conn, name="Bench", timezone="UTC", now=format_instant(SystemClock().now()))
     conn.commit()

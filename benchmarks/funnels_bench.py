@@ -44,7 +44,8 @@ ORDERS = ("ordered", "strict", "unordered")
 
 def build(path: Path, events: int, seed: int = 7) -> None:
     """The synthetic database (skipped when ``path`` exists)."""
-    from local_backend.store.db import connect, transaction
+    from local_backend.store.db import transaction
+    from local_backend.store.engine.choice import open_database
     from local_backend.store.migrations import migrate
     from local_backend.store.projects import create_project
 
@@ -53,7 +54,7 @@ def build(path: Path, events: int, seed: int = 7) -> None:
     partial = path.with_suffix(".partial")
     partial.unlink(missing_ok=True)
     migrate(partial)
-    conn = connect(partial)
+    conn = open_database(partial)
     project = create_project(conn, name="bench", timezone="UTC", now="2026-01-15T12:00:00Z")
     rng = np.random.default_rng(seed)
     persons = max(events // 25, 1)
@@ -112,10 +113,10 @@ def _no_link(params: dict) -> str:
 
 def measure_backend(path: Path, order: str, repeat: int) -> dict:
     from local_backend.queries.funnels import funnel_payload
-    from local_backend.store.db import connect
+    from local_backend.store.engine.choice import open_database
     from local_backend.store.projects import get_project
 
-    conn = connect(path)
+    conn = open_database(path)
     project = get_project(conn, 1)
     data = funnel_filter(order)
     payload = funnel_payload(conn, project, data, NOW, _no_link)  # warm-up
@@ -202,9 +203,9 @@ def _duckdb_sql(order: str, low: int, high: int) -> str:
 def measure_duckdb(path: Path, order: str, repeat: int) -> dict:
     import duckdb
 
-    from local_backend.store.db import connect
+    from local_backend.store.engine.choice import open_database
 
-    conn = connect(path)
+    conn = open_database(path)
     cursor = conn.cursor()
     cursor.row_factory = None
     rows = cursor.execute("SELECT person_id, timestamp, event FROM events").fetchall()

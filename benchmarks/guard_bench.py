@@ -29,7 +29,7 @@ import funnels_bench  # noqa: E402
 import trends_bench  # noqa: E402
 
 from local_backend.guard import CalculationGuard  # noqa: E402
-from local_backend.store.db import connect  # noqa: E402
+from local_backend.store.engine.choice import open_database  # noqa: E402
 from local_backend.store.projects import get_project  # noqa: E402
 
 TIMEOUT_SECONDS = 60.0
@@ -52,7 +52,7 @@ def watched(conn: Any, guard: bool) -> Any:
 
 
 def trend_rows(path: Path, runs: int) -> list[tuple[str, float, float, bool, int]]:
-    conn = connect(path)
+    conn = open_database(path)
     project_id = conn.execute("SELECT id FROM projects WHERE is_demo = 1 ORDER BY id LIMIT 1").fetchone()[0]
     project = get_project(conn, project_id)
     total = conn.execute("SELECT count(*) FROM events").fetchone()[0]
@@ -71,7 +71,7 @@ def trend_rows(path: Path, runs: int) -> list[tuple[str, float, float, bool, int
 def funnel_row(path: Path, runs: int) -> tuple[str, float, float, bool, int]:
     from local_backend.queries.funnels import funnel_payload
 
-    conn = connect(path)
+    conn = open_database(path)
     project = get_project(conn, 1)
     data = funnels_bench.funnel_filter("ordered")
     total = conn.execute("SELECT count(*) FROM events").fetchone()[0]

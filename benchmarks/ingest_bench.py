@@ -32,7 +32,7 @@ from local_backend.clock import FixedClock
 from local_backend.demo_data import demo_events
 from local_backend.demo_data.setup import seed_demo
 from local_backend.loading import load_file, loader
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 
@@ -79,7 +79,7 @@ def write_file(path: Path, rows: list[list[str]], kind: str) -> None:
 
 def fresh_project(path: Path) -> tuple[Any, dict[str, Any]]:
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     return conn, create_project(conn, name="bench", timezone="UTC", now="2026-01-15T12:00:00Z")
 
 
@@ -115,7 +115,7 @@ def bulk_load(workdir: Path, source: Path, parallel: bool) -> tuple[int, float, 
 
 def bare_executemany(workdir: Path, loaded: Path) -> tuple[int, float, float]:
     """The stored rows again, straight into an identical events table: the floor any ingestion pays."""
-    source = connect(loaded)
+    source = open_database(loaded)
     target, _ = fresh_project(workdir / "reference.db")
     cursor = source.execute(f"SELECT {COLUMNS} FROM events ORDER BY id")
     copied, wall, cpu = 0, 0.0, 0.0
@@ -140,7 +140,7 @@ def demo_rates(workdir: Path, events: int) -> tuple[float, float, float, int]:
     generated = time.process_time() - started
     path = workdir / "demo.db"
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     started, started_cpu = time.perf_counter(), time.process_time()
     access = seed_demo(conn, FixedClock(NOW), events=events, seed=2)
     wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu

@@ -28,7 +28,8 @@ from typing import Any
 from benchmarks.trends_bench import DAY, NOW, build, duck_series, load_duckdb, median_time
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store.db import connect, transaction
+from local_backend.store.db import transaction
+from local_backend.store.engine.choice import open_database
 from local_backend.store.event_rows import to_micros
 from local_backend.store.materialized import backfill, drop_materialized, materialize
 from local_backend.store.migrations import migrate
@@ -118,7 +119,7 @@ def bench(size: int, directory: Path, runs: int) -> None:
     path = directory / f"demo_{size}.db"
     build(path, size, cli=False)
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project_id = conn.execute("SELECT id FROM projects WHERE is_demo = 1 ORDER BY id LIMIT 1").fetchone()[0]
     project = get_project(conn, project_id)
     assert project is not None

@@ -24,7 +24,7 @@ sys.path.insert(0, str(_ROOT))
 
 from local_backend.plugins.catalog import get_plugin  # noqa: E402
 from local_backend.plugins.jobs import reprocess_events  # noqa: E402
-from local_backend.store.db import connect  # noqa: E402
+from local_backend.store.engine.choice import open_database  # noqa: E402
 
 PLUGIN_ID = 1  # Property Filter
 CONFIG = {"event_properties": "$ip", "person_properties": ""}
@@ -35,7 +35,7 @@ def run(source: Path, workdir: Path, engine: str) -> tuple[float, float, dict[st
     database = workdir / f"{engine}.db"
     _cli("create-project", "--db", str(database), "--name", "bench", "--timezone", "UTC", "--engine", engine)
     _cli("load-events", "--db", str(database), "--project", "1", str(source), "--quiet")
-    conn = connect(database)
+    conn = open_database(database)
     plugin = get_plugin(PLUGIN_ID)
     payload = {"date_from": "1970-01-01", "date_to": datetime.now(UTC).date().isoformat()}
     cpu, started = time.process_time(), time.perf_counter()

@@ -21,7 +21,8 @@ from pathlib import Path
 from local_backend.queries.paths import PathFilter, compute_paths
 from local_backend.queries.retention import RetentionFilter
 from local_backend.queries.retention.compute import count_retention
-from local_backend.store.db import connect, transaction
+from local_backend.store.db import transaction
+from local_backend.store.engine.choice import open_database
 from local_backend.store.event_rows import EventRow, insert_events, to_micros
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project, get_project
@@ -32,7 +33,7 @@ PAGES = ["/", "/pricing", "/docs", "/signup", "/blog", "/about", "/docs/api", "/
 
 def build(path: Path, events: int, persons: int, seed: int = 11) -> dict:
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project = create_project(conn, name="bench", timezone="UTC", now="2026-01-15T12:00:00Z")
     rng = random.Random(seed)
     with transaction(conn):
@@ -77,7 +78,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.db"
         project = build(path, args.events, args.persons)
-        conn = connect(path)
+        conn = open_database(path)
         project = get_project(conn, project["id"]) or project
         since = to_micros(NOW - timedelta(days=11))
         in_range = conn.execute("SELECT count(*) FROM events WHERE timestamp >= ?", (since,)).fetchone()[0]

@@ -59,7 +59,8 @@ from trends_bench import DAY, NOW, duck_series, load_duckdb
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.funnels import funnel_payload
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store.db import connect, transaction
+from local_backend.store.db import transaction
+from local_backend.store.engine.choice import open_database
 from local_backend.store.event_rows import to_micros
 from local_backend.store.materialized import backfill, materialize
 from local_backend.store.projects import get_project
@@ -223,7 +224,7 @@ def bench(size: int, directory: Path, runs: int, reload: bool, only: list[str], 
     source = events_file(directory, size, "jsonl")
     database = directory / (f"scale-{size}.db" if engine == "sqlite" else f"scale-{size}-{engine}.db")
     cost = load(source, database, size, reload, engine)
-    conn = connect(database)
+    conn = open_database(database)
     project = get_project(conn, 1)
     assert project is not None
     started = time.perf_counter()

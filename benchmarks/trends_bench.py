@@ -35,7 +35,7 @@ from typing import Any
 
 from local_backend.queries.filter_parsing import parse_filter
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.event_rows import to_micros
 from local_backend.store.projects import get_project
 
@@ -66,7 +66,7 @@ def build_fast(path: Path, events: int) -> None:
     from local_backend.store.projects import create_project
 
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     project = create_project(conn, name="Demo", timezone="UTC", now="2026-01-15T12:00:00Z", is_demo=True)
     persons: dict[str, int] = {}
     batch: list[tuple[Any, ...]] = []
@@ -199,7 +199,7 @@ def duck_series(duck: Any, sql: str, first_day: int, days: int) -> list[tuple[An
 def bench(size: int, directory: Path, runs: int, cli: bool) -> None:
     path = directory / f"demo_{size}{'_cli' if cli else ''}.db"
     build(path, size, cli=cli)
-    conn = connect(path)
+    conn = open_database(path)
     project_id = conn.execute("SELECT id FROM projects WHERE is_demo = 1 ORDER BY id LIMIT 1").fetchone()[0]
     project = get_project(conn, project_id)
     assert project is not None

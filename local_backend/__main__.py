@@ -36,7 +36,7 @@ from .config import DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SEC
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
 from .loading.loader import DEFAULT_BATCH_SIZE
-from .store.engine.choice import choose_engine
+from .store.engine.choice import choose_engine, open_database
 from .store.engine.spec import ENGINE_HELP, Engine, parse_engine
 
 __all__ = ["main", "build_parser", "build_settings"]
@@ -49,16 +49,21 @@ def _clock(now: str | None) -> Clock:
     return FrozenStartClock(parse_instant(now)) if now else SystemClock()
 
 
-def _open(db: Path, engine: Engine | None = None) -> sqlite3.Connection:
-    """The database, migrated, with ``engine`` chosen for its events when given (else the recorded one)."""
+def _open(db: Path, engine: Engine | None = None, *, events: bool = True) -> sqlite3.Connection:
+    """The database, migrated, with ``engine`` chosen for its events when given (else the recorded one), on a
+    connection carrying that engine, opened; a command that touches no events (``events=False``) gets a plain
+    connection, so that it runs beside a server holding the engine (chdb's folder is one process's)."""
     from .store.db import connect
     from .store.migrations import migrate
 
     migrate(db)
-    conn = connect(db)
     if engine is not None:
-        choose_engine(conn, engine)
-    return conn
+        conn = connect(db)
+        try:
+            choose_engine(conn, engine)
+        finally:
+            conn.close()
+    return open_database(db) if events else connect(db)
 
 
 def _engine(text: str) -> Engine:
@@ -207,7 +212,7 @@ def _create_project(args: argparse.Namespace) -> int:
     from .store.projects import create_project
 
     validate_timezone(args.timezone)
-    conn = _open(args.db, args.engine)
+    conn = _open(args.db, args.engine, events=False)
     project = create_project(conn, name=args.name, timezone=args.timezone, now=format_instant(SystemClock().now()))
     print(json.dumps({"id": project["id"], "name": project["name"], "api_token": project["api_token"]}))
     return 0
@@ -219,7 +224,7 @@ def _create_key(args: argparse.Namespace) -> int:
     from .store.projects import get_project
 
     scopes = validate_scopes(args.scopes.split(","))
-    conn = _open(args.db)
+    conn = _open(args.db, events=False)
     for project_id in args.projects or []:
         if get_project(conn, project_id) is None:
             raise APIError(f"Project {project_id} does not exist.", attr="projects")

@@ -19,6 +19,8 @@ from .ingestion.writer import settle_interrupted_writes
 from .models.common import ErrorResponse
 from .results.runner import QueryRunner
 from .routes import ROUTERS
+from .store.engine.choice import open_database, open_engine
+from .store.engine.interface import EventEngine
 from .store.materialize_schedule import AutoMaterializeSchedule
 from .store.migrations import migrate
 from .web.middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
@@ -38,11 +40,20 @@ Authenticate with a personal API key: `Authorization: Bearer phx_...`. Every err
 DECLARED_ERROR_STATUSES = (400, 401, 403, 404, 405, 413)
 
 
-def create_app(settings: Settings) -> FastAPI:
-    """Build the backend for ``settings``; the database is created and migrated here."""
+def create_app(settings: Settings, engine: EventEngine | None = None) -> FastAPI:
+    """Build the backend for ``settings``; the database is created and migrated here, and its event engine
+    opened (``engine``, when the caller opened it: a test choosing the engine it runs on). Every connection the
+    app makes carries that engine."""
     migrate(settings.db_path)
-    settle_interrupted_writes(settings.db_path)  # a ClickHouse write a crash cut short is taken back first
-    runner = QueryRunner(db_path=settings.db_path, clock=settings.clock, timeout_seconds=settings.query_timeout_seconds)
+    engine = engine if engine is not None else open_engine(settings.db_path)
+    conn = open_database(settings.db_path, engine)
+    try:
+        settle_interrupted_writes(conn)  # a ClickHouse write a crash cut short is taken back first
+    finally:
+        conn.close()
+    runner = QueryRunner(
+        db_path=settings.db_path, engine=engine, clock=settings.clock, timeout_seconds=settings.query_timeout_seconds
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -50,6 +61,7 @@ def create_app(settings: Settings) -> FastAPI:
         if settings.materialize_auto_interval > 0:
             schedule = AutoMaterializeSchedule(
                 settings.db_path,
+                engine,
                 interval=settings.materialize_auto_interval,
                 limit=settings.materialize_auto_limit,
                 clock=settings.clock,
@@ -72,6 +84,7 @@ def create_app(settings: Settings) -> FastAPI:
         responses={status: {"model": ErrorResponse} for status in DECLARED_ERROR_STATUSES},
     )
     app.state.settings = settings
+    app.state.engine = engine
     app.state.query_runner = runner
     _install_error_handlers(app)
     for router in ROUTERS:

@@ -1,7 +1,9 @@
 """Fixtures shared by every test: a fresh database per test, a fixed clock, and keys of any scope.
 
 The database of a test is a copy of one migrated once per run (:func:`migrated_template`): a copy takes about a
-millisecond where running the migrations takes thirty.
+millisecond where running the migrations takes thirty. Its connection (``conn``) and app (``client``) carry the
+event engine of :func:`event_engine`: None, the database's recorded engine opened as the app opens it; a test
+directory that runs on several engines overrides it with the engine it builds.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from local_backend.app import create_app
 from local_backend.clock import FixedClock, format_instant
 from local_backend.config import Settings
 from local_backend.store.accounts import create_personal_api_key, get_or_create_user
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import choose_engine, open_database
+from local_backend.store.engine.interface import EventEngine
+from local_backend.store.engine.spec import Engine
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 from tests.factories import NOW
@@ -48,15 +52,34 @@ def db_path(tmp_path: Path, migrated_template: Path) -> Path:
 
 
 @pytest.fixture
-def conn(db_path: Path) -> Iterator:
-    connection = connect(db_path)
+def engine_spec() -> Engine | None:
+    """An engine to record in the test database before its connection and app open it (None: keep SQLite)."""
+    return None
+
+
+@pytest.fixture
+def event_engine(db_path: Path, engine_spec: Engine | None) -> EventEngine | None:
+    """The engine the test's connection and app carry (None: the database's recorded one, opened)."""
+    if engine_spec is None:
+        return None
+    conn = open_database(db_path)
+    try:
+        choose_engine(conn, engine_spec)
+        return conn.engine
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def conn(db_path: Path, event_engine: EventEngine | None) -> Iterator:
+    connection = open_database(db_path, event_engine)
     yield connection
     connection.close()
 
 
 @pytest.fixture
-def client(db_path: Path, clock: FixedClock) -> Iterator[TestClient]:
-    app = create_app(Settings(db_path=db_path, clock=clock))
+def client(db_path: Path, clock: FixedClock, event_engine: EventEngine | None) -> Iterator[TestClient]:
+    app = create_app(Settings(db_path=db_path, clock=clock), engine=event_engine)
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client
 

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..crash_points import crash_point
-from ..store.db import connect, transaction
-from ..store.engine.choice import event_writer, interrupted_writes
-from ..store.engine.interface import TransactionWrites
+from ..store.db import transaction
+from ..store.engine.choice import event_writer, interrupted_writes, open_database
+from ..store.engine.interface import EventEngine, TransactionWrites
 
 __all__ = [
     "write_transaction",
@@ -123,17 +123,12 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         writes.after_commit()
 
 
-def settle_interrupted_writes(db: sqlite3.Connection | Path | str) -> None:
+def settle_interrupted_writes(conn: sqlite3.Connection) -> None:
     """Take back the ClickHouse rows of writes a crash cut short, now rather than at the next write: a server
     does it as it starts, a bulk load before it reads what is stored (no-op on the SQLite engine)."""
-    conn = db if isinstance(db, sqlite3.Connection) else connect(db)
-    try:
-        if interrupted_writes(conn) and not conn.in_transaction:
-            with write_transaction(conn):  # its engine writes take back what a crash cut short
-                pass
-    finally:
-        if conn is not db:
-            conn.close()
+    if interrupted_writes(conn) and not conn.in_transaction:
+        with write_transaction(conn):  # its engine writes take back what a crash cut short
+            pass
 
 
 class _Job:
@@ -156,8 +151,9 @@ class SharedWriter:
     app), when the object is collected.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, engine: EventEngine) -> None:
         self._path = path
+        self._engine = engine
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._queue: list[_Job] = []
@@ -168,7 +164,7 @@ class SharedWriter:
     def connection(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._conn is None:
-                self._conn = connect(self._path)
+                self._conn = open_database(self._path, self._engine)
                 # Savepoints keep the pages they change in a sub-journal: in memory it costs next to nothing,
                 # in a temporary file it cost a fifth of the throughput (measured, batches of 100 events).
                 self._conn.execute("PRAGMA temp_store = MEMORY")

@@ -56,14 +56,14 @@ from ..ingestion.timestamps import to_micros
 from ..ingestion.wire import WireEvent
 from ..ingestion.writer import settle_interrupted_writes, transaction_writes, write_transaction
 from ..plugins.pipeline import load_enabled_plugins
-from ..store.engine.choice import reads_files
 from ..store.engine.clickhouse.client import require
-from ..store.engine.clickhouse.clients import client_for
+from ..store.engine.clickhouse.engine import client_for
 from ..store.engine.clickhouse.loader.abandoned_stages import drop_abandoned_stages
 from ..store.engine.clickhouse.loader.file_source import file_source
 from ..store.engine.clickhouse.loader.staging import Stage
 from ..store.engine.clickhouse.pending_writes import PendingWrites
 from ..store.engine.clickhouse.stored_columns import stored_columns
+from ..store.engine.connection import engine_of
 from ..store.person_book import PersonBook
 from ..store.run_memory import RunMemory
 from .loader import LoadReport, rare_collections
@@ -96,7 +96,7 @@ def load_columnar(
     progress: bool = False,
 ) -> LoadReport | None:
     """Load ``events_file`` column at a time when it can be (see the module docstring); None when it cannot."""
-    if events_file.format not in ("jsonl", "parquet") or not reads_files(conn):
+    if events_file.format not in ("jsonl", "parquet") or not engine_of(conn).reads_files:
         return None
     project_id = int(project["id"])
     if load_enabled_plugins(conn, project_id):

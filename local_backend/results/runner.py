@@ -26,7 +26,8 @@ from ..clock import Clock, format_instant
 from ..config import DEFAULT_QUERY_TIMEOUT_SECONDS
 from ..errors import APIError
 from ..guard import CalculationCancelled, CalculationGuard
-from ..store.db import connect
+from ..store.engine.choice import open_database
+from ..store.engine.interface import EventEngine
 from ..store.query_results import (
     create_query_status,
     finish_query_status,
@@ -60,11 +61,13 @@ class QueryRunner:
         self,
         *,
         db_path: Path,
+        engine: EventEngine,
         clock: Clock,
         workers: int = BACKGROUND_WORKERS,
         timeout_seconds: float = DEFAULT_QUERY_TIMEOUT_SECONDS,
     ) -> None:
         self._db_path = db_path
+        self._engine = engine
         self._clock = clock
         self.timeout_seconds = timeout_seconds
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="calculation")
@@ -148,7 +151,7 @@ class QueryRunner:
         self._pool.submit(self._background, project_id, query_id, calc, guard)
 
     def _background(self, project_id: int, query_id: str, calc: Calculation, guard: CalculationGuard) -> None:
-        conn = connect(self._db_path)
+        conn = open_database(self._db_path, self._engine)
         try:
             # the time limit counts from the start of the run, not from the submit (the run may have queued)
             guard.start_clock()

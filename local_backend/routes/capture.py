@@ -19,7 +19,7 @@ from ..ingestion.payload import CaptureBatch, decode_body, read_batch
 from ..ingestion.writer import SharedWriter
 from ..models.capture import CAPTURE_REQUEST_BODY, CaptureResponse
 from ..store.projects import get_project_by_token
-from ..web.deps import get_settings
+from ..web.deps import get_engine, get_settings
 
 __all__ = ["router", "CAPTURE_PATHS"]
 
@@ -32,7 +32,7 @@ _TOKEN_HINT = "You can find your project API key (phc_...) in the project's sett
 def _writer(request: Request) -> SharedWriter:
     writer = getattr(request.app.state, "capture_writer", None)
     if writer is None:
-        writer = request.app.state.capture_writer = SharedWriter(get_settings(request).db_path)
+        writer = request.app.state.capture_writer = SharedWriter(get_settings(request).db_path, get_engine(request))
     return writer
 
 

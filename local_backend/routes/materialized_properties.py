@@ -23,7 +23,8 @@ from ..models.materialized import (
     MaterializedProperty,
     MaterializeRequest,
 )
-from ..store.db import connect
+from ..store.engine.choice import open_database
+from ..store.engine.interface import EventEngine
 from ..store.materialized import backfill_pending, check_key, drop_materialized, list_materialized, materialize
 from ..store.property_usage import auto_materialize, most_used
 from .common import Conn
@@ -37,9 +38,9 @@ PATH = "/api/projects/{project_id}/materialized_properties"
 ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}}
 
 
-def _backfill_pending(db_path: str) -> None:
+def _backfill_pending(db_path: str, engine: EventEngine) -> None:
     """Fill every column still backfilling, on a connection of its own (after the response is sent)."""
-    conn = connect(db_path)
+    conn = open_database(db_path, engine)
     try:
         backfill_pending(conn)
     finally:
@@ -75,7 +76,7 @@ def create_route(
     key = check_key(body.property)
     now = format_instant(request.app.state.settings.clock.now())
     materialize(conn, access.project_id, key, kind=body.type, now=now)
-    tasks.add_task(_backfill_pending, str(request.app.state.settings.db_path))
+    tasks.add_task(_backfill_pending, str(request.app.state.settings.db_path), request.app.state.engine)
     return _one(list_materialized(conn, access.project_id), body.type, key)
 
 
@@ -92,7 +93,7 @@ def auto_route(
     limit = settings.materialize_auto_limit if body is None or body.limit is None else body.limit
     now = settings.clock.now()
     choice = auto_materialize(conn, access.project_id, limit=limit, today=now.date(), now=format_instant(now))
-    tasks.add_task(_backfill_pending, str(settings.db_path))
+    tasks.add_task(_backfill_pending, str(settings.db_path), request.app.state.engine)
     return {
         "added": [{"type": kind, "property": key, "uses": 0} for kind, key in choice.added],
         "dropped": [{"type": kind, "property": key, "uses": 0} for kind, key in choice.dropped],

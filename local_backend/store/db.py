@@ -34,9 +34,12 @@ MMAP_BYTES = 512 * 1024 * 1024
 DEFERRED_INDEXES = "_deferred_indexes"
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
-    """Open ``path`` (created if missing) with the backend's pragmas."""
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+def connect(path: Path | str, *, factory: type[sqlite3.Connection] = sqlite3.Connection) -> sqlite3.Connection:
+    """Open ``path`` (created if missing) with the backend's pragmas (as a ``factory``, a subclass of
+    :class:`sqlite3.Connection`)."""
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000, factory=factory
+    )
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")

@@ -14,7 +14,9 @@ import threading
 from pathlib import Path
 
 from ..clock import Clock, format_instant
-from .db import connect, transaction
+from .db import transaction
+from .engine.choice import open_database
+from .engine.interface import EventEngine
 from .materialized import backfill_pending
 from .property_usage import auto_materialize
 
@@ -23,9 +25,10 @@ __all__ = ["AutoMaterializeSchedule", "apply_everywhere"]
 log = logging.getLogger(__name__)
 
 
-def apply_everywhere(db_path: Path | str, *, limit: int, clock: Clock) -> None:
-    """Apply the automatic choice to every project of the database, then backfill what it added."""
-    conn = connect(db_path)
+def apply_everywhere(db_path: Path | str, engine: EventEngine | None = None, *, limit: int, clock: Clock) -> None:
+    """Apply the automatic choice to every project of the database, then backfill what it added (through
+    ``engine``, else the database's recorded engine, opened now)."""
+    conn = open_database(db_path, engine)
     try:
         now = clock.now()
         for (project_id,) in conn.execute("SELECT id FROM projects ORDER BY id").fetchall():
@@ -39,8 +42,9 @@ def apply_everywhere(db_path: Path | str, *, limit: int, clock: Clock) -> None:
 class AutoMaterializeSchedule:
     """A daemon thread running :func:`apply_everywhere` every ``interval`` seconds until :meth:`stop`."""
 
-    def __init__(self, db_path: Path | str, *, interval: float, limit: int, clock: Clock) -> None:
+    def __init__(self, db_path: Path | str, engine: EventEngine, *, interval: float, limit: int, clock: Clock) -> None:
         self.db_path = db_path
+        self.engine = engine
         self.interval = interval
         self.limit = limit
         self.clock = clock
@@ -57,6 +61,6 @@ class AutoMaterializeSchedule:
     def _run(self) -> None:
         while not self._stopped.wait(self.interval):
             try:
-                apply_everywhere(self.db_path, limit=self.limit, clock=self.clock)
+                apply_everywhere(self.db_path, self.engine, limit=self.limit, clock=self.clock)
             except Exception:  # a failed round is logged and the next one tries again
                 log.exception("automatic materialization failed")

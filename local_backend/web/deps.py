@@ -1,4 +1,4 @@
-"""The per-request database connection (a FastAPI dependency)."""
+"""The per-request database connection (a FastAPI dependency), carrying the app's open event engine."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from fastapi import Request
 
 from ..clock import format_instant
 from ..config import Settings
-from ..store.db import connect
+from ..store.engine.choice import open_database
+from ..store.engine.interface import EventEngine
 
-__all__ = ["get_conn", "get_settings", "now_iso"]
+__all__ = ["get_conn", "get_engine", "get_settings", "now_iso"]
 
 
 def get_settings(request: Request) -> Settings:
@@ -19,8 +20,14 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
+def get_engine(request: Request) -> EventEngine:
+    """The event engine the app opened when it started."""
+    engine: EventEngine = request.app.state.engine
+    return engine
+
+
 def get_conn(request: Request) -> Iterator[sqlite3.Connection]:
-    conn = connect(get_settings(request).db_path)
+    conn = open_database(get_settings(request).db_path, get_engine(request))
     try:
         yield conn
     finally:

@@ -66,9 +66,9 @@ def _demo_key(printed: str) -> str:
 
 def _key_works(db: str, raw: str) -> bool:
     from local_backend.store.accounts import find_personal_api_key
-    from local_backend.store.db import connect
+    from local_backend.store.engine.choice import open_database
 
-    conn = connect(db)
+    conn = open_database(db)
     try:
         key = find_personal_api_key(conn, raw)
     finally:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from tests.factories import add_events
 from toolkit import local
 
@@ -49,7 +49,7 @@ RANGE = {"date_from": "2026-01-09", "date_to": "2026-01-14"}
 def backend(tmp_path_factory):
     db = tmp_path_factory.mktemp("live_calc") / "calc.db"
     with local.start(db, demo=False, now=NOW) as client:
-        conn = connect(db)
+        conn = open_database(db)
         try:
             add_events(conn, int(client.project_id), EVENTS)
         finally:

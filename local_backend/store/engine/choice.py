@@ -1,11 +1,12 @@
 """Which event store a database's events are read and written through: the only module that knows every engine.
 
-Everything else reaches an engine through the protocols of :mod:`.interface` and the functions here: the
-store of a connection (:func:`event_store`, reads) and its writer (:func:`event_writer`: a write transaction's
-events, rewrites, stored property columns), whether a crash left a write to take back
-(:func:`interrupted_writes`), the engine chosen for a database (:func:`choose_engine`), whether an engine holds
-events yet (:func:`holds_events`), and moving the events to another engine (:func:`move_events`). ``--engine``
-specs are read by :mod:`.spec`, which imports no engine.
+Everything else reaches an engine through the protocols of :mod:`.interface` and the functions here: opening
+a database's engine once (:func:`open_engine`, whose result the database's connections carry,
+:mod:`.connection`), the store of a connection (:func:`event_store`, reads) and its writer
+(:func:`event_writer`: a write transaction's events, rewrites, stored property columns), whether a crash left a
+write to take back (:func:`interrupted_writes`), the engine chosen for a database (:func:`choose_engine`),
+whether an engine holds events yet (:func:`holds_events`), and moving the events to another engine
+(:func:`move_events`). ``--engine`` specs are read by :mod:`.spec`, which imports no engine.
 
     sqlite      :mod:`.sqlite`       the events in the SQLite file itself (the default)
     chdb, a server or cluster   :mod:`.clickhouse`   ClickHouse, embedded or over HTTP
@@ -15,56 +16,77 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import UTC, datetime
+from pathlib import Path
 
 from ...errors import APIError
-from ..db import transaction
-from .clickhouse.clients import client_for, open_client
+from ..db import connect, transaction
+from .clickhouse.clients import open_client
 from .clickhouse.copy import copy_from_sqlite, copy_to_sqlite
-from .clickhouse.event_store import ClickHouseEventStore
-from .clickhouse.writer import ClickHouseEventWriter
+from .clickhouse.engine import ClickHouseEngine
 from .clickhouse.writer import interrupted_writes as clickhouse_interrupted_writes
-from .interface import EventStore, EventWriter
+from .connection import EngineConnection, connect_with_engine, engine_of
+from .interface import EventEngine, EventStore, EventWriter
 from .spec import Engine, EngineMismatch, database_file, recorded_engine
-from .sqlite.event_store import SQLiteEventStore
-from .sqlite.writer import SQLiteEventWriter
+from .sqlite.engine import SQLITE_ENGINE
 
 __all__ = [
+    "EngineConnection",
     "choose_engine",
+    "engine_of",
     "event_store",
     "event_writer",
     "holds_events",
     "interrupted_writes",
     "move_events",
-    "reads_files",
+    "open_database",
+    "open_engine",
+    "open_engine_of",
 ]
 
 
+def open_engine_of(engine: Engine, db_file: str) -> EventEngine:
+    """``engine`` opened for the SQLite file ``db_file``: a ClickHouse engine's client made (once per process)
+    and its tables created; SQLite has nothing to open."""
+    if engine.kind == "sqlite":
+        return SQLITE_ENGINE
+    return ClickHouseEngine(engine, open_client(engine, db_file))
+
+
+def open_engine(db: sqlite3.Connection | Path | str) -> EventEngine:
+    """The engine recorded in the database (a connection to it, or its file), opened: what the app, a command
+    or a load opens once and hands to every connection it makes (:func:`open_database`)."""
+    if isinstance(db, sqlite3.Connection):
+        return open_engine_of(recorded_engine(db), database_file(db))
+    conn = connect(db)
+    try:
+        return open_engine_of(recorded_engine(conn), database_file(conn))
+    finally:
+        conn.close()
+
+
+def open_database(path: Path | str, engine: EventEngine | None = None) -> EngineConnection:
+    """A connection to the database at ``path`` carrying its open engine: ``engine`` when the caller opened it
+    already (the app opens it once for all its connections), else the one recorded in the database, opened now.
+
+    >>> conn = open_database("analytics.db")  # doctest: +SKIP
+    """
+    return connect_with_engine(path, engine if engine is not None else open_engine(path))
+
+
 def event_store(conn: sqlite3.Connection) -> EventStore:
-    """The event store of the database ``conn`` is open on: SQLite (the events in the same file), or the
-    ClickHouse engine recorded in it (:mod:`.spec`)."""
-    if recorded_engine(conn).kind != "sqlite":
-        return ClickHouseEventStore(conn, client_for(conn))
-    return SQLiteEventStore(conn)
+    """The event store of the engine ``conn`` carries, its reads beside ``conn``."""
+    return engine_of(conn).store(conn)
 
 
 def event_writer(conn: sqlite3.Connection) -> EventWriter:
-    """The event writer of the database ``conn`` is open on (the engine recorded in it)."""
-    if recorded_engine(conn).kind != "sqlite":
-        return ClickHouseEventWriter(conn, client_for(conn))
-    return SQLiteEventWriter(conn)
-
-
-def reads_files(conn: sqlite3.Connection) -> bool:
-    """Whether the engine reads an events file itself, a column at a time (:mod:`local_backend.loading.columnar`):
-    embedded chdb, which shares the machine's files; a server cannot read them."""
-    return recorded_engine(conn).kind == "chdb"
+    """The event writer of the engine ``conn`` carries, its writes committed with ``conn``'s transactions."""
+    return engine_of(conn).writer(conn)
 
 
 def interrupted_writes(conn: sqlite3.Connection) -> bool:
     """Whether a crash may have left rows of a write that never committed in the engine (never on SQLite, whose
-    one transaction is undone by SQLite itself). Checked before the engine is opened, so as not to open it for
-    nothing."""
-    return clickhouse_interrupted_writes(database_file(conn)) and recorded_engine(conn).kind != "sqlite"
+    one transaction is undone by SQLite itself)."""
+    return clickhouse_interrupted_writes(database_file(conn)) and engine_of(conn).name != "sqlite"
 
 
 def holds_events(conn: sqlite3.Connection, engine: Engine) -> bool:
@@ -77,7 +99,8 @@ def holds_events(conn: sqlite3.Connection, engine: Engine) -> bool:
 
 def choose_engine(conn: sqlite3.Connection, engine: Engine | None) -> Engine:
     """The database's engine: ``engine`` recorded if it is new and the database holds no events, the recorded
-    one when ``engine`` is None. The engine's tables are made on the way (a chdb folder is created)."""
+    one when ``engine`` is None. The engine's tables are made on the way (a chdb folder is created), and a
+    connection opened by :func:`open_database` carries the chosen engine afterwards."""
     recorded = recorded_engine(conn)
     if engine is None or engine == recorded:
         chosen = recorded
@@ -95,15 +118,17 @@ def choose_engine(conn: sqlite3.Connection, engine: Engine | None) -> Engine:
             (engine.spec, datetime.now(UTC).isoformat()),
         )
         chosen = engine
-    if chosen.kind != "sqlite":
-        open_client(chosen, database_file(conn))
+    opened = open_engine_of(chosen, database_file(conn))
+    if isinstance(conn, EngineConnection):
+        conn.engine = opened
     return chosen
 
 
 def move_events(conn: sqlite3.Connection, target: Engine) -> int:
     """Copy every event of ``conn``'s database from its recorded engine to ``target``, check the counts and record
     ``target``; returns how many moved. A SQLite source's events are deleted once the copy is checked (the file
-    would otherwise keep serving them to code that reads SQLite); a ClickHouse source keeps its copy."""
+    would otherwise keep serving them to code that reads SQLite); a ClickHouse source keeps its copy. ``conn``
+    carries ``target`` afterwards."""
     source = recorded_engine(conn)
     if target == source:
         raise APIError(f"The events are already in {target.describe()}.", attr="to")
@@ -123,4 +148,6 @@ def move_events(conn: sqlite3.Connection, target: Engine) -> int:
         )
         if source.kind == "sqlite":
             conn.execute("DELETE FROM events")
+    if isinstance(conn, EngineConnection):
+        conn.engine = open_engine_of(target, database_file(conn))
     return moved

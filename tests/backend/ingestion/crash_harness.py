@@ -130,11 +130,11 @@ def facts(db: Path) -> dict[str, Any]:
     """What the database's stores hold: each event (uuid, name, distinct id, its person now), the persons with
     their properties and distinct ids, groups, event definitions' volumes, the person ids the ClickHouse tables
     name, the staging tables and the undo records left."""
-    from local_backend.store.db import connect
-    from local_backend.store.engine.clickhouse.clients import client_for
+    from local_backend.store.engine.choice import open_database
+    from local_backend.store.engine.clickhouse.engine import client_for
     from local_backend.store.engine.spec import recorded_engine
 
-    conn = connect(db)
+    conn = open_database(db)
     persons = {int(i): json.loads(p) for i, p in conn.execute("SELECT id, properties FROM persons")}
     distinct_ids = dict(conn.execute("SELECT distinct_id, person_id FROM person_distinct_ids"))
     groups = {f"{t}:{k}": json.loads(p) for t, k, p in
@@ -195,8 +195,11 @@ def main() -> None:
     db = Path(sys.argv[1])
     if "--settle" in sys.argv[2:]:
         from local_backend.ingestion.writer import settle_interrupted_writes
+        from local_backend.store.engine.choice import open_database
 
-        settle_interrupted_writes(db)
+        conn = open_database(db)
+        settle_interrupted_writes(conn)
+        conn.close()
     print(json.dumps(facts(db)))
 
 

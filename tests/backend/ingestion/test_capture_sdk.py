@@ -15,7 +15,7 @@ import pytest
 import requests
 from posthog import Posthog
 
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from toolkit import local
 
 pytestmark = pytest.mark.live
@@ -48,7 +48,7 @@ def sdk(request, server):
 
 
 def rows(server, sql: str, *params) -> list[tuple]:
-    conn = connect(server.db)
+    conn = open_database(server.db)
     try:
         return [tuple(r) for r in conn.execute(sql, params)]
     finally:

@@ -6,7 +6,8 @@ import threading
 from datetime import UTC, datetime
 
 from local_backend.ingestion import ingest_events
-from local_backend.store.db import connect, transaction
+from local_backend.store.db import transaction
+from local_backend.store.engine.choice import open_database
 from local_backend.store.projects import get_project
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
@@ -20,7 +21,7 @@ def test_concurrent_writers_each_on_their_own_connection_store_every_event(db_pa
     start = threading.Barrier(THREADS)
 
     def writer(number: int) -> None:
-        own = connect(db_path)
+        own = open_database(db_path)
         try:
             start.wait()
             for batch in range(BATCHES):
@@ -56,11 +57,11 @@ def test_concurrent_writers_each_on_their_own_connection_store_every_event(db_pa
 def test_ingestion_waits_for_another_writer_instead_of_failing(db_path, conn, world):
     """A writer outside ingestion (another connection holding the write lock) delays ingestion, no error."""
     project = get_project(conn, world.project_id)
-    holder = connect(db_path)
+    holder = open_database(db_path)
     result: list[object] = []
 
     def ingest() -> None:
-        own = connect(db_path)
+        own = open_database(db_path)
         try:
             result.append(ingest_events(own, project, [{"event": "e", "distinct_id": "u"}], now=NOW).accepted)
         except BaseException as error:

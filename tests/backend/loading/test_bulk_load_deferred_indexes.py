@@ -16,7 +16,8 @@ from local_backend.ingestion import ingest_events
 from local_backend.loading import LoadInterrupted, load_file, loader
 from local_backend.loading.deferred import DEFER_MIN_ROWS, deferred_indexes, expected_rows, worth_deferring
 from local_backend.loading.readers import open_events_file
-from local_backend.store.db import DEFERRED_INDEXES, connect
+from local_backend.store.db import DEFERRED_INDEXES
+from local_backend.store.engine.choice import open_database
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project, get_project
 
@@ -80,7 +81,7 @@ def test_a_deferred_load_ends_with_every_index_and_the_rows_of_an_ordinary_load(
 
     ordinary = tmp_path / "ordinary.db"
     migrate(ordinary)
-    other = connect(ordinary)
+    other = open_database(ordinary)
     project = create_project(other, name="Main", timezone="UTC", now="2026-01-15T12:00:00Z")
     assert load_file(other, project["id"], events_file, now=NOW, batch_size=2, defer_indexes=False).loaded == 8
     assert stored(conn) == stored(other)
@@ -89,7 +90,7 @@ def test_a_deferred_load_ends_with_every_index_and_the_rows_of_an_ordinary_load(
 
 
 def test_a_uuid_captured_during_the_load_and_also_in_the_file_is_stored_once(conn, world, events_file, db_path):
-    capture = connect(db_path)
+    capture = open_database(db_path)
     project = get_project(capture, world.project_id)
     real = loader._write
     captured: list[tuple[int, int]] = []
@@ -152,12 +153,12 @@ def test_the_indexes_of_a_load_that_died_are_built_by_the_next_connection(conn, 
     loading = deferred_indexes(conn, True)
     loading.__enter__()  # a load started and never finished
     assert len(event_indexes(conn)) < len(indexes)
-    bystander = connect(db_path)  # the loading process is alive: its indexes are left to it
+    bystander = open_database(db_path)  # the loading process is alive: its indexes are left to it
     assert len(event_indexes(bystander)) < len(indexes) and has_marker(bystander)
     bystander.close()
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     conn.execute(f"UPDATE {DEFERRED_INDEXES} SET pid = ?", (int(gone.stdout),))  # as if it had died
-    reopened = connect(db_path)
+    reopened = open_database(db_path)
     assert event_indexes(reopened) == indexes
     assert not has_marker(reopened)
     reopened.close()

@@ -11,7 +11,7 @@ from local_backend.demo_data import TEST_ACCOUNT_FILTERS, demo_events
 from local_backend.demo_data.catalog import STAFF_DOMAIN
 from local_backend.demo_data.setup import seed_demo
 from local_backend.queries.analysis_inputs import global_condition
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.migrations import migrate
 
 SIZE, SEED = 3_000, 5
@@ -21,7 +21,7 @@ SIZE, SEED = 3_000, 5
 def seeded(tmp_path, clock):
     path = tmp_path / "demo.db"
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     access = seed_demo(conn, clock, events=SIZE, seed=SEED)
     yield conn, access
     conn.close()
@@ -130,7 +130,7 @@ def test_seeding_twice_with_the_same_seed_and_clock_stores_the_same_rows(tmp_pat
     conn, _ = seeded
     path = tmp_path / "again.db"
     migrate(path)
-    other = connect(path)
+    other = open_database(path)
     seed_demo(other, clock, events=SIZE, seed=SEED)
     query = "SELECT uuid, event, distinct_id, timestamp, properties FROM events ORDER BY uuid"
     assert [tuple(r) for r in other.execute(query)] == [tuple(r) for r in conn.execute(query)]

@@ -17,6 +17,7 @@ import pytest
 from local_backend.store.engine.choice import choose_engine
 from local_backend.store.engine.clickhouse.client import ChdbClient
 from local_backend.store.engine.spec import parse_engine
+from tests.recorded_engine import RecordedEngine
 
 
 def _move_to_chdb(conn: sqlite3.Connection, client: ChdbClient) -> str:
@@ -48,3 +49,9 @@ def on_chdb(conn: sqlite3.Connection) -> Iterator[Callable[[], str]]:
     client = chdb_client()
     yield lambda: _move_to_chdb(conn, client)
     release_database(client)
+
+
+@pytest.fixture
+def event_engine() -> RecordedEngine:
+    """The app and connection follow the engine the test records part-way (:mod:`tests.recorded_engine`)."""
+    return RecordedEngine()

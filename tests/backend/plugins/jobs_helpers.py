@@ -6,7 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.spec import recorded_engine
 
 __all__ = ["stored", "stored_twice", "rewrite_tables", "run_job", "trend"]

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from local_backend.plugins import jobs
+from local_backend.store.engine.choice import open_engine
 from local_backend.store.engine.clickhouse import clients as engines
 from local_backend.store.engine.clickhouse import rewrite
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.clickhouse.rewrite import RewriteUnsupported, StagedRewrite, stored_event_batches
 from local_backend.store.event_rows import to_micros
 from tests.backend.plugin_helpers import add_config
@@ -94,6 +95,7 @@ def test_a_rewrite_cut_after_its_insert_is_finished_when_the_engine_is_opened(cl
     assert run_job(client, world, strip, "2026-01-10", "2026-01-10").status_code == 500
     assert len(rewrite_tables(conn)) == 1  # applied, but still marked ready: applying it again must be harmless
     monkeypatch.setattr(engines, "_clients", {})  # a new process: the engine is opened again
+    conn.engine = open_engine(conn)
     assert stored(conn, world.project_id) == REWRITTEN
     assert (stored_twice(conn), rewrite_tables(conn)) == ([], [])
 

@@ -1,8 +1,9 @@
 """A project to compute in: the engines are called directly on the connection, no HTTP in between.
 
-``engine`` names the event engine a calculation test runs on: ``sqlite``; ``chdb``, where every read of events,
-persons and groups goes to an embedded ClickHouse database holding a copy of the test's SQLite data
-(:func:`tests.backend.store.clickhouse.mirror.use_clickhouse`); or ``clickhouse-http``, the same copy read
+``engine`` names the event engine a calculation test runs on, and the test's connection and app carry that engine
+(:func:`event_engine`): ``sqlite``; ``chdb``, where every read of events, persons and groups goes to an embedded
+ClickHouse database holding a copy of the test's SQLite data
+(:class:`tests.backend.store.clickhouse.mirror.MirroredEngine`); or ``clickhouse-http``, the same copy read
 through the server client (:class:`~local_backend.store.engine.clickhouse.http_client.HttpClient`, clickhouse-connect)
 from :mod:`tests.clickhouse_shim`, a ClickHouse HTTP interface running each statement in chdb in a process of
 its own. A test directory opts in by requesting it (trends, funnels, retention and paths do, in their
@@ -51,17 +52,23 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield "sqlite"
+def event_engine(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The engine the test runs on (its ``engine`` parameter), built for it: None on SQLite (the database's own)."""
+    name = request.node.callspec.params.get("engine", "sqlite") if hasattr(request.node, "callspec") else "sqlite"
+    if name == "sqlite":
+        yield None
         return
-    from tests.backend.store.clickhouse.mirror import chdb_client, release_database, use_clickhouse
+    from tests.backend.store.clickhouse.mirror import MirroredEngine, chdb_client, release_database
 
-    if request.param == "chdb":
+    if name == "chdb":
         client = chdb_client()
-        use_clickhouse(monkeypatch, client)
-        yield "chdb"
+        yield MirroredEngine(client)
         release_database(client)
         return
-    use_clickhouse(monkeypatch, request.getfixturevalue("shim_server"))
-    yield "clickhouse-http"
+    yield MirroredEngine(request.getfixturevalue("shim_server"), name="clickhouse-http")
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest, event_engine: Any) -> str:
+    """The name of the engine the test runs on (:func:`event_engine`)."""
+    return str(request.param)

@@ -124,9 +124,11 @@ def test_property_conditions_of_retention_and_paths(condition, matching):
     """Retention and paths filter through the same compiler as trends and funnels (its own table is in
     test_properties.py); these are the cases their documentation shows."""
     import json
-    import sqlite3
 
-    conn = sqlite3.connect(":memory:")
+    from local_backend.store.engine.connection import connect_with_engine
+    from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
+
+    conn = connect_with_engine(":memory:", SQLITE_ENGINE)
     conn.execute("CREATE TABLE events (id INTEGER, properties TEXT)")
     conn.executemany("INSERT INTO events VALUES (?, ?)", [(i, json.dumps(p)) for i, p in enumerate(PROPS)])
     sql, params = global_condition({"id": 1}, [condition], False, conn=conn)

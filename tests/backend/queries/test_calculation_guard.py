@@ -12,7 +12,8 @@ from local_backend.errors import QueryTimeout
 from local_backend.guard import CalculationCancelled, CalculationGuard, check_deadline
 from local_backend.queries.funnels.engine import ORDERED, FunnelRows, FunnelSpec, compute_attempts
 from local_backend.results.runner import Calculation, QueryRunner
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
+from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.query_results import get_query_status
 
 # Counts to a billion in SQL: minutes of work, so only a stop ends it within the test.
@@ -20,7 +21,7 @@ ENDLESS = "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE 
 
 
 def test_a_statement_past_the_limit_is_interrupted_and_answers_query_timeout(db_path):
-    conn = connect(db_path)
+    conn = open_database(db_path)
     guard = CalculationGuard(timeout_seconds=0.2)
     started = time.monotonic()
     with pytest.raises(QueryTimeout) as caught, guard.watching(conn):
@@ -32,7 +33,7 @@ def test_a_statement_past_the_limit_is_interrupted_and_answers_query_timeout(db_
 
 
 def test_a_cancel_from_another_thread_interrupts_the_statement(db_path):
-    conn = connect(db_path)
+    conn = open_database(db_path)
     guard = CalculationGuard(timeout_seconds=60)
     threading.Timer(0.2, guard.cancel).start()
     started = time.monotonic()
@@ -72,7 +73,7 @@ def test_the_funnel_engine_asks_before_each_slice_of_groups():
 
 
 def test_a_background_run_past_the_limit_records_why_it_stopped(db_path, clock, conn, world):
-    runner = QueryRunner(db_path=db_path, clock=clock, timeout_seconds=0.2)
+    runner = QueryRunner(db_path=db_path, engine=SQLITE_ENGINE, clock=clock, timeout_seconds=0.2)
     endless = Calculation(
         cache_key="endless", interval="day", date_to=None, compute=lambda c: {"result": c.execute(ENDLESS).fetchone()}
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,9 +20,10 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store.engine import choice as event_store_module
+from local_backend.store.engine.interface import EventStore, EventWriter
+from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.projects import create_project
-from tests.backend.store.clickhouse.mirror import MirroredEngine, _patch_event_store, chdb_client, release_database
+from tests.backend.store.clickhouse.mirror import MirroredEngine, chdb_client, release_database
 from tests.factories import add_events
 
 SCALARS: list[Any] = [
@@ -44,14 +46,28 @@ def _value(rng: random.Random, depth: int = 0) -> Any:
     return rng.choice(SCALARS)
 
 
+class BothEngines:
+    """An open engine reading SQLite, or a ClickHouse copy of the same rows while :attr:`on_clickhouse` is true."""
+
+    name = "sqlite or chdb"
+    reads_files = False
+
+    def __init__(self, mirrored: MirroredEngine) -> None:
+        self.mirrored = mirrored
+        self.on_clickhouse = False
+
+    def store(self, conn: sqlite3.Connection) -> EventStore:
+        return self.mirrored.store(conn) if self.on_clickhouse else SQLITE_ENGINE.store(conn)
+
+    def writer(self, conn: sqlite3.Connection) -> EventWriter:
+        return SQLITE_ENGINE.writer(conn)
+
+
 @pytest.fixture
-def both_engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, bool]]:
-    """``event_store(conn)`` answers from SQLite, or from a ClickHouse copy while ``["clickhouse"]`` is true."""
+def event_engine() -> Iterator[BothEngines]:
+    """The test's connection reads from SQLite or from ClickHouse, as the test switches (:class:`BothEngines`)."""
     client = chdb_client()
-    mirrored, original = MirroredEngine(client), event_store_module.event_store
-    switch = {"clickhouse": False}
-    _patch_event_store(monkeypatch, lambda conn: mirrored.event_store(conn) if switch["clickhouse"] else original(conn))
-    yield switch
+    yield BothEngines(MirroredEngine(client))
     release_database(client)
 
 
@@ -82,7 +98,7 @@ def _filters(rng: random.Random, values: list[Any]) -> dict[str, TrendsFilter]:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_random_values_give_the_same_trends_on_both_engines(conn, clock, both_engines, seed):
+def test_random_values_give_the_same_trends_on_both_engines(conn, clock, event_engine, seed):
     rng = random.Random(seed)
     project = create_project(conn, name="Parity", timezone="UTC", now=NOW_TEXT)
     events = [
@@ -96,7 +112,7 @@ def test_random_values_give_the_same_trends_on_both_engines(conn, clock, both_en
     for name, trend_filter in _filters(rng, values).items():
         answers = []
         for on_clickhouse in (False, True):
-            both_engines["clickhouse"] = on_clickhouse
+            event_engine.on_clickhouse = on_clickhouse
             result = compute_trends(conn, project, trend_filter, clock.now())
             answers.append(sorted((json.dumps(s.get("breakdown_value")), s["data"]) for s in result.series))
         assert answers[1] == answers[0], (name, values)

@@ -18,7 +18,8 @@ from local_backend.results.query_nodes import translate_query
 from local_backend.results.runner import Calculation, QueryRunner
 from local_backend.results.service import QueryCancelled, serve_calculation
 from local_backend.results.staleness import is_stale
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
+from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.query_results import get_query_status
 from tests.factories import add_events
 
@@ -71,7 +72,7 @@ def _count_events(conn: sqlite3.Connection) -> dict:
 
 @pytest.fixture
 def runner(db_path, clock):
-    query_runner = QueryRunner(db_path=db_path, clock=clock)
+    query_runner = QueryRunner(db_path=db_path, engine=SQLITE_ENGINE, clock=clock)
     yield query_runner
     query_runner.shutdown()
 
@@ -219,7 +220,7 @@ def test_cancelled_blocking_run_raises_query_cancelled(db_path, conn, runner, cl
         return {"result": connection.execute(SLOW_SQL).fetchone()[0]}
 
     calc = Calculation(cache_key="slow-blocking", interval="day", date_to=None, compute=slow)
-    other_request = connect(db_path)  # the cancel arrives on another request's connection
+    other_request = open_database(db_path)  # the cancel arrives on another request's connection
 
     def cancel() -> None:
         runner.cancel(other_request, project_id=world.project_id, query_id="q-6")

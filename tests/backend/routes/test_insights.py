@@ -290,12 +290,12 @@ def test_csv_format_flattens_the_page(client, world, insight):
 
 def test_demo_seeds_a_dashboard_of_saved_insights(tmp_path, clock):
     from local_backend.demo_data.setup import seed_demo
-    from local_backend.store.db import connect
+    from local_backend.store.engine.choice import open_database
     from local_backend.store.migrations import migrate
 
     path = tmp_path / "demo.db"
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     access = seed_demo(conn, clock, events=500)
     names = [
         r[0]

@@ -13,7 +13,8 @@ import pytest
 
 from local_backend.ingestion import check_events, ingest_events, store_events
 from local_backend.ingestion.writer import MAX_GROUP_REQUESTS, SharedWriter
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
+from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.projects import get_project
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
@@ -33,7 +34,7 @@ def _mark(project_id: int, name: str) -> Callable[[sqlite3.Connection], str]:
 
 
 def _names(db_path) -> set[str]:
-    reader = connect(db_path)
+    reader = open_database(db_path)
     try:
         return {row[0] for row in reader.execute("SELECT name FROM event_definitions")}
     finally:
@@ -89,7 +90,7 @@ class _Group:
 
 @pytest.fixture
 def writer(db_path):
-    shared = SharedWriter(db_path)
+    shared = SharedWriter(db_path, SQLITE_ENGINE)
     yield shared
     shared.close()
 

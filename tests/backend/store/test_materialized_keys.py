@@ -19,12 +19,13 @@ import pytest
 
 from local_backend.store.engine.choice import choose_engine
 from local_backend.store.engine.clickhouse import stored_columns as stored_columns_module
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.clickhouse.stored_columns import stored_columns
 from local_backend.store.engine.spec import parse_engine
 from local_backend.store.materialized import column_name
 from tests.backend.store.clickhouse.mirror import _session_folder, mirror
 from tests.factories import add_events
+from tests.recorded_engine import RecordedEngine
 
 KEY = "tick`key"
 EVENTS = [
@@ -108,3 +109,9 @@ def test_a_claim_whose_engine_column_fails_is_taken_back_whole(client, conn, wor
     assert conn.execute("SELECT count(*) FROM materialized_columns").fetchone()[0] == 0
     assert client.post(url(world, "auto/"), headers=world.headers()).status_code == 200
     assert pro_counts(client, world) == [1, 1, 0]
+
+
+@pytest.fixture
+def event_engine() -> RecordedEngine:
+    """The app and connection follow the engine the test records part-way (:mod:`tests.recorded_engine`)."""
+    return RecordedEngine()

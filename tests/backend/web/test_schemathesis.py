@@ -22,7 +22,7 @@ from local_backend.app import create_app
 from local_backend.clock import FixedClock
 from local_backend.config import Settings
 from local_backend.store.accounts import create_personal_api_key, get_or_create_user
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.projects import create_project
 
 MAX_EXAMPLES = 8
@@ -89,7 +89,7 @@ def _build() -> tuple[Any, dict[str, str], dict[str, Any]]:
     db_path = Path(tempfile.mkdtemp()) / "contract.db"
     clock = FixedClock(datetime(2026, 1, 15, 12, tzinfo=UTC))
     app = create_app(Settings(db_path=db_path, clock=clock))
-    conn = connect(db_path)
+    conn = open_database(db_path)
     now = "2026-01-15T12:00:00.000000Z"
     project = create_project(conn, name="Main", timezone="UTC", now=now)
     user = get_or_create_user(conn, email="analyst@example.com", now=now, current_project_id=project["id"])

@@ -9,23 +9,14 @@ install it.
 from __future__ import annotations
 
 import importlib
-import sqlite3
 import threading
 
-from ..spec import Engine, EngineError, database_file, recorded_engine
+from ..spec import Engine, EngineError
 from .client import ChdbClient, ClickHouseClient
 from .rewrite import finish_rewrites
 from .schema import create_tables
 
-__all__ = ["client_for", "open_client"]
-
-
-def client_for(conn: sqlite3.Connection) -> ClickHouseClient:
-    """The ClickHouse client of the engine recorded in ``conn``'s database (its tables made once)."""
-    engine = recorded_engine(conn)
-    if engine.kind == "sqlite":
-        raise EngineError("This database keeps its events in SQLite, not ClickHouse.", attr="engine")
-    return open_client(engine, database_file(conn))
+__all__ = ["open_client"]
 
 
 _clients: dict[tuple[str, str], ClickHouseClient] = {}

@@ -3,6 +3,7 @@
     reads.py     :class:`EventStore` and its request types: what calculations read (events, persons, groups)
     dialect.py   :class:`Dialect`: the SQL the filter compilers write for the store they read from
     writes.py    :class:`EventWriter`: appends, rewrites and stored property columns
+    handle.py    :class:`EventEngine`: an open engine, the store and writer of each connection to its database
 
 Contracts, method by method: ``docs/storage.md``; how an engine is chosen: :mod:`..choice`.
 """
@@ -14,6 +15,7 @@ from .dialect import (
     Dialect,
     Sql,
 )
+from .handle import EventEngine
 from .reads import (
     COUNT,
     ActiveActors,
@@ -69,4 +71,5 @@ __all__ = [
     "Rewritten",
     "RewriteJudge",
     "EventWriter",
+    "EventEngine",
 ]

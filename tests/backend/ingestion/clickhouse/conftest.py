@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from local_backend.store.engine.choice import choose_engine
 from local_backend.store.engine.clickhouse.client import ChdbClient, ClickHouseClient
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.spec import Engine, parse_engine
 from tests.backend.store.clickhouse.mirror import pooled_database_name, release_database
 
@@ -30,9 +29,18 @@ def chdb_engine(chdb_folder: str) -> Engine:
 
 
 @pytest.fixture
-def ch_conn(conn, chdb_engine: Engine) -> Iterator:
+def engine_spec(request: pytest.FixtureRequest) -> Engine | None:
+    """This test's chdb engine, recorded before the test's connection and app open the database, when the test
+    asks for ``ch_conn`` or ``ch``."""
+    if {"ch_conn", "ch"} & set(request.fixturenames):
+        engine: Engine = request.getfixturevalue("chdb_engine")
+        return engine
+    return None
+
+
+@pytest.fixture
+def ch_conn(conn) -> Iterator:
     """The test database (``conn``), its events recorded to live in this test's chdb database."""
-    choose_engine(conn, chdb_engine)
     yield conn
     release_database(client_for(conn))
 

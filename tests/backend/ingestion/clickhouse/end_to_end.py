@@ -32,7 +32,7 @@ from local_backend.app import create_app
 from local_backend.clock import FixedClock
 from local_backend.config import Settings
 from local_backend.store.accounts import create_personal_api_key, get_or_create_user
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 
 RESENT = "01890000-0000-7000-8000-00000000e2e0"
 NOW_TEXT = "2026-01-15T12:00:00Z"
@@ -100,7 +100,7 @@ class Site:
 @contextmanager
 def site(db: Path, clock: FixedClock) -> Iterator[Site]:
     """The app on ``db`` (a project made by ``create-project``), with a key of every scope."""
-    conn = connect(db)
+    conn = open_database(db)
     try:
         project_id, token = conn.execute("SELECT id, api_token FROM projects ORDER BY id LIMIT 1").fetchone()
         user = get_or_create_user(conn, email="analyst@example.com", now=NOW_TEXT, current_project_id=project_id)

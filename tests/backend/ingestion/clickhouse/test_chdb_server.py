@@ -15,9 +15,10 @@ from toolkit import local
 pytestmark = pytest.mark.live
 
 COUNT = (
-    "import sys; from local_backend.store.db import connect;"
-    " from local_backend.store.engine.clickhouse.clients import client_for;"
-    "c = client_for(connect(sys.argv[1])); print(c.query_rows(f'SELECT count() FROM `{c.database}`.events')[0][0])"
+    "import sys; from local_backend.store.engine.choice import open_database;"
+    " from local_backend.store.engine.clickhouse.engine import client_for;"
+    "c = client_for(open_database(sys.argv[1]));"
+    " print(c.query_rows(f'SELECT count() FROM `{c.database}`.events')[0][0])"
 )
 
 

@@ -42,7 +42,7 @@ def test_requests_queued_together_go_to_clickhouse_in_one_insert(ch_conn, ch, db
         original(self, name, table)
 
     monkeypatch.setattr(PendingWrites, "_insert", counted)
-    writer = SharedWriter(db_path)
+    writer = SharedWriter(db_path, ch_conn.engine)
     release = threading.Event()
     project = get_project(ch_conn, world.project_id)
 
@@ -77,7 +77,7 @@ def test_a_failed_request_in_a_group_leaves_the_others_stored(ch_conn, ch, db_pa
     from local_backend.store.projects import get_project
 
     project = get_project(ch_conn, world.project_id)
-    writer = SharedWriter(db_path)
+    writer = SharedWriter(db_path, ch_conn.engine)
 
     def group(conn):
         ingest_events(conn, project, [{"event": "kept", "distinct_id": "x"}], now=_now())

@@ -15,7 +15,7 @@ from tqdm import tqdm
 import local_backend.loading.columnar as columnar
 import local_backend.store.engine.clickhouse.loader.staging as staging
 from local_backend.loading import load_file
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 
@@ -53,7 +53,7 @@ def write_jsonl(folder: Path) -> Path:
 def fresh(folder: Path, name: str):
     path = folder / name
     migrate(path)
-    conn = connect(path)
+    conn = open_database(path)
     return conn, create_project(conn, name="p", timezone="UTC", now="2026-01-15T12:00:00Z")
 
 

@@ -14,7 +14,7 @@ import pytest
 import local_backend.loading.columnar as columnar
 import local_backend.store.run_memory as run_memory
 from local_backend.loading import load_file
-from local_backend.store.db import connect
+from local_backend.store.engine.choice import open_database
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 T0 = int(datetime(2026, 1, 10, 10, tzinfo=UTC).timestamp()) * 1_000_000
@@ -76,7 +76,7 @@ def another_connection_stores_person_50(monkeypatch, ch_conn, world, distinct_id
     def transaction(conn):
         entered.append(True)
         if len(entered) == before:
-            other = connect(database)
+            other = open_database(database)
             with other:
                 other.execute(
                     "INSERT INTO persons (id, project_id, uuid, properties, is_identified, created_at)"

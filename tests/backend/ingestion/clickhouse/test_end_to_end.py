@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from local_backend.__main__ import main
-from local_backend.store.db import connect
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.choice import open_database
+from local_backend.store.engine.clickhouse.engine import client_for
 from tests.backend.ingestion.clickhouse.end_to_end import FIRST, SECOND, answers, site, write_jsonl
 from tests.clickhouse_shim import start_shim
 
@@ -69,7 +69,7 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path, chdb_folder: str) 
     sqlite_db = create(tmp_path / "sqlite.db", "sqlite")
     clickhouse_db = create(tmp_path / "chdb.db", spec)
     yield sqlite_db, clickhouse_db
-    conn = connect(clickhouse_db)
+    conn = open_database(clickhouse_db)
     try:
         ch = client_for(conn)
         ch.command(f"DROP DATABASE IF EXISTS `{ch.database}`")
@@ -78,7 +78,7 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path, chdb_folder: str) 
 
 
 def stored_in_clickhouse(db: Path) -> list[tuple[Any, ...]]:
-    conn = connect(db)
+    conn = open_database(db)
     try:
         ch = client_for(conn)
         return ch.query_rows(f"SELECT event, count() FROM `{ch.database}`.events GROUP BY event ORDER BY event")
@@ -99,7 +99,7 @@ def test_captured_events_give_the_same_answers_on_both_engines(databases, clock)
     # the events are in ClickHouse, not in the SQLite file (the resent purchase is one row)
     stored = dict(stored_in_clickhouse(databases[1]))
     assert stored == {"$groupidentify": 1, "$identify": 1, "$pageview": 7, "purchase": 2, "signup": 2}
-    conn = connect(databases[1])
+    conn = open_database(databases[1])
     try:
         assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
     finally:

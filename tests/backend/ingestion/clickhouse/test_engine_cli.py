@@ -46,9 +46,9 @@ def test_load_events_into_chdb_stores_each_event_once(tmp_path):
     assert again.stdout.startswith("Loaded 0 events (3 already stored, 0 rejected"), again.stderr
     counted = subprocess.run(
         [sys.executable, "-c", (
-            "import sys; from local_backend.store.db import connect;"
-            "from local_backend.store.engine.clickhouse.clients import client_for;"
-            "c = client_for(connect(sys.argv[1]));"
+            "import sys; from local_backend.store.engine.choice import open_database;"
+            "from local_backend.store.engine.clickhouse.engine import client_for;"
+            "c = client_for(open_database(sys.argv[1]));"
             "print(c.query_rows(f'SELECT count(), uniqExact(person_id) FROM `{c.database}`.events'))"
         ), str(db)],
         capture_output=True, text=True, timeout=300, check=False,

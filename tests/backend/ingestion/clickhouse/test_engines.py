@@ -12,7 +12,7 @@ from local_backend.errors import APIError
 from local_backend.ingestion import ingest_events
 from local_backend.store.engine.choice import choose_engine, event_store
 from local_backend.store.engine.clickhouse.client import MissingExtra
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.spec import SQLITE, Engine, EngineError, EngineMismatch, parse_engine, recorded_engine
 from local_backend.store.projects import get_project
 from tests.factories import NOW

@@ -9,7 +9,7 @@ import pytest
 from local_backend.errors import APIError
 from local_backend.ingestion import ingest_events
 from local_backend.migrate_events_command import migrate_events
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.spec import SQLITE, recorded_engine
 from local_backend.store.projects import get_project
 

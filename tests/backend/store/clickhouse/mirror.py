@@ -21,7 +21,10 @@ from typing import Any
 import pyarrow as pa
 
 from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.engine.clickhouse.schema import create_tables
+from local_backend.store.engine.sqlite.event_store import SQLiteEventStore
+from local_backend.store.engine.sqlite.writer import SQLiteEventWriter
 
 __all__ = [
     "chdb_client",
@@ -29,8 +32,8 @@ __all__ = [
     "insert_rows",
     "release_database",
     "pooled_database_name",
-    "use_clickhouse",
-    "move_events_to_clickhouse",
+    "MirroredEngine",
+    "MovedEngine",
 ]
 
 _EVENT_COLUMNS = (
@@ -155,17 +158,19 @@ def _signature(conn: sqlite3.Connection) -> tuple[Any, ...]:
 
 
 class MirroredEngine:
-    """Answers every calculation of a test from ClickHouse: ``event_store(conn)`` gives a ClickHouse store
-    whose database holds a copy of the SQLite file's events, persons and groups, copied again whenever the
-    test (or a request it makes) has written more."""
+    """An open engine (:class:`~local_backend.store.engine.interface.EventEngine`) answering every read of a test
+    from ClickHouse: its store reads a ClickHouse database holding a copy of the SQLite file's events, persons
+    and groups, copied again whenever the test (or a request it makes) has written more. Writes go to SQLite,
+    where the test's factories write too."""
 
-    def __init__(self, client: ChdbClient) -> None:
+    reads_files = False
+
+    def __init__(self, client: ChdbClient, name: str = "chdb") -> None:
         self.client = client
+        self.name = name
         self._copied: tuple[Any, ...] | None = None
 
-    def event_store(self, conn: sqlite3.Connection) -> Any:
-        from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
-
+    def store(self, conn: sqlite3.Connection) -> ClickHouseEventStore:
         signature = _signature(conn)
         if signature != self._copied:  # the test wrote since the last copy: copy everything again
             for table in ("events", "persons", "groups", "person_overrides"):
@@ -174,35 +179,29 @@ class MirroredEngine:
             self._copied = signature
         return ClickHouseEventStore(conn, self.client)
 
-
-def _patch_event_store(monkeypatch: Any, replacement: Any) -> None:
-    """Make every ``event_store(conn)`` of the backend (each module holds its own reference to the function)
-    call ``replacement`` instead, for the rest of the test."""
-    import sys
-
-    import local_backend.app  # noqa: F401 - imports every module a request can reach
-    from local_backend.store.engine import choice as module
-
-    original = module.event_store
-    for name, loaded in list(sys.modules.items()):
-        if name.startswith("local_backend") and getattr(loaded, "event_store", None) is original:
-            monkeypatch.setattr(loaded, "event_store", replacement)
+    def writer(self, conn: sqlite3.Connection) -> SQLiteEventWriter:
+        return SQLiteEventWriter(conn)
 
 
-def use_clickhouse(monkeypatch: Any, client: ChdbClient) -> MirroredEngine:
-    """Make every ``event_store(conn)`` of the backend return the ClickHouse store of :class:`MirroredEngine`,
-    for the rest of the test."""
-    engine = MirroredEngine(client)
-    _patch_event_store(monkeypatch, engine.event_store)
-    return engine
+class MovedEngine:
+    """An open engine whose reads stay on SQLite until :meth:`move` copies the events, persons and groups into
+    ClickHouse and deletes SQLite's events, as a database on the chdb engine holds none: from then on every read
+    answers from ClickHouse, and one that still went to SQLite's events table would find nothing there."""
 
+    reads_files = False
+    name = "chdb"
 
-def move_events_to_clickhouse(monkeypatch: Any, conn: sqlite3.Connection, client: ChdbClient) -> None:
-    """Copy the SQLite database's events, persons and groups into ClickHouse, then delete SQLite's events, as a
-    database on the chdb engine holds none: every ``event_store(conn)`` answers from ClickHouse, and a read
-    that still goes to SQLite's events table finds nothing there."""
-    from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
+    def __init__(self, client: ChdbClient) -> None:
+        self.client = client
+        self.moved = False
 
-    mirror(conn, client)
-    conn.execute("DELETE FROM events")
-    _patch_event_store(monkeypatch, lambda connection: ClickHouseEventStore(connection, client))
+    def move(self, conn: sqlite3.Connection) -> None:
+        mirror(conn, self.client)
+        conn.execute("DELETE FROM events")
+        self.moved = True
+
+    def store(self, conn: sqlite3.Connection) -> ClickHouseEventStore | SQLiteEventStore:
+        return ClickHouseEventStore(conn, self.client) if self.moved else SQLiteEventStore(conn)
+
+    def writer(self, conn: sqlite3.Connection) -> SQLiteEventWriter:
+        return SQLiteEventWriter(conn)

@@ -18,13 +18,14 @@ import pytest
 from local_backend.errors import QueryTimeout
 from local_backend.guard import CalculationGuard
 from local_backend.store.engine.choice import choose_engine
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.clickhouse.event_store import ClickHouseEventStore
 from local_backend.store.engine.clickhouse.http_client import HttpClient
 from local_backend.store.engine.spec import parse_engine
 from tests.backend.store.clickhouse.chdb_session import fresh_chdb_client
 from tests.backend.store.clickhouse.mirror import _session_folder
 from tests.clickhouse_shim import start_shim
+from tests.recorded_engine import RecordedEngine
 
 SLOW = "SELECT count() FROM numbers(60000) AS a, numbers(60000) AS b WHERE (a.number * 7 + b.number) % 1000003 = 1"
 LIMIT = 0.5
@@ -98,3 +99,9 @@ def test_capture_is_answered_while_a_slow_statement_runs(client, conn, world) ->
     assert still_reading and outcome == ["TIMEOUT_EXCEEDED"], (took, outcome)
     # before, the insert waited for the read's turn on the one session: up to the read's whole 4 s
     assert took < 2.5
+
+
+@pytest.fixture
+def event_engine() -> RecordedEngine:
+    """The app and connection follow the engine the test records part-way (:mod:`tests.recorded_engine`)."""
+    return RecordedEngine()

@@ -25,12 +25,13 @@ import pytest
 
 from local_backend.store.engine.choice import choose_engine
 from local_backend.store.engine.clickhouse.client import ClickHouseClient
-from local_backend.store.engine.clickhouse.clients import client_for
+from local_backend.store.engine.clickhouse.engine import client_for
 from local_backend.store.engine.clickhouse.stored_columns import HOT_COLUMNS, drop_property_column, stored_columns
 from local_backend.store.engine.spec import parse_engine
 from local_backend.store.materialized import column_name
 from tests.backend.store.clickhouse.mirror import _session_folder, mirror
 from tests.factories import add_events
+from tests.recorded_engine import RecordedEngine
 
 EVENTS = [
     ("$pageview", "alice", "2026-01-10T10:00:00Z", {"plan": "pro"}),
@@ -125,3 +126,9 @@ def test_only_a_materialized_propertys_column_can_be_dropped(ch, column: str) ->
     with pytest.raises(ValueError, match="not a materialized property's column"):
         drop_property_column(ch, column)
     assert column in columns_of_events(ch)
+
+
+@pytest.fixture
+def event_engine() -> RecordedEngine:
+    """The app and connection follow the engine the test records part-way (:mod:`tests.recorded_engine`)."""
+    return RecordedEngine()
