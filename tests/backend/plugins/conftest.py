@@ -25,7 +25,7 @@ def _move_to_chdb(conn: sqlite3.Connection, client: ChdbClient) -> str:
 
     mirror(conn, client)
     conn.execute("DELETE FROM events")
-    folder = next(path for path, session in ChdbClient._sessions.items() if session is client._session)
+    folder = client.folder
     choose_engine(conn, parse_engine(f"chdb:{folder}?database={client.database}"))
     return "chdb"
 

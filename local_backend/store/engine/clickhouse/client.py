@@ -202,6 +202,10 @@ class _SessionPool:
         self._opened = 1
         self._guard = threading.Lock()
 
+    @property
+    def folder(self) -> str:
+        return self._path
+
     def take(self) -> Any:
         """An idle session, a new one while fewer than :data:`MAX_SESSIONS` are open, or the next one freed."""
         try:
@@ -251,6 +255,17 @@ class ChdbClient:
         self._session = session
         self.database = database
         self._pool = pool
+
+    @classmethod
+    def open_folder(cls) -> str | None:
+        """The chdb folder this process has opened (chdb allows one per process), None before any."""
+        with cls._guard:
+            return next(iter(cls._sessions), None)
+
+    @property
+    def folder(self) -> str | None:
+        """The chdb folder this client's database lives in (None for a session handed in by hand)."""
+        return self._pool.folder if self._pool is not None else None
 
     @classmethod
     def open(cls, path: str, database: str = "insightlab") -> ChdbClient:

@@ -18,7 +18,7 @@ pytest.importorskip("chdb")
 @pytest.fixture(scope="session")
 def chdb_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The process's chdb folder: the one already open if another test opened one first."""
-    opened = next(iter(ChdbClient._sessions), None)
+    opened = ChdbClient.open_folder()
     return opened or str(tmp_path_factory.mktemp("chdb"))
 
 

@@ -15,7 +15,7 @@ _numbers = itertools.count(1)
 
 
 def _session_path() -> str:
-    existing = next(iter(ChdbClient._sessions), None)
+    existing = ChdbClient.open_folder()
     if existing is not None:
         return existing
     path = tempfile.mkdtemp(prefix="insightlab-chdb-")

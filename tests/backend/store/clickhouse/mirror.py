@@ -59,7 +59,7 @@ _layout: dict[str, str] = {}  # the tables as the engine makes them, see _tables
 def _session_folder() -> str:
     """The process's chdb folder: the one already open if another test opened one first (chdb refuses a
     second path in one process)."""
-    opened = next(iter(ChdbClient._sessions), None)
+    opened = ChdbClient.open_folder()
     if opened is not None:
         return opened
     if not _folder:
