@@ -16,7 +16,9 @@ from .dialect import (
 )
 from .reads import (
     COUNT,
+    COUNT_OPERATORS,
     ActiveActors,
+    ActiveIntervals,
     EventListing,
     EventStore,
     FirstSeen,
@@ -51,6 +53,8 @@ __all__ = [
     "SpanAggregate",
     "FirstSeen",
     "ActiveActors",
+    "ActiveIntervals",
+    "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
     "FlaggedRows",
