@@ -242,9 +242,7 @@ class ClickHouseEventStore:
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         spans_sql, spans_params = span_join(self.client, request.spans)
         comparison = _COMPARISONS[request.operator]
-        head = (
-            f"SELECT __g, __a, count() FROM (SELECT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
-        )
+        head = f"SELECT __g, __a, count() FROM (SELECT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
         tail = (
             f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, __g, __a HAVING count() {comparison} ?)"
             " GROUP BY __g, __a"

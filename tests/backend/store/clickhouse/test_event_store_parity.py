@@ -166,15 +166,24 @@ CASES: dict[str, Case] = {
     "active intervals of at most one event per browser": lambda store, pid: sorted(
         store.active_intervals(
             ActiveIntervals(
-                project_id=pid, spans=DAYS, where=PAGEVIEW, actor="e.person_id", group=_browser_or_none(store),
-                operator="lte", value=1,
+                project_id=pid,
+                spans=DAYS,
+                where=PAGEVIEW,
+                actor="e.person_id",
+                group=_browser_or_none(store),
+                operator="lte",
+                value=1,
             )
         )
     ),  # fmt: skip
     "active intervals of groups, exactly two events": lambda store, pid: sorted(
         store.active_intervals(
             ActiveIntervals(
-                project_id=pid, spans=[(at(14), at(15))], where=EVERYTHING, actor="e.group_0", operator="exact",
+                project_id=pid,
+                spans=[(at(14), at(15))],
+                where=EVERYTHING,
+                actor="e.group_0",
+                operator="exact",
                 value=2,
             )
         )
