@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sqlite3
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,7 +35,6 @@ from .filter import LifecycleFilter
 __all__ = ["LifecycleResult", "LifecycleActors", "compute_lifecycle", "lifecycle_actors", "lifecycle_payload"]
 
 Where = tuple[str, list[Any]]
-PeopleLink = Callable[[dict[str, Any]], str]
 # the creation interval of an actor the store has no row for: never an active interval, so never new
 _UNKNOWN = -2
 

@@ -14,7 +14,6 @@ series' previous period (:func:`..trends.compare.previous_range`) right after it
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -179,7 +178,6 @@ def compute_stickiness(
     now: datetime,
     *,
     offset: int = 0,
-    people_link: Callable[[dict[str, Any]], str] | None = None,
 ) -> StickinessResult:
     """The series of a stickiness insight (``result``), whether more breakdown values follow, and the range."""
     periods, labels, date_range = stickiness_actors(conn, project, filter, now, offset=offset)
@@ -198,13 +196,9 @@ def compute_stickiness(
 
 
 def stickiness_payload(
-    conn: sqlite3.Connection,
-    project: dict[str, Any],
-    data: dict[str, Any],
-    now: datetime,
-    people_link: Callable[[dict[str, Any]], str] | None = None,
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy stickiness filter given as a dict (a saved insight's ``filters``)."""
     filter = parse_filter(StickinessFilter, data)
-    result = compute_stickiness(conn, project, filter, now, people_link=people_link)
+    result = compute_stickiness(conn, project, filter, now)
     return {"result": result.series, "timezone": project.get("timezone") or "UTC"}

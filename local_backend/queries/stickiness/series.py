@@ -7,7 +7,6 @@ cumulative). Broken-down series of one entity come largest first (by ``count``, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..breakdowns import value_label
@@ -15,8 +14,6 @@ from .engine import interval_labels, stickiness_counts
 from .filter import StickinessFilter
 
 __all__ = ["shape_series"]
-
-PeopleLink = Callable[[dict[str, Any]], str]
 
 
 def _action(raw: Any, label: str) -> dict[str, Any]:
@@ -36,8 +33,6 @@ def shape_series(
     labels: dict[int, str],
     *,
     compare_label: str | None,
-    people_link: PeopleLink | None = None,
-    people_params: Callable[[Any, int], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The series of one entity in one period (:class:`.compute.ActorIntervals` each)."""
     several = len(labels) > 1
@@ -59,7 +54,5 @@ def shape_series(
             body["breakdown_value"] = item.breakdown_value
         if compare_label:
             body.update(compare=True, compare_label=compare_label)
-        if people_link is not None and people_params is not None:
-            body["persons_urls"] = [{"url": people_link(people_params(item, day))} for day in range(1, item.total + 1)]
         shaped.append(body)
     return sorted(shaped, key=_sort_key) if filter.breakdown is not None else shaped
