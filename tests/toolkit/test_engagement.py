@@ -107,3 +107,13 @@ def test_refused_fields_are_validation_errors_naming_them(analyst):
     with pytest.raises(ValidationError) as breakdown:
         analyst.lifecycle("view", extra={"breakdown": "plan"}, **RANGE)
     assert (breakdown.value.code, breakdown.value.attr) == ("unsupported", "breakdown")
+
+
+def test_all_breakdowns_follows_the_pages_of_values(analyst):
+    # one value per page: pro (2 persons, 3 and 2 days) then free (2 persons, 1 day each)
+    first = analyst.stickiness(events="view", breakdown="plan", breakdown_limit=1, **RANGE)
+    assert first.attrs["next"]
+    every = analyst.stickiness(events="view", breakdown="plan", breakdown_limit=1, all_breakdowns=True, **RANGE)
+    assert every.attrs["next"] is None
+    values = _by_series(every)
+    assert (values["view / pro"], values["view / free"]) == ([0, 1, 1, 0], [2, 0, 0, 0])
