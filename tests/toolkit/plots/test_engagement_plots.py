@@ -131,6 +131,21 @@ def test_lifecycle_stacks_are_the_frames_and_the_servers_numbers(engagement_clie
     assert not overlapping(visible_tick_boxes(ax))
 
 
+def test_a_month_of_daily_lifecycle_keeps_its_dates_apart(engagement_client):
+    # 15 December to 14 January: each person is new on the day of their first view (4), ann returns on the
+    # 5th and 6th (2), dee on the 7th and ann on the 8th come back after a gap (2), and the day after each run
+    # of activity someone goes dormant: ann on the 7th and 9th, bob on the 7th, cy on the 9th, dee on the 6th
+    # and 8th (-6)
+    frame = engagement_client.lifecycle("view", date_from="2025-12-15", date_to="2026-01-14")
+    ax = drawn(plot_lifecycle(frame))
+    totals = {container.get_label(): sum(bar_heights(container)) for container in ax.containers}
+    assert totals == {"new": 4.0, "returning": 2.0, "resurrecting": 2.0, "dormant": -6.0}
+    assert all(len(container.patches) == 31 for container in ax.containers)
+    shown = [label for label in ax.get_xticklabels() if label.get_text()]
+    assert 2 <= len(shown) <= 12 and shown[0].get_text() == "Dec 15"
+    assert not overlapping(visible_tick_boxes(ax))
+
+
 def test_lifecycle_marks_the_week_still_in_progress(engagement_client):
     # weeks start on Sunday: 4-10 January, then 11-17, which had not ended at the clock's 15 January 12:00.
     # Everyone's first week is the one they were created in (4 new); nobody came back the next (4 dormant, so far)
