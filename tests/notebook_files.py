@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
-# the seven notebooks of the documentation, one topic each
+# the eight notebooks of the documentation, one topic each
 NOTEBOOKS = [
     "01_quickstart.ipynb",
     "02_trends.ipynb",
@@ -15,4 +15,5 @@ NOTEBOOKS = [
     "05_saved_insights_and_plugins.ipynb",
     "06_connecting_to_posthog.ipynb",
     "07_large_data.ipynb",
+    "08_retention_paths_stickiness_lifecycle.ipynb",
 ]

@@ -32,7 +32,16 @@ from .errors import (
     ValidationError,
 )
 from .frames.readable_tables import readable_table
-from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
+from .insight_requests import (
+    FunnelRequest,
+    LifecycleRequest,
+    PathsRequest,
+    RetentionRequest,
+    StickinessRequest,
+    TrendRequest,
+    action,
+    event,
+)
 from .io import to_csv, to_parquet
 from .unseen_names import InsightWarning
 
@@ -45,6 +54,7 @@ __all__ = [
     "FunnelBuilder",
     "FunnelRequest",
     "InsightWarning",
+    "LifecycleRequest",
     "LocalBackendError",
     "MethodNotAllowedError",
     "NotFoundError",
@@ -54,6 +64,7 @@ __all__ = [
     "RateLimitError",
     "RetentionRequest",
     "ServerError",
+    "StickinessRequest",
     "ToolkitError",
     "TransportError",
     "TrendBuilder",
@@ -66,8 +77,10 @@ __all__ = [
     "local",
     "plot_funnel",
     "plot_funnel_trends",
+    "plot_lifecycle",
     "plot_paths",
     "plot_retention",
+    "plot_stickiness",
     "plot_time_to_convert",
     "plot_trend",
     "plots",
@@ -84,8 +97,10 @@ _LAZY = {
     "TrendBuilder": "widgets",
     "plot_funnel": "plots",
     "plot_funnel_trends": "plots",
+    "plot_lifecycle": "plots",
     "plot_paths": "plots",
     "plot_retention": "plots",
+    "plot_stickiness": "plots",
     "plot_time_to_convert": "plots",
     "plot_trend": "plots",
     "plots": "plots",

@@ -1,4 +1,5 @@
-"""Calculations: trend, funnel, retention, paths and funnel people.
+"""Calculations: trend, funnel, retention, paths and funnel people (stickiness and lifecycle are in
+`toolkit.engagement`).
 
 Each first asks the legacy endpoint (``insights/trend/``, ...). Where it answers 404 (PostHog removed
 these endpoints; the local backend has them) or refuses it as legacy, the equivalent query node is sent
@@ -128,6 +129,18 @@ class CalculationsMixin(Transport):
                 response = {"query_status": response}
         return response
 
+    def _every_page(self, response: dict[str, Any]) -> dict[str, Any]:
+        """``response`` with the series of every following page of breakdown values (its ``next`` links)."""
+        series = list(response_results(response) or [])
+        next_url = response.get("next")
+        while next_url:
+            page = self.request("GET", next_url) or {}
+            series.extend(response_results(page) or [])
+            next_url = page.get("next")
+        response = {**response, "result": series, "next": None}
+        response.pop("results", None)
+        return response
+
     def trend(
         self,
         request: TrendRequest | None = None,
@@ -167,14 +180,7 @@ class CalculationsMixin(Transport):
         response = self.calculate("trend", request)
         self._warn_unseen(request)
         if all_breakdowns:
-            series = list(response_results(response) or [])
-            next_url = response.get("next")
-            while next_url:
-                page = self.request("GET", next_url) or {}
-                series.extend(response_results(page) or [])
-                next_url = page.get("next")
-            response = {**response, "result": series, "next": None}
-            response.pop("results", None)
+            response = self._every_page(response)
         frame = trend_frame(response, wide=wide)
         frame.attrs["request"] = request.to_dict()
         return frame

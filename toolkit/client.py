@@ -1,7 +1,7 @@
 """`Client`: every endpoint as a method that returns a typed DataFrame.
 
-The methods come from one module per resource (``insights``, ``plugins``, ``calculations``, ``data``,
-``capture``), each a mixin over `toolkit.transport.Transport`, which holds the settings, the session,
+The methods come from one module per resource (``insights``, ``plugins``, ``calculations``, ``engagement``,
+``data``, ``capture``), each a mixin over `toolkit.transport.Transport`, which holds the settings, the session,
 error mapping and pagination.
 """
 
@@ -12,6 +12,7 @@ import requests
 from .calculations import CalculationsMixin
 from .capture import CaptureMixin
 from .data import DataMixin
+from .engagement import EngagementMixin
 from .insights import InsightsMixin
 from .plugins import PluginsMixin
 from .transport import DEFAULT_BACKOFF_FACTOR, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
@@ -19,7 +20,7 @@ from .transport import DEFAULT_BACKOFF_FACTOR, DEFAULT_MAX_RETRIES, DEFAULT_TIME
 __all__ = ["Client"]
 
 
-class Client(InsightsMixin, PluginsMixin, CalculationsMixin, DataMixin, CaptureMixin):
+class Client(InsightsMixin, PluginsMixin, EngagementMixin, CalculationsMixin, DataMixin, CaptureMixin):
     """A connection to a PostHog-compatible API (the local backend or PostHog itself).
 
     Parameters

@@ -2,9 +2,11 @@
 
 ``to_json()`` is exactly the body the legacy endpoint receives (so it can be pasted into curl), and
 ``to_query()`` is the equivalent node of PostHog's query API (``TrendsQuery``, ``FunnelsQuery``,
-``RetentionQuery``, ``PathsQuery``), sent to ``/api/projects/:id/query/`` where the legacy endpoints are
-gone. Fields left as ``None`` are left out, so the server's defaults apply. `FunnelRequest` lives in
-`toolkit.funnel_request` and is importable from here too.
+``RetentionQuery``, ``PathsQuery``, ``StickinessQuery``, ``LifecycleQuery``), sent to ``/api/projects/:id/query/``
+where the legacy endpoints are gone. Fields left as ``None`` are left out, so the server's defaults apply.
+`FunnelRequest`, `StickinessRequest` and `LifecycleRequest` live in modules of their own
+(`toolkit.funnel_request`, `toolkit.stickiness_request`, `toolkit.lifecycle_request`) and are importable
+from here too.
 
 Examples
 --------
@@ -32,11 +34,15 @@ from .entities import (
     split_entities,
 )
 from .funnel_request import FunnelRequest
+from .lifecycle_request import LifecycleRequest
+from .stickiness_request import StickinessRequest
 
 __all__ = [
     "FunnelRequest",
+    "LifecycleRequest",
     "PathsRequest",
     "RetentionRequest",
+    "StickinessRequest",
     "TrendRequest",
     "action",
     "event",

@@ -12,7 +12,9 @@ __all__ = ["TrendSeries", "TrendsResponse"]
 
 
 class TrendSeries(BaseModel):
-    """One series. Time-series displays fill ``data``/``days``/``labels``; aggregated ones ``aggregated_value``."""
+    """One series. Time-series displays fill ``data``/``days``/``labels``; aggregated ones ``aggregated_value``.
+    Stickiness series count actors by their number of active intervals (``days`` 1..N); lifecycle series carry
+    their ``status``."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -20,13 +22,16 @@ class TrendSeries(BaseModel):
     label: str
     count: int | float
     data: list[int | float]
-    days: list[str] = Field(description="Bucket starts, YYYY-MM-DD (hourly: with the time)")
+    days: list[str] | list[int] = Field(
+        description="Bucket starts, YYYY-MM-DD (hourly: with the time); stickiness: the numbers of intervals 1..N"
+    )
     labels: list[str]
     filter: dict[str, Any] | None = None
     breakdown_value: Any = None
     aggregated_value: int | float | None = None
     compare: bool | None = None
     compare_label: str | None = None
+    status: str | None = Field(None, description="Lifecycle: new, returning, resurrecting or dormant")
 
 
 class TrendsResponse(CalculationEnvelope):

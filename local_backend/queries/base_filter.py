@@ -27,7 +27,7 @@ from ..models.fields import Flag, Int64, Integer, NameOrId, PropertyKey, check_i
 from ..models.property_filters import EMPTY_GROUP, PropertyFilter, PropertyGroup, count_conditions, parse_properties
 from ..store.engine.choice import event_store
 from ..store.materialized import materialized_columns
-from .actions import action_condition
+from .actions import action_condition, load_action
 from .dates import INTERVALS, DateRange, resolve_date_range
 from .filter_parsing import decode_json_text
 from .properties import PropertyCompiler, Sql
@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_BREAKDOWN_LIMIT",
     "NEEDS_A_SERIES",
     "entity_condition",
+    "entity_labels",
     "global_condition",
     "compiler_for",
 ]
@@ -270,6 +271,20 @@ def entity_condition(compiler: PropertyCompiler, entity: Entity, attr: str) -> S
     if props_sql == "1":
         return sql, params
     return f"({sql} AND {props_sql})", [*params, *props_params]
+
+
+def entity_labels(conn: sqlite3.Connection, project_id: int, entities: list[Entity]) -> dict[int, str] | None:
+    """Each entity's label by index (action name, event name, "All events"); None when an action does not exist."""
+    labels: dict[int, str] = {}
+    for entity in entities:
+        if entity.type == "actions":
+            action = load_action(conn, project_id, entity.id)
+            if action is None:
+                return None
+            labels[entity.index] = str(action["name"])
+        else:
+            labels[entity.index] = entity.name or (str(entity.id) if entity.id is not None else "All events")
+    return labels
 
 
 def global_condition(compiler: PropertyCompiler, filter: BaseFilter, project: dict[str, Any]) -> Sql:

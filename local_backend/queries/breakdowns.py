@@ -28,6 +28,7 @@ __all__ = [
     "NULL",
     "OTHER_LABEL",
     "NULL_LABEL",
+    "value_label",
     "BreakdownPage",
     "CohortSplit",
     "breakdown_expression",
@@ -77,6 +78,15 @@ def breakdown_expression(
         return dialect.to_text(dialect.session_seconds()), []
     sql, params = compile_expression(key, attr="breakdown", dialect=dialect)
     return f"nullif({dialect.to_text(f'({sql})')}, '')", params
+
+
+def value_label(value: Any) -> str:
+    """How a series of breakdown ``value`` is labelled: the null and Other buckets by their labels."""
+    if value == NULL:
+        return NULL_LABEL
+    if value == OTHER:
+        return OTHER_LABEL
+    return str(value)
 
 
 @dataclass

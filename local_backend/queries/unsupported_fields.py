@@ -1,7 +1,8 @@
 """Request fields that change a calculation's answer and that this backend does not compute yet.
 
-PostHog reads every field below and answers something else when it is set (stickiness instead of a trend, a
-moving average, sampled counts, ...). Answering as if it were absent would give numbers that look right and are
+PostHog reads every field below and answers something else when it is set (a moving average, sampled counts,
+a histogram of a numeric breakdown, ...), or the field belongs to another kind than the one asked for (a formula
+on a lifecycle). Answering as if it were absent would give numbers that look right and are
 not, so a calculation whose filter sets one of them to anything but its neutral value is a 400 ``unsupported``
 whose ``attr`` names the field (:func:`refuse_unsupported_fields`). The check runs where every calculation
 enters: the legacy calculation routes, saved insights and ``/query/`` (whose node fields are first carried onto
@@ -24,6 +25,9 @@ from ..errors import ValidationError
 __all__ = ["UnsupportedField", "UNSUPPORTED_FIELDS", "NODE_FIELDS", "refuse_unsupported_fields", "carry_node_fields"]
 
 TRENDS, FUNNELS, RETENTION, PATHS = "TRENDS", "FUNNELS", "RETENTION", "PATHS"
+STICKINESS, LIFECYCLE = "STICKINESS", "LIFECYCLE"
+# the displays a stickiness or lifecycle chart is drawn with; the others change a trend's numbers
+DRAWN_DISPLAYS = ("ActionsLineGraph", "ActionsBar", "ActionsAreaGraph", "ActionsStackedBar")
 _BLANK_TEXT = ("", "false", "null", "none", "[]", "{}")
 
 
@@ -50,10 +54,6 @@ def _unset_or(*neutral: Any) -> Callable[[Any], bool]:
     return accepts
 
 
-def _not_stickiness_or_lifecycle(value: Any) -> bool:
-    return not (isinstance(value, str) and value.strip().upper() in ("STICKINESS", "LIFECYCLE"))
-
-
 @dataclass(frozen=True, kw_only=True)
 class UnsupportedField:
     """A legacy filter field of ``kinds`` that PostHog acts on and this backend does not: ``what`` says what it
@@ -70,18 +70,44 @@ def _field(name: str, kinds: tuple[str, ...], what: str, accepts: Callable[[Any]
 
 
 UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
-    _field("shown_as", (TRENDS,), "shows the series as stickiness or lifecycle", _unset_or("Volume")),
-    _field("insight", (TRENDS,), "computes stickiness or lifecycle instead", _not_stickiness_or_lifecycle),
-    _field("smoothing_intervals", (TRENDS,), "averages each bucket with the ones before it", _unset_or(1)),
-    _field("formulas", (TRENDS,), "adds a formula series for each formula (a single one goes in formula)"),
-    _field("breakdown_histogram_bin_count", (TRENDS,), "buckets a numeric breakdown into ranges"),
-    _field("breakdown_hide_other_aggregation", (TRENDS,), "leaves out the Other breakdown value"),
-    _field("breakdown_normalize_url", (TRENDS, FUNNELS), "reads URL breakdown values without a trailing / ? or #"),
-    _field("breakdowns", (TRENDS, FUNNELS), "breaks down by several properties of their own types"),
-    _field("sampling_factor", (TRENDS, FUNNELS, RETENTION, PATHS), "counts a sample of the events", _unset_or(1)),
+    _field(
+        "smoothing_intervals",
+        (TRENDS, STICKINESS, LIFECYCLE),
+        "averages each bucket with the ones before it",
+        _unset_or(1),
+    ),
+    _field(
+        "formulas",
+        (TRENDS, STICKINESS, LIFECYCLE),
+        "adds a formula series for each formula (a single one goes in formula)",
+    ),
+    _field("formula", (STICKINESS, LIFECYCLE), "combines the series of a trend by a formula"),
+    _field("breakdown_histogram_bin_count", (TRENDS, STICKINESS), "buckets a numeric breakdown into ranges"),
+    _field("breakdown_hide_other_aggregation", (TRENDS, STICKINESS), "leaves out the Other breakdown value"),
+    _field(
+        "breakdown_normalize_url",
+        (TRENDS, FUNNELS, STICKINESS),
+        "reads URL breakdown values without a trailing / ? or #",
+    ),
+    _field("breakdowns", (TRENDS, FUNNELS, STICKINESS), "breaks down by several properties of their own types"),
+    _field(
+        "sampling_factor",
+        (TRENDS, FUNNELS, RETENTION, PATHS, STICKINESS, LIFECYCLE),
+        "counts a sample of the events",
+        _unset_or(1),
+    ),
+    _field(
+        "display",
+        (STICKINESS, LIFECYCLE),
+        "draws a trend's cumulative or aggregated numbers",
+        _unset_or(*DRAWN_DISPLAYS),
+    ),
+    _field("interval_count", (STICKINESS,), "counts intervals of several calendar intervals each", _unset_or(1)),
+    _field("compare", (LIFECYCLE,), "compares a trend or stickiness with the previous period"),
+    _field("compare_to", (LIFECYCLE,), "compares a trend or stickiness with an earlier period"),
     _field("funnel_aggregate_by_hogql", (FUNNELS,), "counts actors by an expression", _unset_or("person_id")),
     _field("aggregation_group_type_index", (RETENTION,), "counts groups instead of persons"),
-    _field("breakdown", (RETENTION,), "splits the cohorts by a property"),
+    _field("breakdown", (RETENTION, LIFECYCLE), "splits the cohorts or series by a property"),
     _field("cumulative", (RETENTION,), "counts actors back in a period or any later one"),
     _field("minimum_occurrences", (RETENTION,), "counts a return only after that many events", _unset_or(1)),
     _field(
@@ -122,6 +148,18 @@ NODE_FIELDS: dict[str, dict[str, str]] = {
     },
     PATHS: {
         "pathsFilter.localPathCleaningFilters": "local_path_cleaning_filters",
+        "samplingFactor": "sampling_factor",
+    },
+    STICKINESS: {
+        "intervalCount": "interval_count",
+        "breakdownFilter.breakdown_histogram_bin_count": "breakdown_histogram_bin_count",
+        "breakdownFilter.breakdown_hide_other_aggregation": "breakdown_hide_other_aggregation",
+        "breakdownFilter.breakdowns": "breakdowns",
+        "samplingFactor": "sampling_factor",
+    },
+    LIFECYCLE: {
+        "compareFilter.compare": "compare",
+        "compareFilter.compare_to": "compare_to",
         "samplingFactor": "sampling_factor",
     },
 }

@@ -12,6 +12,10 @@ TrendsQuery        TRENDS                 series -> events/actions, trendsFilter
 FunnelsQuery       FUNNELS                funnelsFilter.funnelOrderType -> funnel_order_type, ...
 RetentionQuery     RETENTION              retentionFilter.targetEntity -> target_entity, ...
 PathsQuery         PATHS                  pathsFilter.includeEventTypes -> include_event_types, ...
+StickinessQuery    STICKINESS             series -> events/actions, stickinessFilter.computedAs ->
+                                          computed_as, stickinessFilter.stickinessCriteria ->
+                                          stickiness_criteria, compareFilter.compare/compare_to
+LifecycleQuery     LIFECYCLE              series -> events/actions (one)
 =================  =====================  ==================================================
 
 Every node takes ``dateRange`` (date_from, date_to, explicitDate), ``properties``, ``filterTestAccounts``,
@@ -45,6 +49,8 @@ QUERY_KINDS = {
     "FunnelsQuery": "FUNNELS",
     "RetentionQuery": "RETENTION",
     "PathsQuery": "PATHS",
+    "StickinessQuery": "STICKINESS",
+    "LifecycleQuery": "LIFECYCLE",
 }
 _FUNNEL_FIELDS = {
     "funnelOrderType": "funnel_order_type",
@@ -72,6 +78,11 @@ _PATHS_FIELDS = {
     "edgeLimit": "edge_limit",
     "minEdgeWeight": "min_edge_weight",
     "maxEdgeWeight": "max_edge_weight",
+}
+_STICKINESS_FIELDS = {
+    "computedAs": "computed_as",
+    "stickinessCriteria": "stickiness_criteria",
+    "display": "display",
 }
 _ENTITY_FIELDS = ("custom_name", "math", "math_property", "math_group_type_index", "math_hogql", "properties")
 
@@ -150,6 +161,14 @@ def _renamed(block: dict[str, Any], names: dict[str, str], legacy: dict[str, Any
             legacy[old] = block[new]
 
 
+def _compare(source: dict[str, Any], legacy: dict[str, Any]) -> None:
+    compare = _object(source.get("compareFilter"), "query__compareFilter")
+    if compare.get("compare") is not None:
+        legacy["compare"] = compare["compare"]
+    if compare.get("compare_to") is not None:
+        legacy["compare_to"] = compare["compare_to"]
+
+
 def _trends(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     _series(source, legacy)
     trends = _object(source.get("trendsFilter"), "query__trendsFilter")
@@ -157,11 +176,21 @@ def _trends(source: dict[str, Any], legacy: dict[str, Any]) -> None:
         if trends.get(key) is not None:
             legacy[key] = trends[key]
     _formulas(trends, legacy)
-    compare = _object(source.get("compareFilter"), "query__compareFilter")
-    if compare.get("compare") is not None:
-        legacy["compare"] = compare["compare"]
-    if compare.get("compare_to") is not None:
-        legacy["compare_to"] = compare["compare_to"]
+    _compare(source, legacy)
+
+
+def _stickiness(source: dict[str, Any], legacy: dict[str, Any]) -> None:
+    _series(source, legacy)
+    stickiness = _object(source.get("stickinessFilter"), "query__stickinessFilter")
+    _renamed(stickiness, _STICKINESS_FIELDS, legacy)
+    _compare(source, legacy)
+
+
+def _lifecycle(source: dict[str, Any], legacy: dict[str, Any]) -> None:
+    _series(source, legacy)
+    lifecycle = _object(source.get("lifecycleFilter"), "query__lifecycleFilter")
+    if lifecycle.get("display") is not None:
+        legacy["display"] = lifecycle["display"]
 
 
 def _formulas(trends: dict[str, Any], legacy: dict[str, Any]) -> None:
@@ -222,7 +251,14 @@ def _paths(source: dict[str, Any], legacy: dict[str, Any]) -> None:
         legacy["funnel_filter"] = source["funnelPathsFilter"]
 
 
-_TRANSLATORS = {"TRENDS": _trends, "FUNNELS": _funnels, "RETENTION": _retention, "PATHS": _paths}
+_TRANSLATORS = {
+    "TRENDS": _trends,
+    "FUNNELS": _funnels,
+    "RETENTION": _retention,
+    "PATHS": _paths,
+    "STICKINESS": _stickiness,
+    "LIFECYCLE": _lifecycle,
+}
 
 
 def insight_kind_of(query: Any) -> str:

@@ -3,8 +3,9 @@
 
 Before the handler reads its filter, the request is checked for fields that change the answer and are not
 calculated here yet (:mod:`..queries.unsupported_fields`): those are a 400 naming the field, on every
-calculation route alike. The check runs after the credentials are checked, so a request without them is still
-refused for that first.
+calculation route alike (on the trend route, for the kind the request asks for: a trend, stickiness or
+lifecycle, :mod:`..queries.trend_kinds`). The check runs after the credentials are checked, so a request
+without them is still refused for that first.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 from ..queries.funnels import FunnelFilter
 from ..queries.paths import PathFilter
 from ..queries.retention import RetentionFilter
+from ..queries.trend_kinds import TRENDS, trend_request_kind
 from ..queries.trends import TrendsFilter
 from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..web.filter_request import read_filter_params
@@ -29,7 +31,7 @@ __all__ = ["calculation_route", "KIND_OF_FILTER"]
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 # The insight kind whose fields a calculation route's filter carries.
 KIND_OF_FILTER: dict[type[BaseModel], str] = {
-    TrendsFilter: "TRENDS",
+    TrendsFilter: TRENDS,
     FunnelFilter: "FUNNELS",
     RetentionFilter: "RETENTION",
     PathFilter: "PATHS",
@@ -40,7 +42,8 @@ def _fields_check(kind: str) -> Callable[..., Any]:
     """A dependency refusing the request's unsupported fields of ``kind``, once its credentials passed."""
 
     async def refuse_unsupported(request: Request, access: InsightReader) -> None:
-        refuse_unsupported_fields(kind, await read_filter_params(request))
+        params = await read_filter_params(request)
+        refuse_unsupported_fields(trend_request_kind(params) if kind == TRENDS else kind, params)
 
     return refuse_unsupported
 

@@ -16,8 +16,11 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..queries.funnels import PeopleLink, funnel_payload
+from ..queries.lifecycle import lifecycle_payload
 from ..queries.paths import paths_payload
 from ..queries.retention import retention_payload
+from ..queries.stickiness import stickiness_payload
+from ..queries.trend_kinds import TREND_ENDPOINT_KINDS, TRENDS, trend_request_kind
 from ..queries.trends import trends_payload
 from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..results.runner import Calculation
@@ -51,6 +54,8 @@ ENGINES: dict[str, Engine] = {
     "PATHS": paths_payload,
     "FUNNELS": _funnel,
     "TRENDS": trends_payload,
+    "STICKINESS": stickiness_payload,
+    "LIFECYCLE": lifecycle_payload,
 }
 # Keys that change how a result is fetched, not what it is.
 _NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")
@@ -62,7 +67,10 @@ def can_calculate(kind: str) -> bool:
 
 def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], now: datetime) -> Calculation:
     """The cacheable calculation of a legacy filter of ``kind``; a 400 for kinds without an engine here, and for
-    fields that change the answer and are not calculated here yet."""
+    fields that change the answer and are not calculated here yet. A TRENDS filter whose ``shown_as`` says
+    Stickiness or Lifecycle is calculated as that kind, as the trend endpoint calculates it."""
+    if kind == TRENDS:
+        kind = trend_request_kind(legacy)
     if kind not in ENGINES:
         available = ", ".join(sorted(ENGINES))
         raise ValidationError(
@@ -74,7 +82,7 @@ def calculation_for(kind: str, project: dict[str, Any], legacy: dict[str, Any], 
     engine = ENGINES[kind]
     normalized = {k: v for k, v in legacy.items() if k not in _NOT_IN_CACHE_KEY}
     interval = str(normalized.get("period", "Day")).lower() if kind == "RETENTION" else None
-    if kind == "TRENDS":
+    if kind in TREND_ENDPOINT_KINDS:
         interval = str(normalized.get("interval") or "day").lower()
 
     def compute(conn: sqlite3.Connection) -> dict[str, Any]:

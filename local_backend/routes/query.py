@@ -1,6 +1,7 @@
 """``/api/projects/:id/query/``: PostHog's current front door for calculations, with polling and cancel.
 
-A ``TrendsQuery``, ``FunnelsQuery``, ``RetentionQuery`` or ``PathsQuery`` (bare or in an ``InsightVizNode``) is
+A ``TrendsQuery``, ``FunnelsQuery``, ``RetentionQuery``, ``PathsQuery``, ``StickinessQuery`` or ``LifecycleQuery``
+(bare or in an ``InsightVizNode``) is
 translated onto the legacy filter and served by the same engine and cache as saved insights.
 """
 
@@ -34,7 +35,9 @@ DEFAULT_QUERY_REFRESH = "blocking"
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    query: JSONObject = Field(description="A TrendsQuery, FunnelsQuery, RetentionQuery or PathsQuery node")
+    query: JSONObject = Field(
+        description="A TrendsQuery, FunnelsQuery, RetentionQuery, PathsQuery, StickinessQuery or LifecycleQuery node"
+    )
     refresh: str | bool | None = Field(
         DEFAULT_QUERY_REFRESH,
         description="blocking (default), async, lazy_async, force_async, force_blocking, force_cache",

@@ -1,4 +1,8 @@
-"""``/api/projects/:id/insights/trend/`` (GET and POST): trends computed from the stored events.
+"""``/api/projects/:id/insights/trend/`` (GET and POST): trends, stickiness and lifecycle from the stored events.
+
+``shown_as: "Stickiness"`` (or ``insight: "STICKINESS"``) answers stickiness, ``shown_as: "Lifecycle"`` (or
+``insight: "LIFECYCLE"``) lifecycle, as PostHog's endpoint does (:mod:`..queries.trend_kinds`); anything else a
+trend.
 
 ``format=csv`` answers PostHog's trend CSV: a ``series`` column then one column per bucket label, one row per
 series (its custom name or label), as an attachment. ``offset`` pages through breakdown values: ``next`` is
@@ -18,8 +22,13 @@ from fastapi.responses import Response
 from ..errors import ValidationError
 from ..models.trends import TrendsResponse
 from ..queries.breakdowns import MAX_OFFSET
+from ..queries.dates import DateRange
+from ..queries.lifecycle import LifecycleFilter, compute_lifecycle
+from ..queries.stickiness import StickinessFilter, compute_stickiness
+from ..queries.trend_kinds import LIFECYCLE, STICKINESS, trend_request_kind
 from ..queries.trends import TrendsFilter, compute_trends
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
+from ..web.filter_request import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES
 from ..web.pagination import parse_int_param
 from .calculation_routes import calculation_route
@@ -69,13 +78,28 @@ async def trend_route(request: Request, access: InsightReader, conn: Conn) -> An
     offset = parse_int_param(
         request.query_params.get("offset"), name="offset", default=0, minimum=0, maximum=MAX_OFFSET
     )
-    calc = await read_calculation(request, TrendsFilter)
+    kind = trend_request_kind(await read_filter_params(request))
+    if kind == LIFECYCLE:
+        lifecycle = await read_calculation(request, LifecycleFilter)
+        computed = await calculate(
+            request, conn, lifecycle, lambda: compute_lifecycle(conn, access.project, lifecycle.filter, lifecycle.now)
+        )
+        if output == "csv":
+            return trend_csv(computed.series, f"lifecycle ({_span(computed.date_range)}).csv")
+        return calculation_envelope(request, access, computed.series, lifecycle.timer, next=None)
+    model = StickinessFilter if kind == STICKINESS else TrendsFilter
+    calc = await read_calculation(request, model)
+    compute = compute_stickiness if kind == STICKINESS else compute_trends
     result = await calculate(
-        request, conn, calc, lambda: compute_trends(conn, access.project, calc.filter, calc.now, offset=offset)
+        request, conn, calc, lambda: compute(conn, access.project, calc.filter, calc.now, offset=offset)
     )
     if output == "csv":
-        span = f"{result.date_range.date_from.date()} {result.date_range.date_to.date()}"
-        return trend_csv(result.series, f"trends ({span}).csv")
+        name = "stickiness" if kind == STICKINESS else "trends"
+        return trend_csv(result.series, f"{name} ({_span(result.date_range)}).csv")
     more = offset + calc.filter.breakdown_limit
     next_url = _next_url(access.project_id, calc.params, more) if result.has_more else None
     return calculation_envelope(request, access, result.series, calc.timer, next=next_url)
+
+
+def _span(date_range: DateRange) -> str:
+    return f"{date_range.date_from.date()} {date_range.date_to.date()}"

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import json
 
-from toolkit import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest, action, event
+import pytest
+
+from toolkit import (
+    FunnelRequest,
+    LifecycleRequest,
+    PathsRequest,
+    RetentionRequest,
+    StickinessRequest,
+    TrendRequest,
+    action,
+    event,
+)
 
 
 def test_trend_body_is_exact_json():
@@ -201,3 +212,79 @@ def test_saved_filters_round_trip_into_a_request():
     assert rebuilt.extra == {"layout": "horizontal"}
     trend = TrendRequest(events=[action(2), "$pageview"], breakdown="$browser", compare=True)
     assert TrendRequest.from_filters(trend.to_dict()).to_dict() == trend.to_dict()
+
+
+def test_stickiness_body_names_the_kind_both_ways_and_carries_criteria_and_cumulative():
+    request = StickinessRequest(
+        events="signup",
+        date_from="2026-01-05",
+        date_to="2026-01-08",
+        interval="week",
+        criteria=("gte", 3),
+        cumulative=True,
+        breakdown="plan",
+        compare=True,
+    )
+    assert json.loads(request.to_json()) == {
+        "insight": "STICKINESS",
+        "shown_as": "Stickiness",
+        "events": [{"id": "signup", "type": "events", "order": 0}],
+        "date_from": "2026-01-05",
+        "date_to": "2026-01-08",
+        "interval": "week",
+        "stickiness_criteria": {"operator": "gte", "value": 3},
+        "computed_as": "cumulative",
+        "breakdown": "plan",
+        "compare": True,
+    }
+    assert request.to_query() == {
+        "kind": "StickinessQuery",
+        "series": [{"kind": "EventsNode", "event": "signup", "name": "signup"}],
+        "dateRange": {"date_from": "2026-01-05", "date_to": "2026-01-08"},
+        "interval": "week",
+        "breakdownFilter": {"breakdown": "plan"},
+        "compareFilter": {"compare": True},
+        "stickinessFilter": {"computedAs": "cumulative", "stickinessCriteria": {"operator": "gte", "value": 3}},
+    }
+
+
+def test_stickiness_criteria_as_a_dict_and_cumulative_false_is_sent_as_non_cumulative():
+    body = StickinessRequest(events=[action(4)], criteria={"operator": "exact", "value": 1}, cumulative=False).to_dict()
+    assert body["actions"] == [{"id": 4, "type": "actions", "order": 0}]
+    assert (body["stickiness_criteria"], body["computed_as"]) == ({"operator": "exact", "value": 1}, "non_cumulative")
+    with pytest.raises(TypeError, match="criteria must be"):
+        StickinessRequest(events="a", criteria=3)
+
+
+def test_a_stickiness_request_comes_back_from_its_saved_filters():
+    request = StickinessRequest(events="signup", criteria=("lte", 2), cumulative=True, interval="week")
+    again = StickinessRequest.from_filters(request.to_dict())
+    assert again.to_dict() == request.to_dict()
+    assert (again.criteria, again.cumulative, again.extra) == ({"operator": "lte", "value": 2}, True, {})
+
+
+def test_lifecycle_body_and_node_follow_one_event():
+    request = LifecycleRequest(event("signup", custom_name="Signups"), interval="week", date_from="2026-01-01")
+    assert request.to_dict() == {
+        "insight": "LIFECYCLE",
+        "shown_as": "Lifecycle",
+        "events": [{"id": "signup", "type": "events", "custom_name": "Signups", "order": 0}],
+        "date_from": "2026-01-01",
+        "interval": "week",
+    }
+    assert request.to_query() == {
+        "kind": "LifecycleQuery",
+        "series": [{"kind": "EventsNode", "event": "signup", "name": "signup", "custom_name": "Signups"}],
+        "dateRange": {"date_from": "2026-01-01"},
+        "interval": "week",
+    }
+    assert LifecycleRequest.from_filters(request.to_dict()).to_dict() == request.to_dict()
+
+
+def test_lifecycle_reads_a_list_of_one_and_refuses_none_or_two():
+    assert LifecycleRequest(["signup"]).event == "signup"
+    assert LifecycleRequest(7).to_dict()["actions"] == [{"id": 7, "type": "actions", "order": 0}]
+    with pytest.raises(ValueError, match="exactly one event or action; got 2"):
+        LifecycleRequest(["signup", "purchase"])
+    with pytest.raises(ValueError, match="got 0"):
+        LifecycleRequest()

@@ -2,7 +2,7 @@
 
 ==============================  =====================================================================
 `toolkit.frames.resources`      the resource endpoints: insights, plugins, activity, projects, ...
-`toolkit.frames.results`        the calculations: trend, funnel, retention, paths (one module each)
+`toolkit.frames.results`        the calculations: a module per kind, trends to lifecycle
 `toolkit.frames.readable_tables`  a frame as a table to read (`toolkit.readable_table`)
 ==============================  =====================================================================
 
@@ -40,8 +40,10 @@ from .results import (
     complete_trend_frame,
     funnel_frame,
     funnel_trends_frame,
+    lifecycle_frame,
     paths_frame,
     retention_frame,
+    stickiness_frame,
     time_to_convert_frame,
     trend_frame,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "funnel_frame",
     "funnel_trends_frame",
     "insights_frame",
+    "lifecycle_frame",
     "paths_frame",
     "persons_frame",
     "plugin_configs_frame",
@@ -68,6 +71,7 @@ __all__ = [
     "projects_frame",
     "retention_frame",
     "sharing_frame",
+    "stickiness_frame",
     "time_to_convert_frame",
     "trend_frame",
 ]

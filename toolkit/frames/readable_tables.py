@@ -6,8 +6,8 @@ project's timezone without a time of day (hourly buckets keep it), conversion as
 durations in two units (``3 h 15 min``), breakdown buckets as ``None`` and ``Other`` (always last). The
 name of the rows (``date``, ``step``) sits in the header's corner, so the header is one row.
 `readable_table` builds that from any calculation frame (trend, funnel steps, funnel trends, time to
-convert; other frames get the same formatting column by column); `toolkit.frames.readable_values` formats
-the cells. Its cells are text: keep the tidy frame for numbers.
+convert, stickiness, lifecycle; other frames get the same formatting column by column);
+`toolkit.frames.readable_values` formats the cells. Its cells are text: keep the tidy frame for numbers.
 
 `table_html` renders a frame as HTML that Jupyter's MathJax leaves alone, so ``$pageview`` is not read as
 the start of a formula.
@@ -52,12 +52,8 @@ def _buckets_last(labels: list[Hashable], breakdowns: Mapping[Hashable, Any]) ->
 
 def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
     frame = complete_trend_frame(frame)
-    labels = frame["series"].astype(object).fillna("").astype(str)
-    names = frame.attrs.get("breakdown_labels")
-    breakdown = frame["breakdown_value"].map(lambda value: breakdown_label(value, names))
-    labels = labels + breakdown.map(lambda text: f" - {text}" if text else "")
+    labels = _series_labels(frame)
     previous = frame["compare_label"].astype(object).eq("previous")
-    labels = labels + previous.map(lambda flag: " (previous)" if flag else "")
     order = _buckets_last(list(dict.fromkeys(labels)), dict(zip(labels, frame["breakdown_value"], strict=True)))
     if frame["date"].isna().all():  # an aggregated display: one value per series
         values = dict(zip(labels, frame["value"], strict=True))
@@ -125,6 +121,45 @@ def _time_to_convert_table(frame: pd.DataFrame) -> pd.DataFrame:
     return _labelled(table, "time to convert")
 
 
+def _series_labels(frame: pd.DataFrame) -> pd.Series:
+    """Each row's column in a table: the series, `` - <breakdown>`` and `` (previous)`` for a compared period."""
+    labels = frame["series"].astype(object).fillna("").astype(str)
+    names = frame.attrs.get("breakdown_labels")
+    if "breakdown_value" in frame.columns:
+        breakdown = frame["breakdown_value"].map(lambda value: breakdown_label(value, names))
+        labels = labels + breakdown.map(lambda text: f" - {text}" if text else "")
+    if "compare_label" in frame.columns:
+        previous = frame["compare_label"].astype(object).eq("previous")
+        labels = labels + previous.map(lambda flag: " (previous)" if flag else "")
+    return labels
+
+
+def _stickiness_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per number of intervals (the API's ``2 days``), one column per series."""
+    labels = _series_labels(frame)
+    texts = frame.get("interval_label", pd.Series([pd.NA] * len(frame), index=frame.index))
+    names = [str(text) if not pd.isna(text) else str(k) for k, text in zip(frame["intervals"], texts, strict=True)]
+    rows = list(dict.fromkeys(names))
+    breakdowns = frame["breakdown_value"] if "breakdown_value" in frame.columns else pd.Series([None] * len(frame))
+    order = _buckets_last(list(dict.fromkeys(labels)), dict(zip(labels, breakdowns, strict=True)))
+    columns: dict[str, list[str]] = {}
+    for label, group in frame.assign(_row=names).groupby(labels.to_numpy(), sort=False):
+        by_row = dict(zip(group["_row"], _numbers(group["value"]), strict=True))
+        columns[str(label)] = [by_row.get(row, "") for row in rows]
+    return _labelled(pd.DataFrame({label: columns[label] for label in order}, index=pd.Index(rows)), "intervals")
+
+
+def _lifecycle_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per date, one column per status (dormant negative, as the frame holds it)."""
+    interval = _interval(frame.attrs)
+    rows = list(dict.fromkeys(date_texts(frame["date"], interval)))
+    columns: dict[str, list[str]] = {}
+    for status, group in frame.groupby(frame["status"].astype(object).fillna("").to_numpy(), sort=False):
+        by_date = dict(zip(date_texts(group["date"], interval), _numbers(group["value"]), strict=True))
+        columns[str(status)] = [by_date.get(day, "") for day in rows]
+    return _labelled(pd.DataFrame(columns, index=pd.Index(rows)), "date")
+
+
 def _wide_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A wide trend frame (``wide=True``: dates down, one column per series) with its cells formatted."""
     table = pd.DataFrame({str(name): _numbers(frame[name]) for name in frame.columns})
@@ -162,7 +197,9 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     the time for hourly buckets) and one column per series (`` - <breakdown>``, `` (previous)`` for a
     compared period), counts as whole numbers and other values with two decimals; funnel steps give one
     row per step with conversion in percent and rounded conversion times; funnel trends one row per
-    date; time to convert one row per bin. Breakdown buckets read ``None`` and ``Other`` and come last,
+    date; time to convert one row per bin; stickiness one row per number of intervals (``2 days``) and one
+    column per series; lifecycle one row per date and one column per status. Breakdown buckets read
+    ``None`` and ``Other`` and come last,
     ``Other`` at the very end. What the rows are (``date``, ``step``, ...) is the header's first cell.
     Other frames keep their shape and get each column formatted by its type.
 
@@ -191,6 +228,10 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     columns = set(frame.columns)
     if isinstance(frame.index, pd.DatetimeIndex) and all(map(pd.api.types.is_numeric_dtype, frame.dtypes)):
         return _wide_table(frame)
+    if {"intervals", "series", "value"} <= columns:
+        return _stickiness_table(frame)
+    if {"date", "status", "value"} == columns:
+        return _lifecycle_table(frame)
     if {"date", "series", "value"} <= columns:
         return _trend_table(frame)
     if {"step", "name", "count", "conversion_rate", "step_conversion_rate"} <= columns:

@@ -18,16 +18,30 @@ from ..labels import COUNT_MATHS, bucket_rank, series_name
 from ._columns import column, text
 from ._responses import bucket_dates, response_metadata, response_results
 
-__all__ = ["TREND_COLUMNS", "TREND_OPTIONAL_COLUMNS", "complete_trend_frame", "trend_frame", "wide_trend_frame"]
+__all__ = [
+    "TREND_COLUMNS",
+    "TREND_OPTIONAL_COLUMNS",
+    "complete_trend_frame",
+    "series_names",
+    "trend_frame",
+    "wide_column_names",
+    "wide_trend_frame",
+]
 
 TREND_COLUMNS = ("date", "series", "breakdown_value", "compare_label", "value")
 """Every column a trend frame can have; ``breakdown_value`` and ``compare_label`` only when the result has them."""
 TREND_OPTIONAL_COLUMNS = ("breakdown_value", "compare_label")
 
 
-def _series_names(series: Sequence[Mapping[str, Any]]) -> list[str]:
+def series_names(series: Sequence[Mapping[str, Any]]) -> list[str]:
     """A name per series: the custom name, else the entity's name with its math when that is not the total
-    count (``purchase: sum of amount``); ``#n`` tells apart two entities that would read the same."""
+    count (``purchase: sum of amount``); ``#n`` tells apart two entities that would read the same.
+
+    Examples
+    --------
+    >>> series_names([{"action": {"name": "a", "order": 0}}, {"action": {"name": "a", "order": 1}}])
+    ['a (#1)', 'a (#2)']
+    """
     names: list[str] = []
     for item in series:
         action = item.get("action") or {}
@@ -117,7 +131,7 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     series = list(response_results(response) or [])
     timezone = response.get("timezone") or "UTC"
     aggregated = any("aggregated_value" in item for item in series)
-    names = _series_names(series)
+    names = series_names(series)
     days: list[Any] = []
     rows: dict[str, list[Any]] = {"series": [], "breakdown_value": [], "compare_label": [], "value": []}
     for name, item in zip(names, series, strict=True):
@@ -162,6 +176,26 @@ def complete_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     return full[order + [name for name in full.columns if name not in order]]
 
 
+def wide_column_names(tidy: pd.DataFrame) -> pd.Series:
+    """The wide column of each row of a tidy frame: ``series``, then `` - <breakdown value>`` and
+    `` (<compare label>)`` where the frame has them.
+
+    Examples
+    --------
+    >>> tidy = pd.DataFrame({"series": ["a", "a"], "compare_label": ["current", "previous"]})
+    >>> wide_column_names(tidy).tolist()
+    ['a (current)', 'a (previous)']
+    """
+    label = tidy["series"].astype(object)
+    if "breakdown_value" in tidy.columns:
+        breakdown = tidy["breakdown_value"].astype(object)
+        label = label + breakdown.map(lambda value: "" if pd.isna(value) else f" - {value}")
+    if "compare_label" in tidy.columns:
+        compare = tidy["compare_label"].astype(object)
+        label = label + compare.map(lambda value: "" if pd.isna(value) else f" ({value})")
+    return label
+
+
 def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     """Pivot a tidy trend frame to one column per series with a DatetimeIndex named ``date``.
 
@@ -182,11 +216,7 @@ def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     if tidy.attrs.get("aggregated"):
         raise ValueError("wide=True needs a time-series display; aggregated displays have one value per series")
     tidy = complete_trend_frame(tidy)
-    label = tidy["series"].astype(object)
-    breakdown = tidy["breakdown_value"].astype(object)
-    compare = tidy["compare_label"].astype(object)
-    label = label + breakdown.map(lambda value: "" if pd.isna(value) else f" - {value}")
-    label = label + compare.map(lambda value: "" if pd.isna(value) else f" ({value})")
+    label = wide_column_names(tidy)
     order = list(dict.fromkeys(label))
     wide = (
         pd.DataFrame({"date": tidy["date"], "column": label, "value": tidy["value"]})

@@ -150,9 +150,10 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
     return title
 
 
-def place_legend(ax: Axes, count: int, *, beside: bool = False) -> Legend | None:
+def place_legend(ax: Axes, count: int, *, beside: bool = False, below: bool = False) -> Legend | None:
     """A legend inside the plot for a few short labels; below the plot, in as many columns as fit its width,
     for more series or longer labels (a legend beside a line plot would squeeze it); none for one series.
+    With ``below`` it goes below the plot whatever its size (bars that fill the plot leave no room inside).
 
     With ``beside`` (a pie, which has no room inside and is round) the legend stands right of the plot,
     even for one entry, unless it would take more than half the figure's width; then it goes below.
@@ -167,7 +168,8 @@ def place_legend(ax: Axes, count: int, *, beside: bool = False) -> Legend | None
     else:
         legend = ax.legend(loc="best", frameon=False)
         figure.draw_without_rendering()
-        if count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width:
+        fits = count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width
+        if fits and not below:
             return legend
     legend.remove()
     figure.draw_without_rendering()

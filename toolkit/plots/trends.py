@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.colors import to_rgba
-from matplotlib.patches import Rectangle
 
-from .periods import IN_PROGRESS, IN_PROGRESS_ALPHA, draw_line
+from .bars import date_bar_ticks, mark_bar_in_progress
+from .periods import IN_PROGRESS, draw_line
 from .style import (
     format_count,
     format_percent,
@@ -53,7 +50,6 @@ DISPLAY_KINDS: dict[str, str] = {
 """The plot kind for each of PostHog's trend displays (the request's ``display``)."""
 
 _TIME_KINDS = ("line", "cumulative", "bar")
-_MAX_BAR_TICKS = 12
 CUMULATIVE_DISPLAY = "ActionsLineGraphCumulative"
 _PIE_TEXT_MIN = 0.05
 """Wedges smaller than this share carry no percentage inside (it would not fit); the legend has it."""
@@ -83,37 +79,6 @@ def _plot_lines(ax: Axes, series: list[PlottedSeries], *, accumulate: bool, coun
     readable_dates(ax)
 
 
-def _date_text(dates: list[pd.Timestamp]) -> list[str]:
-    spread = dates[-1] - dates[0] if len(dates) > 1 else pd.Timedelta(0)
-    hourly = any(stamp.hour or stamp.minute for stamp in dates)
-    fmt = "%b %d %H:%M" if hourly else ("%b %Y" if spread > pd.Timedelta(days=400) else "%b %d")
-    return [stamp.strftime(fmt) for stamp in dates]
-
-
-def _bar_ticks(ax: Axes, dates: list[pd.Timestamp]) -> None:
-    """At most 12 date labels, fewer when the widest one would not leave room for the others."""
-    names = _date_text(dates)
-    step = max(1, math.ceil(len(dates) / _MAX_BAR_TICKS))
-    ax.set_xticks(range(0, len(dates), step), names[::step])
-    figure = ax.get_figure(root=True)
-    figure.draw_without_rendering()
-    widest = max(label.get_window_extent().width for label in ax.get_xticklabels())
-    room = max(1, int(ax.bbox.width // (widest * 1.3)))
-    step = max(step, math.ceil(len(dates) / room))
-    ax.set_xticks(range(0, len(dates), step), names[::step])
-
-
-def _mark_in_progress(bar: Rectangle, color: str) -> None:
-    """A bar of a period that had not ended: a light fill in a dashed outline of its colour, the bar's
-    counterpart of the line's dashed last segment (a partial day is not a drop)."""
-    bar.set_alpha(None)  # the bar's own alpha would override the fill's
-    bar.set_facecolor(to_rgba(color, IN_PROGRESS_ALPHA))
-    bar.set_edgecolor(to_rgba(color, 1.0))
-    bar.set_linestyle("--")
-    bar.set_linewidth(1.2)
-    bar.set_gid(IN_PROGRESS)
-
-
 def _plot_bars(ax: Axes, series: list[PlottedSeries], *, counts: bool) -> None:
     colors = colors_by_base(series)
     dates = sorted({stamp for item in series if not item.previous for stamp in item.dates})
@@ -137,12 +102,12 @@ def _plot_bars(ax: Axes, series: list[PlottedSeries], *, counts: bool) -> None:
         )
         if item.incomplete and not item.previous:
             for bar in bars.patches[-item.incomplete :]:
-                _mark_in_progress(bar, colors[item.base])
+                mark_bar_in_progress(bar, colors[item.base])
     ax.grid(axis="y", alpha=0.3)
     start_at_zero(ax, np.array([patch.get_height() for patch in ax.patches], dtype="float64"))
     if counts:
         integer_ticks(ax)
-    _bar_ticks(ax, dates)
+    date_bar_ticks(ax, dates)
 
 
 def _plot_value_bars(ax: Axes, series: list[PlottedSeries], *, running: bool, counts: bool) -> None:

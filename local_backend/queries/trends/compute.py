@@ -16,8 +16,14 @@ from datetime import datetime
 from typing import Any
 
 from ...store.event_rows import to_micros
-from ..actions import load_action
-from ..base_filter import Entity, compiler_for, entity_condition, filter_date_range, global_condition
+from ..base_filter import (
+    Entity,
+    compiler_for,
+    entity_condition,
+    entity_labels,
+    filter_date_range,
+    global_condition,
+)
 from ..breakdowns import (
     MAX_OFFSET,
     NULL,
@@ -252,20 +258,6 @@ def _breakdown_in_one_pass(
     return _broken_down(entity, plan, page, vector)
 
 
-def _entity_labels(conn: sqlite3.Connection, project_id: int, entities: list[Entity]) -> dict[int, str] | None:
-    """Each entity's label (action name, event name, "All events"); None when an action does not exist."""
-    labels: dict[int, str] = {}
-    for entity in entities:
-        if entity.type == "actions":
-            action = load_action(conn, project_id, entity.id)
-            if action is None:
-                return None
-            labels[entity.index] = str(action["name"])
-        else:
-            labels[entity.index] = entity.name or (str(entity.id) if entity.id is not None else "All events")
-    return labels
-
-
 def _period(ctx: _Context, entities: list[Entity], date_range: DateRange) -> tuple[list[RawSeries], Buckets]:
     buckets = make_buckets(date_range)
     raw: list[RawSeries] = []
@@ -283,7 +275,7 @@ def compute_trends(
     date_range = resolve_trends_range(conn, project, filter, now)
     compiler = compiler_for(conn, project)
     entities = filter.entities
-    labels = _entity_labels(conn, project_id, entities)
+    labels = entity_labels(conn, project_id, entities)
     if labels is None:
         # PostHog answers a trend over a deleted or unknown action with no series at all
         return TrendsResult(series=[], has_more=False, date_range=date_range)

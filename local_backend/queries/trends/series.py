@@ -8,7 +8,7 @@ from itertools import accumulate
 from typing import Any
 
 from ..base_filter import Entity
-from ..breakdowns import NULL, NULL_LABEL, OTHER, OTHER_LABEL
+from ..breakdowns import value_label
 from ..buckets import Buckets
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
 from .formula import formula_breakdown_order, parse_formula
@@ -74,11 +74,7 @@ def _entity_echo(entity: Entity, labels: dict[int, str] | None = None) -> dict[s
 def _value_label(series: RawSeries) -> str:
     if series.breakdown_label is not None:
         return series.breakdown_label
-    if series.breakdown_value == NULL:
-        return NULL_LABEL
-    if series.breakdown_value == OTHER:
-        return OTHER_LABEL
-    return str(series.breakdown_value)
+    return value_label(series.breakdown_value)
 
 
 def _number(value: float | None, numeric: bool) -> float:

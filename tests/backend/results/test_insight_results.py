@@ -95,8 +95,8 @@ def test_a_draft_that_cannot_be_calculated_does_not_break_the_refreshed_list(cli
 
 def test_insight_kinds_without_an_engine_say_so(client, world):
     base = f"/api/projects/{world.project_id}/insights/"
-    stickiness = client.post(base, json={"filters": {"insight": "STICKINESS"}}, headers=world.headers()).json()
-    response = client.get(f"{base}{stickiness['id']}/?refresh=blocking", headers=world.headers())
+    sql = client.post(base, json={"filters": {"insight": "SQL"}}, headers=world.headers()).json()
+    response = client.get(f"{base}{sql['id']}/?refresh=blocking", headers=world.headers())
     assert (response.status_code, response.json()["code"], response.json()["attr"]) == (400, "unsupported", "insight")
     listed = client.get(base + "?refresh=blocking", headers=world.headers())
     assert listed.status_code == 200 and listed.json()["results"][0]["result"] is None

@@ -83,10 +83,10 @@ def refusal(response) -> tuple[int, str, str | None]:
 
 LEGACY_REFUSALS = [
     # (method, path, extra fields, expected attr)
-    ("POST", TREND, {"shown_as": "Stickiness"}, "shown_as"),
-    ("GET", TREND, {"shown_as": "Lifecycle"}, "shown_as"),
-    ("POST", TREND, {"insight": "STICKINESS"}, "insight"),
-    ("GET", TREND, {"insight": "lifecycle"}, "insight"),
+    ("POST", TREND, {"shown_as": "Stickiness", "formula": "A"}, "formula"),
+    ("GET", TREND, {"shown_as": "Lifecycle", "breakdown": "$browser"}, "breakdown"),
+    ("POST", TREND, {"insight": "STICKINESS", "interval_count": 2}, "interval_count"),
+    ("GET", TREND, {"insight": "lifecycle", "compare": "true"}, "compare"),
     ("POST", TREND, {"smoothing_intervals": 7}, "smoothing_intervals"),
     ("GET", TREND, {"smoothing_intervals": "3"}, "smoothing_intervals"),
     ("POST", TREND, {"formulas": ["A", "A * 2"]}, "formulas"),
@@ -250,14 +250,14 @@ def test_retention_query_breakdowns_reach_the_retention_filter_which_refuses_the
 
 def test_a_saved_insight_keeps_such_a_filter_and_refuses_to_calculate_it(client, world, views):
     base = INSIGHTS.format(pid=world.project_id)
-    filters = {"insight": "TRENDS", **BASE[TREND], "shown_as": "Stickiness"}
-    created = client.post(base, json={"name": "Sticky", "filters": filters}, headers=world.headers())
-    assert created.status_code == 201 and created.json()["filters"]["shown_as"] == "Stickiness"
+    filters = {"insight": "TRENDS", **BASE[TREND], "sampling_factor": 0.1}
+    created = client.post(base, json={"name": "Sampled", "filters": filters}, headers=world.headers())
+    assert created.status_code == 201 and created.json()["filters"]["sampling_factor"] == 0.1
     query = {"kind": "InsightVizNode", "source": _with(TRENDS_QUERY, "trendsFilter", {"smoothingIntervals": 7})}
     smoothed = client.post(base, json={"name": "Smooth", "query": query}, headers=world.headers()).json()
 
     retrieved = client.get(f"{base}{created.json()['id']}/?refresh=blocking", headers=world.headers())
-    assert refusal(retrieved) == (400, "unsupported", "shown_as")
+    assert refusal(retrieved) == (400, "unsupported", "sampling_factor")
     retrieved = client.get(f"{base}{smoothed['id']}/?refresh=blocking", headers=world.headers())
     assert refusal(retrieved) == (400, "unsupported", "smoothing_intervals")
     listed = client.get(base + "?refresh=blocking", headers=world.headers())

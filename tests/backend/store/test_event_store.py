@@ -23,6 +23,7 @@ from local_backend.store.engine.choice import event_store
 from local_backend.store.engine.interface import (
     COUNT,
     ActiveActors,
+    ActiveIntervals,
     EventStore,
     FirstSeen,
     FlaggedScan,
@@ -200,6 +201,39 @@ def test_active_actors_are_distinct_per_span(store, project_id, people):
         (1, None, people["bob"]),
         (2, None, people["carol"]),
     }
+
+
+def test_active_intervals_count_each_actors_spans_that_meet_the_criterion(store, project_id, people):
+    def intervals(operator: str, value: int, group=None) -> set:
+        request = ActiveIntervals(
+            project_id=project_id, spans=DAYS, where=PAGEVIEW, actor="e.person_id", group=group,
+            operator=operator, value=value,
+        )  # fmt: skip
+        return set(store.active_intervals(request))
+
+    alice, bob, carol = people["alice"], people["bob"], people["carol"]
+    # pageviews per day: alice 2 on the 10th; bob 1 on the 10th and 1 on the 11th; carol 1 on the 12th
+    assert intervals("gte", 1) == {(None, alice, 1), (None, bob, 2), (None, carol, 1)}
+    assert intervals("gte", 2) == {(None, alice, 1)}
+    assert intervals("lte", 1) == {(None, bob, 2), (None, carol, 1)}  # a day without events never counts
+    assert intervals("exact", 2) == {(None, alice, 1)}
+    # by browser: bob's Firefox day and his Chrome day count apart; carol has no browser (NULL)
+    assert intervals("gte", 1, BROWSER) == {("Chrome", alice, 1), ("Firefox", bob, 1), ("Chrome", bob, 1),
+                                            (None, carol, 1)}  # fmt: skip
+
+
+def test_actors_created_at_of_existing_persons_and_groups(conn, store, project_id, people):
+    conn.execute("UPDATE persons SET created_at = id * 1000 WHERE project_id = ?", (project_id,))
+    conn.execute(
+        "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at) VALUES (?, 0, 'acme',"
+        " '{}', 77)",
+        (project_id,),
+    )
+    alice, bob = people["alice"], people["bob"]
+    assert sorted(store.actors_created_at(project_id, [alice, bob, 99_999])) == [(alice, alice * 1000),
+                                                                                (bob, bob * 1000)]  # fmt: skip
+    assert list(store.actors_created_at(project_id, ["acme", "zeta"], 0)) == [("acme", 77)]
+    assert list(store.actors_created_at(project_id, ["acme"], 1)) == []
 
 
 def test_top_values_rank_by_count_then_value_descending(store, project_id):

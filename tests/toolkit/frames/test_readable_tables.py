@@ -11,7 +11,9 @@ from toolkit.frames.readable_tables import format_duration, readable_table, tabl
 from toolkit.frames.results import (
     funnel_frame,
     funnel_trends_frame,
+    lifecycle_frame,
     retention_frame,
+    stickiness_frame,
     time_to_convert_frame,
     trend_frame,
 )
@@ -290,3 +292,36 @@ def test_a_wide_trend_reads_like_the_tidy_one():
     expected = table({"signup": ["24", "1,200"], "amount": ["2.50", "3.00"]}, ["2026-01-05", "2026-01-12"], "date")
     assert_frame_equal(readable_table(trend_frame(response, wide=True)), expected)
     assert_frame_equal(readable_table(trend_frame(response)), expected)
+
+
+def test_stickiness_reads_intervals_down_and_series_across_with_other_last():
+    labels = ["1 week", "2 weeks"]
+    tidy = stickiness_frame(
+        {
+            "result": [
+                {**series("view", [1, 2], [1300, 4], breakdown_value=OTHER), "labels": labels},
+                {**series("view", [1, 2], [5, 0], breakdown_value="pro"), "labels": labels},
+            ]
+        }
+    )
+    expected = table({"view - pro": ["5", "0"], "view - Other": ["1,300", "4"]}, labels, "intervals")
+    assert_frame_equal(readable_table(tidy), expected)
+
+
+def test_lifecycle_reads_dates_down_and_statuses_across():
+    days = ["2026-01-05", "2026-01-06"]
+    tidy = lifecycle_frame(
+        {
+            "timezone": "Europe/Berlin",
+            "result": [
+                {**series("view", days, [2.0, 1.0]), "status": "new"},
+                {**series("view", days, [0.0, 1.0]), "status": "returning"},
+                {**series("view", days, [0.0, 0.0]), "status": "resurrecting"},
+                {**series("view", days, [0.0, -2.0]), "status": "dormant"},
+            ],
+        }
+    )
+    expected = table(
+        {"new": ["2", "1"], "returning": ["0", "1"], "resurrecting": ["0", "0"], "dormant": ["0", "-2"]}, days, "date"
+    )
+    assert_frame_equal(readable_table(tidy), expected)

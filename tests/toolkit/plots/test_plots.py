@@ -333,7 +333,7 @@ def test_retention_heat_map_keeps_unreached_periods_blank():
     assert [label.get_text() for label in ax.get_xticklabels()] == ["Day 0", "Day 1", "Day 2"]
 
 
-def test_retention_with_breakdown_shows_one_value_or_labels_all():
+def test_retention_with_breakdown_shows_one_value_or_a_heat_map_per_value():
     rows = [
         {
             "label": "Day 0",
@@ -349,10 +349,32 @@ def test_retention_with_breakdown_shows_one_value_or_labels_all():
         },
     ]
     frame = retention_frame({"result": rows})
-    both = plot_retention(frame)
-    assert [label.get_text() for label in both.get_yticklabels()] == ["a · Jan 01, 2026 (2)", "b · Jan 01, 2026 (4)"]
+    first = plot_retention(frame)
+    # a heat map per value, in the API's order, titled with it: a's 1 of 2 back (50%), b's 3 of 4 (75%)
+    maps = first.figure.axes
+    assert maps[0] is first
+    assert [ax.get_title() for ax in maps] == ["Retention by day: a", "Retention by day: b"]
+    assert [ax.images[0].get_array().tolist() for ax in maps] == [[[1.0, 0.5]], [[1.0, 0.75]]]
+    assert [[label.get_text() for label in ax.get_yticklabels()] for ax in maps] == [
+        ["Jan 01, 2026 (2)"],
+        ["Jan 01, 2026 (4)"],
+    ]
     only_b = plot_retention(frame, breakdown_value="b")
     assert only_b.images[0].get_array().tolist() == [[1.0, 0.75]]
+    assert len(only_b.figure.axes) == 1
+
+
+def test_retention_with_breakdown_draws_on_one_given_axes_per_value():
+    rows = [
+        {"label": "Day 0", "date": "2026-01-01T00:00:00Z", "breakdown_value": value, "values": [{"count": 2}]}
+        for value in ("a", "b")
+    ]
+    frame = retention_frame({"result": rows})
+    figure, axes = plt.subplots(1, 2)
+    assert plot_retention(frame, list(axes)) is axes[0]
+    assert [ax.get_title() for ax in axes] == ["Retention by day: a", "Retention by day: b"]
+    with pytest.raises(ValueError, match="2 breakdown values: give one Axes per value"):
+        plot_retention(frame, axes[0])
 
 
 def edges(*rows):

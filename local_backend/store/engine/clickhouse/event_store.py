@@ -32,7 +32,9 @@ import numpy as np
 from ....guard import check_deadline, raise_timeout, seconds_left
 from ...event_rows import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from ..interface import (
+    COUNT_OPERATORS,
     ActiveActors,
+    ActiveIntervals,
     EventListing,
     FirstSeen,
     FlaggedRows,
@@ -64,6 +66,7 @@ __all__ = ["ClickHouseEventStore"]
 T = TypeVar("T")
 # how ClickHouse names a statement it stopped at its max_execution_time (code 159)
 TIMEOUT_EXCEEDED = "TIMEOUT_EXCEEDED"
+_COMPARISONS = dict(zip(COUNT_OPERATORS, (">=", "<=", "="), strict=True))
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -231,6 +234,44 @@ class ClickHouseEventStore:
             head + source + spans_sql + tail, [*group_params, *source_params, *spans_params, *where_params]
         )
         return iter([(int(index), group, actor) for index, group, actor in rows])
+
+    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+        if not request.spans:
+            return []
+        where_sql, where_params = request.where
+        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        spans_sql, spans_params = span_join(self.client, request.spans)
+        comparison = _COMPARISONS[request.operator]
+        head = f"SELECT __g, __a, count() FROM (SELECT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
+        tail = (
+            f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, __g, __a HAVING count() {comparison} ?)"
+            " GROUP BY __g, __a"
+        )
+        source, source_params = self._events(request.project_id, head + tail)
+        rows = self._rows(
+            head + source + spans_sql + tail,
+            [*group_params, *source_params, *spans_params, *where_params, int(request.value)],
+        )
+        return [(group, actor, int(spans)) for group, actor, spans in rows]
+
+    def actors_created_at(
+        self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
+    ) -> Iterator[tuple[Any, int]]:
+        if not actors:
+            return iter(())
+        if group_type_index is None:
+            rows = self._rows(
+                f"SELECT id, min(created_at) FROM {self._dialect.table('persons')}"
+                " WHERE project_id = ? AND has(?, id) GROUP BY id",
+                [project_id, [int(actor) for actor in actors]],
+            )
+        else:
+            rows = self._rows(
+                f"SELECT group_key, min(created_at) FROM {self._dialect.table('groups')}"
+                " WHERE project_id = ? AND group_type_index = ? AND has(?, group_key) GROUP BY group_key",
+                [project_id, int(group_type_index), [str(actor) for actor in actors]],
+            )
+        return iter([(actor, int(created)) for actor, created in rows])
 
     def top_values(self, request: TopValues) -> list[Any]:
         value_sql, value_params = request.value

@@ -18,7 +18,9 @@ from .dialect import (
 from .handle import EventEngine
 from .reads import (
     COUNT,
+    COUNT_OPERATORS,
     ActiveActors,
+    ActiveIntervals,
     EventListing,
     EventStore,
     FirstSeen,
@@ -53,6 +55,8 @@ __all__ = [
     "SpanAggregate",
     "FirstSeen",
     "ActiveActors",
+    "ActiveIntervals",
+    "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
     "FlaggedRows",

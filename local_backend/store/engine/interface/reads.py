@@ -44,6 +44,8 @@ __all__ = [
     "SpanAggregate",
     "FirstSeen",
     "ActiveActors",
+    "ActiveIntervals",
+    "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
     "FlaggedRows",
@@ -128,6 +130,27 @@ class ActiveActors:
     where: Fragment
     actor: str
     group: Fragment | None = None
+
+
+COUNT_OPERATORS = ("gte", "lte", "exact")
+"""How :class:`ActiveIntervals` compares a span's event count with its ``value``: at least, at most, exactly."""
+
+
+@dataclass(frozen=True)
+class ActiveIntervals:
+    """For each (group value, actor), in how many spans its matching events number ``operator`` ``value``
+    (``gte``: at least, ``lte``: at most, ``exact``: exactly; a span without any of its events never counts).
+
+    Spans are in order and do not overlap (calendar intervals); actors whose ``actor`` is NULL are left out.
+    """
+
+    project_id: int
+    spans: Sequence[Span]
+    where: Fragment
+    actor: str
+    group: Fragment | None = None
+    operator: str = "gte"
+    value: int = 1
 
 
 @dataclass(frozen=True)
@@ -277,6 +300,16 @@ class EventStore(Protocol):
 
     def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
         """Distinct ``(span index, group value, actor)`` triples (any order)."""
+        ...
+
+    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+        """``(group value, actor, number of spans)`` of each pair with at least one such span (any order)."""
+        ...
+
+    def actors_created_at(
+        self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
+    ) -> Iterator[tuple[Any, int]]:
+        """``(actor, created_at)`` of those persons (or groups of the type, by key) that exist (any order)."""
         ...
 
     def top_values(self, request: TopValues) -> list[Any]:

@@ -28,7 +28,9 @@ import numpy as np
 from ...event_rows import earliest_event_time
 from ...integer_text import distinct_ids
 from ..interface import (
+    COUNT_OPERATORS,
     ActiveActors,
+    ActiveIntervals,
     EventListing,
     FirstSeen,
     FlaggedRows,
@@ -62,6 +64,7 @@ _SESSION_DURATION = "max(sd.duration)"
 _PERSON_CHUNK = 500
 _PERSON = "e.person_id"
 _DISTINCT_PERSONS = f"count(DISTINCT {_PERSON})"
+_COMPARISONS = dict(zip(COUNT_OPERATORS, (">=", "<=", "="), strict=True))
 
 
 def _spans_table(spans: Sequence[Span]) -> str:
@@ -187,6 +190,39 @@ class SQLiteEventStore:
             f" AND {request.actor} IS NOT NULL"
         )
         return iter(self._cursor().execute(sql, [*group_params, request.project_id, *where_params]))
+
+    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+        if not request.spans:
+            return []
+        where_sql, where_params = request.where
+        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        comparison = _COMPARISONS[request.operator]
+        inner = (
+            f"SELECT b.i AS i, {group_sql} AS g, {request.actor} AS a FROM b JOIN events e ON e.project_id = ?"
+            f" AND e.timestamp >= b.lo AND e.timestamp < b.hi WHERE {where_sql} AND {request.actor} IS NOT NULL"
+            f" GROUP BY 1, 2, 3 HAVING count(*) {comparison} ?"
+        )
+        sql = f"WITH {_spans_table(request.spans)} SELECT g, a, count(*) FROM ({inner}) GROUP BY 1, 2"
+        params = [*group_params, request.project_id, *where_params, int(request.value)]
+        return [(row[0], row[1], int(row[2])) for row in self._cursor().execute(sql, params)]
+
+    def actors_created_at(
+        self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
+    ) -> Iterator[tuple[Any, int]]:
+        if group_type_index is None:
+            sql = "SELECT id, created_at FROM persons WHERE project_id = ? AND id IN ({marks})"
+            head: list[Any] = [project_id]
+        else:
+            sql = (
+                "SELECT group_key, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
+                " AND group_key IN ({marks})"
+            )
+            head = [project_id, int(group_type_index)]
+        for start in range(0, len(actors), _PERSON_CHUNK):
+            chunk = list(actors[start : start + _PERSON_CHUNK])
+            rows = self._cursor().execute(sql.format(marks=",".join("?" for _ in chunk)), [*head, *chunk])
+            for actor, created in rows.fetchall():
+                yield actor, int(created)
 
     def top_values(self, request: TopValues) -> list[Any]:
         value_sql, value_params = request.value

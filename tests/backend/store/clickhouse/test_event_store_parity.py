@@ -20,6 +20,7 @@ from local_backend.store.engine.clickhouse.event_store import ClickHouseEventSto
 from local_backend.store.engine.interface import (
     COUNT,
     ActiveActors,
+    ActiveIntervals,
     EventStore,
     FirstSeen,
     FlaggedScan,
@@ -159,6 +160,36 @@ CASES: dict[str, Case] = {
     "active actors": lambda store, pid: sorted(
         store.active_actors(ActiveActors(project_id=pid, spans=DAYS, where=PAGEVIEW, actor="e.person_id"))
     ),
+    "active intervals": lambda store, pid: sorted(
+        store.active_intervals(ActiveIntervals(project_id=pid, spans=DAYS, where=PAGEVIEW, actor="e.person_id"))
+    ),
+    "active intervals of at most one event per browser": lambda store, pid: sorted(
+        store.active_intervals(
+            ActiveIntervals(
+                project_id=pid,
+                spans=DAYS,
+                where=PAGEVIEW,
+                actor="e.person_id",
+                group=_browser_or_none(store),
+                operator="lte",
+                value=1,
+            )
+        )
+    ),  # fmt: skip
+    "active intervals of groups, exactly two events": lambda store, pid: sorted(
+        store.active_intervals(
+            ActiveIntervals(
+                project_id=pid,
+                spans=[(at(14), at(15))],
+                where=EVERYTHING,
+                actor="e.group_0",
+                operator="exact",
+                value=2,
+            )
+        )
+    ),  # fmt: skip
+    "persons created at": lambda store, pid: sorted(store.actors_created_at(pid, [1, 2, 3, 99_999])),
+    "groups created at": lambda store, pid: sorted(store.actors_created_at(pid, ["zeta", "acme", "missing"], 0)),
     "top values": lambda store, pid: store.top_values(
         TopValues(
             project_id=pid,
