@@ -30,6 +30,20 @@ from tests.factories import NOW
 
 matplotlib.use("Agg")
 
+# Fixtures that start the ClickHouse HTTP shim (tests/clickhouse_shim.py), a server process on a loopback port.
+SHIM_FIXTURES = frozenset({"shim_server", "server_port", "cluster_port"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reaches a ClickHouse server through the shim, by one of :data:`SHIM_FIXTURES` or as its
+    ``clickhouse-http`` engine parameter, is ``live``: ``make test`` runs it, ``make test-fast`` does not."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        on_server = any(isinstance(value, str) and value == "clickhouse-http" for value in params.values())
+        if on_server or SHIM_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.live)
+
 
 @pytest.fixture
 def clock() -> FixedClock:

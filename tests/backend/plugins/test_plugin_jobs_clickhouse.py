@@ -178,6 +178,7 @@ def test_a_cluster_is_refused_before_anything_is_written():
     assert (refused.value.status_code, refused.value.code, refused.value.attr) == (400, "unsupported_engine", "engine")
 
 
+@pytest.mark.live  # starts the ClickHouse HTTP shim
 def test_the_job_rewrites_events_on_a_clickhouse_server_too(client, world, conn, tmp_path):
     from local_backend.store.engine.choice import choose_engine
     from local_backend.store.engine.clickhouse.http_client import HttpClient
