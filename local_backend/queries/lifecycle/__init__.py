@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from .compute import LifecycleActors, LifecycleResult, compute_lifecycle, lifecycle_actors, lifecycle_payload
 from .filter import LifecycleFilter
+from .people import lifecycle_people
 
 __all__ = [
+    "lifecycle_people",
     "LifecycleActors",
     "LifecycleFilter",
     "LifecycleResult",

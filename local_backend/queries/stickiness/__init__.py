@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from .compute import ActorIntervals, StickinessResult, compute_stickiness, stickiness_actors, stickiness_payload
 from .filter import StickinessFilter
+from .people import StickinessPoint, stickiness_people
 
 __all__ = [
+    "stickiness_people",
+    "StickinessPoint",
     "ActorIntervals",
     "StickinessFilter",
     "StickinessResult",
