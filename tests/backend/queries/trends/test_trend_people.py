@@ -13,8 +13,9 @@ eve    13th: another event only
 
 Worked out from the rules: persons with an event each day (dau, and total's people): 12th {ann, ben}, 13th {ann},
 14th {ben, cat}; weekly actives (the 7 days ending with the point): 12th {dan, fay, ann, ben}, 13th {fay, ann,
-ben} (dan's 6th is out), 14th {fay, ann, ben, cat}; monthly: everyone so far (cat from the 14th); sum of amount: only events whose amount is a number count, so 12th {ann, ben},
-13th nobody (ann's "x"), 14th {cat}; groups: 12th {org1}, 13th {org1}, 14th {org2}.
+ben} (dan's 6th is out), 14th {fay, ann, ben, cat}; monthly: everyone so far (cat from the 14th); sum of
+amount: only events whose amount is a number count, so 12th {ann, ben}, 13th nobody (ann's "x"), 14th {cat};
+groups: 12th {org1}, 13th {org1}, 14th {org2}.
 """
 
 from __future__ import annotations
