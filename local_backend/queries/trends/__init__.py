@@ -9,7 +9,14 @@ order), :mod:`.math` (which aggregate), :mod:`.sql` (the one grouped query), :mo
 
 from __future__ import annotations
 
-from .actors import TrendActors, TrendPoint, parse_breakdown_offset, parse_series_range, trend_actors
+from .actors import (
+    TrendActors,
+    TrendPoint,
+    parse_breakdown_offset,
+    parse_series_range,
+    point_on_day,
+    trend_actors,
+)
 from .compute import TrendsResult, compute_trends, trends_payload
 from .filter import TrendsFilter
 
@@ -21,6 +28,7 @@ __all__ = [
     "compute_trends",
     "parse_breakdown_offset",
     "parse_series_range",
+    "point_on_day",
     "trend_actors",
     "trends_payload",
 ]

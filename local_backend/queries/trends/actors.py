@@ -59,6 +59,7 @@ __all__ = [
     "actors_group_type",
     "parse_series_range",
     "parse_breakdown_offset",
+    "point_on_day",
 ]
 
 DAY_MICROS = 86_400_000_000
@@ -268,6 +269,26 @@ def _point_bounds(
     if filter.display == CUMULATIVE_DISPLAY:
         return date_range.lower, end
     return max(start, date_range.lower), end
+
+
+def point_on_day(
+    filter: TrendsFilter, date_range: DateRange, day: Any, tz: ZoneInfo, now: datetime
+) -> tuple[datetime, datetime]:
+    """The inclusive instants of the point whose bucket starts on ``day`` (as ``days`` shows it), as the series'
+    link pins them; the whole range for an aggregated display. A day the series does not show is a 400."""
+    buckets = make_buckets(date_range)
+    if filter.is_aggregate:
+        return date_range.lower, date_range.date_to
+    if day in (None, ""):
+        raise ValidationError("day names the point: one of the series' days.", attr="query__source__day")
+    moment = parse_date(str(day), tz=tz, now=now, attr="query__source__day")
+    start = moment.replace(tzinfo=None)
+    for index, bucket in enumerate(buckets.starts):
+        if bucket.replace(tzinfo=None) == start or buckets.days[index] == str(day):
+            return _point_bounds(filter, date_range, buckets, index)
+    raise ValidationError(
+        f"day must be one of the series' days, {buckets.days[0]} to {buckets.days[-1]}.", attr="query__source__day"
+    )
 
 
 def point_links(
