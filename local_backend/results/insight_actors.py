@@ -26,8 +26,7 @@ from ..queries.stickiness import StickinessFilter, StickinessPoint, stickiness_p
 from ..queries.trends import TrendPoint, TrendsFilter, point_on_day, trend_actors
 from ..queries.trends.compare import previous_range
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..store.engine.choice import event_store
-from ..store.person_lookup import persons_by_id
+from .actor_rows import actors_query_page
 from .query_nodes import InsightActorsNode
 
 __all__ = ["insight_actors_response"]
@@ -97,27 +96,6 @@ def insight_actors_response(
     """One page of the persons (or groups) behind ``node``'s number, with whether more follow."""
     refuse_unsupported_fields(node.kind, node.legacy)
     actors, group_type = _KINDS[node.kind](conn, project, node, now)
-    project_id = int(project["id"])
-    low, high = node.offset, node.offset + node.limit
-    window = actors[low:high]
-    if group_type is not None:
-        stored = dict(event_store(conn).group_properties(project_id, group_type, window))
-        page: list[Any] = [
-            {"id": key, "group_key": key, "group_type_index": group_type, "group_properties": stored.get(key, {})}
-            for key in window
-        ]
-    else:
-        persons = persons_by_id(conn, project_id, window)
-        page = [persons[person_id] for person_id in window if person_id in persons]
-    return {
-        "results": [[actor] for actor in page],
-        "columns": node.columns,
-        "types": ["Tuple"],
-        "hasMore": high < len(actors),
-        "limit": node.limit,
-        "offset": node.offset,
-        "missing_actors_count": 0,
-        "hogql": None,
-        "is_cached": False,
-        "timezone": project.get("timezone") or "UTC",
-    }
+    return actors_query_page(
+        conn, project, actors, group_type, limit=node.limit, offset=node.offset, columns=node.columns
+    )

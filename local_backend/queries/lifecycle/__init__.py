@@ -12,11 +12,11 @@ from .filter import LifecycleFilter
 from .people import lifecycle_people
 
 __all__ = [
-    "lifecycle_people",
     "LifecycleActors",
     "LifecycleFilter",
     "LifecycleResult",
     "compute_lifecycle",
     "lifecycle_actors",
     "lifecycle_payload",
+    "lifecycle_people",
 ]

@@ -12,12 +12,12 @@ from .filter import StickinessFilter
 from .people import StickinessPoint, stickiness_people
 
 __all__ = [
-    "stickiness_people",
-    "StickinessPoint",
     "ActorIntervals",
     "StickinessFilter",
+    "StickinessPoint",
     "StickinessResult",
     "compute_stickiness",
     "stickiness_actors",
     "stickiness_payload",
+    "stickiness_people",
 ]

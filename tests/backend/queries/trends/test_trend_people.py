@@ -179,3 +179,106 @@ def test_a_value_not_on_the_chart_is_a_400_naming_it(client, world, stored):
     url = series["persons_urls"][0]["url"].replace("entity_order=0", "entity_order=3")
     response = client.get(url, headers=world.headers())
     assert response.status_code == 400 and response.json()["attr"] == "entity_order"
+
+
+# 13 January by hour: ann 10:00 and 10:10 in session s1 (group org1), ben 10:30 in s2 and 10:40 without a
+# session, cat 11:15 without a session (group org2). Sessions on the 13th: s1 (600 s), s2 (0 s); their persons
+# are ann and ben, cat's event has no session.
+HOURS = [
+    ("e", "ann", "2026-01-13T10:00:00Z", {"$session_id": "s1"}),
+    ("e", "ann", "2026-01-13T10:10:00Z", {"$session_id": "s1"}),
+    ("e", "ben", "2026-01-13T10:30:00Z", {"$session_id": "s2"}),
+    ("e", "ben", "2026-01-13T10:40:00Z"),
+    ("e", "cat", "2026-01-13T11:15:00Z"),
+]
+ONE_DAY = {"date_from": "2026-01-13", "date_to": "2026-01-13"}
+
+
+@pytest.fixture
+def hours(conn, world):
+    add_events(conn, world.project_id, HOURS)
+    conn.execute(
+        "UPDATE events SET group_0 = CASE distinct_id WHEN 'ann' THEN 'org1' WHEN 'cat' THEN 'org2' ELSE '' END"
+    )
+    conn.commit()
+
+
+@pytest.mark.parametrize(
+    ("entity", "data"),
+    [
+        ({"id": "e", "math": "unique_session"}, [2]),  # s1 and s2: the sessions' persons are ann and ben
+        ({"id": "e", "math": "avg", "math_property": "$session_duration"}, [300.0]),  # (600 + 0) / 2
+    ],
+)
+def test_session_maths_list_the_persons_of_the_sessions(client, world, hours, entity, data):
+    [series] = _trend(client, world, events=[entity], **ONE_DAY)
+    assert series["data"] == data
+    assert _point_people(client, world, series) == [{"ann", "ben"}]
+
+
+def test_aggregation_by_groups_lists_the_groups(client, world, hours):
+    [series] = _trend(client, world, events=[{"id": "e", "math": "dau"}], aggregation_group_type_index=0, **ONE_DAY)
+    assert series["data"] == [2]  # org1 (ann) and org2 (cat); ben's events have no group
+    [link] = series["persons_urls"]
+    assert {group["group_key"] for group in _follow(client, world, link["url"])} == {"org1", "org2"}
+
+
+def test_hourly_points(client, world, hours):
+    [series] = _trend(
+        client, world, events=[{"id": "e", "math": "dau"}], interval="hour",
+        date_from="2026-01-13T09:00:00", date_to="2026-01-13T11:59:59",
+    )  # fmt: skip
+    # an absolute hourly date_to is kept as given (11:00:00 would leave out cat's 11:15)
+    assert series["data"] == [0, 2, 1]  # 09:00 nobody, 10:00 ann and ben, 11:00 cat
+    assert _point_people(client, world, series) == [set(), {"ann", "ben"}, {"cat"}]
+
+
+def test_weekly_actives_of_week_buckets(client, world, conn):
+    # Sunday weeks 4-10 and 11-17 January: ann on the 5th, ben on the 12th, cat on the 3rd (before the first week)
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("e", "ann", "2026-01-05T10:00:00Z"),
+            ("e", "ben", "2026-01-12T10:00:00Z"),
+            ("e", "cat", "2026-01-03T10:00:00Z"),
+        ],
+    )
+    [series] = _trend(
+        client, world, events=[{"id": "e", "math": "weekly_active"}], interval="week",
+        date_from="2026-01-04", date_to="2026-01-17",
+    )  # fmt: skip
+    assert series["data"] == [1, 1]
+    assert _point_people(client, world, series) == [{"ann"}, {"ben"}]
+
+
+def test_points_follow_the_project_timezone(client, world, conn):
+    # the other project is in Europe/Berlin (UTC+1): 22:30Z on the 12th is the 12th there, 23:30Z the 13th
+    add_events(
+        conn, world.other_project_id, [("e", "ann", "2026-01-12T22:30:00Z"), ("e", "ben", "2026-01-12T23:30:00Z")]
+    )
+    body = {"events": [{"id": "e", "math": "dau"}], "date_from": "2026-01-12", "date_to": "2026-01-13"}
+    response = client.post(TREND.format(pid=world.other_project_id), json=body, headers=world.headers())
+    [series] = response.json()["result"]
+    assert series["data"] == [1, 1]
+    assert series["persons_urls"][1]["filter"]["date_from"] == "2026-01-13T00:00:00"  # local midnight
+    assert _point_people(client, world, series) == [{"ann"}, {"ben"}]
+
+
+def test_a_later_page_of_breakdown_values_links_its_own_values(client, world, stored):
+    # values by events: Chrome 3, Safari 2, none 1; one a page, the second page shows Safari, then Other (none)
+    body = {"events": [{"id": "e", "math": "dau"}], **RANGE, "breakdown": "$browser", "breakdown_limit": 1}
+    response = client.post(TREND.format(pid=world.project_id) + "?offset=1", json=body, headers=world.headers())
+    result = response.json()["result"]
+    assert all(link["filter"]["breakdown_offset"] == 1 for series in result for link in series["persons_urls"])
+    people = {series["breakdown_value"]: _point_people(client, world, series) for series in result}
+    assert people == {"Safari": [{"ben"}, set(), set()], "$$_posthog_breakdown_other_$$": [set(), set(), {"ben"}]}
+
+
+def test_a_saved_insight_links_its_points_too(client, world, stored):
+    base = f"/api/projects/{world.project_id}/insights/"
+    filters = {"insight": "TRENDS", "events": [{"id": "e", "math": "dau"}], **RANGE}
+    saved = client.post(base, json={"name": "Daily", "filters": filters}, headers=world.headers()).json()
+    fresh = client.get(f"{base}{saved['id']}/?refresh=blocking", headers=world.headers()).json()
+    [series] = fresh["result"]
+    assert _point_people(client, world, series) == [{"ann", "ben"}, {"ann"}, {"ben", "cat"}]
