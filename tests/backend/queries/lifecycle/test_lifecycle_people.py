@@ -80,3 +80,20 @@ def test_an_interval_or_status_not_shown_is_a_400(client, world, stored, change,
     [new, *_] = _lifecycle(client, world)
     response = client.get(new["persons_urls"][0]["url"].replace(*change), headers=world.headers())
     assert response.status_code == 400 and response.json()["attr"] == attr
+
+
+def test_groups_are_listed_by_key(client, world, stored, conn):
+    # u1's events belong to org1 (created at the epoch), active the 11th, 12th and 14th: returning on the 12th,
+    # dormant on the 13th, resurrecting on the 14th
+    conn.execute("UPDATE events SET group_0 = CASE distinct_id WHEN 'u1' THEN 'org1' ELSE '' END")
+    conn.execute(
+        "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at)"
+        " VALUES (?, 0, 'org1', '{}', 0)",
+        (world.project_id,),
+    )
+    conn.commit()
+    result = _lifecycle(client, world, aggregation_group_type_index=0)
+    by_status = {series["status"]: series for series in result}
+    assert by_status["returning"]["data"] == [1.0, 0.0, 0.0]
+    response = client.get(by_status["dormant"]["persons_urls"][1]["url"], headers=world.headers())
+    assert [group["group_key"] for group in response.json()["results"][0]["people"]] == ["org1"]

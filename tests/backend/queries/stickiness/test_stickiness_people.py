@@ -92,3 +92,30 @@ def test_a_bucket_not_on_the_chart_is_a_400_naming_it(client, world, stored, cha
     url = series["persons_urls"][1]["url"].replace(*change)
     response = client.get(url, headers=world.headers())
     assert response.status_code == 400 and response.json()["attr"] == attr
+
+
+def test_groups_are_listed_by_key(client, world, stored, conn):
+    # alice's events belong to org1, carol's to org2: org1 on 3 days, org2 on 1
+    conn.execute(
+        "UPDATE events SET group_0 = CASE distinct_id WHEN 'alice' THEN 'org1' WHEN 'carol' THEN 'org2' ELSE '' END"
+    )
+    conn.commit()
+    [series] = _sticky(client, world, events=[{"id": "e", "math": "unique_group", "math_group_type_index": 0}])
+    assert series["data"] == [1, 0, 1, 0, 0]
+    response = client.get(series["persons_urls"][2]["url"], headers=world.headers())
+    assert [group["group_key"] for group in response.json()["results"][0]["people"]] == ["org1"]
+
+
+def test_the_actors_query_names_a_bucket_and_a_period(client, world, stored):
+    source = {
+        "kind": "StickinessQuery",
+        "series": [{"kind": "EventsNode", "event": "e"}],
+        "dateRange": {"date_from": "2026-01-10", "date_to": "2026-01-14"},
+        "compareFilter": {"compare": True},
+    }
+    for day, compare, expected in ((2, "current", {"bob"}), (1, "previous", {"dave"}), (3, None, {"alice"})):
+        node = {"kind": "InsightActorsQuery", "source": source, "day": day, "compare": compare}
+        body = {"query": {"kind": "ActorsQuery", "source": node}}
+        response = client.post(f"/api/projects/{world.project_id}/query/", json=body, headers=world.headers())
+        assert response.status_code == 200, response.json()
+        assert {p["distinct_ids"][0] for [p] in response.json()["results"]} == expected

@@ -282,3 +282,37 @@ def test_a_saved_insight_links_its_points_too(client, world, stored):
     fresh = client.get(f"{base}{saved['id']}/?refresh=blocking", headers=world.headers()).json()
     [series] = fresh["result"]
     assert _point_people(client, world, series) == [{"ann", "ben"}, {"ann"}, {"ben", "cat"}]
+
+
+@pytest.mark.parametrize(
+    ("point", "expected"),
+    [
+        ({"day": "2026-01-13"}, {"ann"}),
+        ({"day": "2026-01-10", "compare": "previous"}, {"fay"}),  # the previous period is 9th-11th
+        ({"day": "2026-01-14", "breakdown": "Chrome"}, {"cat"}),
+    ],
+)
+def test_the_actors_query_names_a_day_a_period_and_a_value(client, world, stored, point, expected):
+    source = {
+        "kind": "TrendsQuery",
+        "series": [{"kind": "EventsNode", "event": "e", "math": "dau"}],
+        "dateRange": RANGE,
+        "compareFilter": {"compare": True},
+    }
+    if "breakdown" in point:
+        source = {**source, "breakdownFilter": {"breakdown": "$browser"}, "compareFilter": None}
+    body = {"query": {"kind": "ActorsQuery", "source": {"kind": "InsightActorsQuery", "source": source, **point}}}
+    response = client.post(f"/api/projects/{world.project_id}/query/", json=body, headers=world.headers())
+    assert response.status_code == 200, response.json()
+    assert {person["distinct_ids"][0] for [person] in response.json()["results"]} == expected
+
+
+def test_the_actors_query_refuses_a_day_not_shown(client, world, stored):
+    source = {"kind": "TrendsQuery", "series": [{"kind": "EventsNode", "event": "e"}], "dateRange": RANGE}
+    node = {"kind": "InsightActorsQuery", "source": source, "day": "2026-01-20"}
+    response = client.post(
+        f"/api/projects/{world.project_id}/query/",
+        json={"query": {"kind": "ActorsQuery", "source": node}},
+        headers=world.headers(),
+    )
+    assert response.status_code == 400 and response.json()["attr"] == "query__source__day"
