@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["PeopleLink", "filter_params", "pinned_dates", "local_text"]
+__all__ = ["PeopleLink", "filter_params", "pinned_dates", "local_text", "present"]
 
 # The URL of a people list from its query parameters; routes make it from their own path.
 PeopleLink = Callable[[dict[str, Any]], str]
@@ -46,3 +46,9 @@ def filter_params(filter: BaseModel, *, leave_out: Iterable[str] = ()) -> dict[s
         for key, value in data.items()
         if key not in skipped
     }
+
+
+def present(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` without the None values (an event series over all events has no ``entity_id``), which a query
+    string would carry as the text ``None``."""
+    return {key: value for key, value in params.items() if value is not None}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dates import DateRange
-from ..people_links import PeopleLink, filter_params, pinned_dates
+from ..people_links import PeopleLink, filter_params, pinned_dates, present
 from .filter import LifecycleFilter
 
 __all__ = ["status_links"]
@@ -33,5 +33,5 @@ def status_links(
     links = []
     for day in days:
         shown = {**named, "target_date": day}
-        links.append({"filter": shown, "url": link({**base, **shown})})
+        links.append({"filter": shown, "url": link(present({**base, **shown}))})
     return links

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..dates import DateRange
-from ..people_links import PeopleLink, filter_params, pinned_dates
+from ..people_links import PeopleLink, filter_params, pinned_dates, present
 from .filter import StickinessFilter
 
 __all__ = ["bucket_links"]
@@ -42,7 +42,7 @@ def bucket_links(
         links = []
         for days in range(1, item.total + 1):
             shown = {**named, "stickiness_days": days}
-            links.append({"filter": shown, "url": link({**base, **shown})})
+            links.append({"filter": shown, "url": link(present({**base, **shown}))})
         return links
 
     return series_links

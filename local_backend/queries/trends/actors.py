@@ -44,7 +44,7 @@ from ..base_filter import Entity, compiler_for, entity_condition, filter_date_ra
 from ..breakdowns import MAX_OFFSET, OTHER, breakdown_expression, cohort_splits, page_of, rank_values
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_intervals, parse_date
-from ..people_links import PeopleLink, filter_params, local_text, pinned_dates
+from ..people_links import PeopleLink, filter_params, local_text, pinned_dates, present
 from ..properties import PropertyCompiler
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
 from .math import SESSION_DURATION, MathPlan, actor_column, plan_math
@@ -322,7 +322,7 @@ def point_links(
         links = []
         for start, end in bounds:
             shown = {**named, **pinned_dates(start, end)}
-            links.append({"filter": shown, "url": link({**base, **shown})})
+            links.append({"filter": shown, "url": link(present({**base, **shown}))})
         return links
 
     return series_links

@@ -316,3 +316,10 @@ def test_the_actors_query_refuses_a_day_not_shown(client, world, stored):
         headers=world.headers(),
     )
     assert response.status_code == 400 and response.json()["attr"] == "query__source__day"
+
+
+def test_an_all_events_series_links_without_an_entity_id(client, world, stored):
+    # every event counts: eve's "other" on the 13th too
+    [series] = _trend(client, world, events=[{"id": None, "math": "dau"}])
+    assert "entity_id=" not in series["persons_urls"][0]["url"]
+    assert _point_people(client, world, series) == [{"ann", "ben"}, {"ann", "eve"}, {"ben", "cat"}]
