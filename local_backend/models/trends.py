@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .analysis import CalculationEnvelope
+from .people import PeopleUrl
 
 __all__ = ["TrendSeries", "TrendsResponse"]
 
@@ -32,6 +33,8 @@ class TrendSeries(BaseModel):
     compare: bool | None = None
     compare_label: str | None = None
     status: str | None = Field(None, description="Lifecycle: new, returning, resurrecting or dormant")
+    persons_urls: list[PeopleUrl] | None = Field(None, description="Each point's people, in the order of days")
+    persons: PeopleUrl | None = Field(None, description="An aggregated display's people, over the whole range")
 
 
 class TrendsResponse(CalculationEnvelope):

@@ -20,8 +20,7 @@ from ..queries.funnels import (
     refuse_trends_people,
 )
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..store.engine.choice import event_store
-from ..store.person_lookup import persons_by_id
+from .actor_rows import actors_query_page
 from .query_nodes import ActorsNode
 
 __all__ = ["funnel_actors_response"]
@@ -41,31 +40,10 @@ def funnel_actors_response(
     refuse_trends_people(filter)
     step = check_funnel_step(node.funnel_step, len(filter.steps), attr="funnel_step")
     actors = compute_funnel_people(conn, project, filter, now, step, _breakdown_value(node.breakdown_value))
-    project_id = int(project["id"])
-    low, high = node.offset, node.offset + node.limit
-    index = filter.aggregation_group_type_index
-    if actors.group_keys is not None and index is not None:
-        keys = actors.group_keys[low:high]
-        stored = dict(event_store(conn).group_properties(project_id, index, keys))
-        page: list[Any] = [
-            {"id": key, "group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})}
-            for key in keys
-        ]
-        total = len(actors.group_keys)
+    if actors.group_keys is not None and filter.aggregation_group_type_index is not None:
+        found, group_type = actors.group_keys, filter.aggregation_group_type_index
     else:
-        window = actors.person_ids[low:high]
-        persons = persons_by_id(conn, project_id, window)
-        page = [persons[person_id] for person_id in window if person_id in persons]
-        total = len(actors.person_ids)
-    return {
-        "results": [[actor] for actor in page],
-        "columns": node.columns,
-        "types": ["Tuple"],
-        "hasMore": high < total,
-        "limit": node.limit,
-        "offset": node.offset,
-        "missing_actors_count": 0,
-        "hogql": None,
-        "is_cached": False,
-        "timezone": project.get("timezone") or "UTC",
-    }
+        found, group_type = actors.person_ids, None
+    return actors_query_page(
+        conn, project, found, group_type, limit=node.limit, offset=node.offset, columns=node.columns
+    )

@@ -36,6 +36,7 @@ from ..queries.unsupported_fields import carry_node_fields
 __all__ = [
     "QUERY_KINDS",
     "ActorsNode",
+    "InsightActorsNode",
     "DEFAULT_ACTORS_LIMIT",
     "MAX_ACTORS_LIMIT",
     "is_actors_query",
@@ -320,12 +321,81 @@ def _page_number(value: Any, default: int, low: int, high: int, attr: str) -> in
     return value
 
 
-def translate_actors_query(query: dict[str, Any]) -> ActorsNode:
-    """An ``ActorsQuery`` over a ``FunnelsActorsQuery`` over a ``FunnelsQuery``, as an :class:`ActorsNode`."""
+@dataclass(frozen=True)
+class InsightActorsNode:
+    """The people behind one number of a trend, stickiness, lifecycle or paths query (PostHog's
+    ``InsightActorsQuery``): the insight's kind and legacy filter, the point as PostHog names it (``day``: a
+    trend's or lifecycle's interval start, a stickiness bucket; ``series``: the series' position; ``breakdown``;
+    ``compare``: current or previous; ``status``: a lifecycle status; the paths keys from ``pathsFilter``), a page.
+    """
+
+    kind: str
+    legacy: dict[str, Any]
+    day: Any
+    series: int
+    breakdown: Any
+    compare: str | None
+    status: str | None
+    path_keys: dict[str, str | None]
+    limit: int
+    offset: int
+    columns: list[str]
+
+
+_INSIGHT_ACTORS_KINDS = ("TRENDS", "STICKINESS", "LIFECYCLE", "PATHS")
+_PATH_KEYS = {"pathStartKey": "start_key", "pathEndKey": "end_key", "pathDropoffKey": "dropoff_key"}
+# InsightActorsQuery fields that would change who is listed, not computed here: a 400 when given
+_UNSUPPORTED_INSIGHT_ACTORS_FIELDS = ("includeRecordings", "interval")
+
+
+def _insight_actors(query: dict[str, Any], source: dict[str, Any]) -> InsightActorsNode:
+    for field in _UNSUPPORTED_INSIGHT_ACTORS_FIELDS:
+        if source.get(field) not in (None, False):
+            raise ValidationError(f"{field} is not supported by this backend yet.", attr=f"query__source__{field}")
+    insight = _object(source.get("source"), "query__source__source")
+    kind = insight_kind_of(insight)
+    if kind not in _INSIGHT_ACTORS_KINDS:
+        raise ValidationError(
+            "An InsightActorsQuery's source is a TrendsQuery, StickinessQuery, LifecycleQuery or PathsQuery "
+            "(funnels: FunnelsActorsQuery).",
+            attr="query__source__source__kind",
+        )
+    _, legacy = translate_query(insight)
+    series = source.get("series", 0)
+    if isinstance(series, bool) or not isinstance(series, int) or series < 0:
+        raise ValidationError("series must be the series' position, from 0.", attr="query__source__series")
+    compare = source.get("compare")
+    if compare not in (None, "current", "previous"):
+        raise ValidationError("compare is current or previous.", attr="query__source__compare")
+    paths = _object(insight.get("pathsFilter"), "query__source__source__pathsFilter")
+    select = query.get("select") or ["actor"]
+    if select not in _ACTOR_COLUMNS:
+        raise ValidationError('Only select ["actor"] is supported for insight actors.', attr="query__select")
+    return InsightActorsNode(
+        kind=kind,
+        legacy=legacy,
+        day=source.get("day"),
+        series=series,
+        breakdown=source.get("breakdown"),
+        compare=compare,
+        status=source.get("status"),
+        path_keys={name: paths.get(key) for key, name in _PATH_KEYS.items()},
+        limit=_page_number(query.get("limit"), DEFAULT_ACTORS_LIMIT, 1, MAX_ACTORS_LIMIT, "query__limit"),
+        offset=_page_number(query.get("offset"), 0, 0, 2**62, "query__offset"),
+        columns=list(select),
+    )
+
+
+def translate_actors_query(query: dict[str, Any]) -> ActorsNode | InsightActorsNode:
+    """An ``ActorsQuery`` over a ``FunnelsActorsQuery`` over a ``FunnelsQuery``, as an :class:`ActorsNode`; over an
+    ``InsightActorsQuery`` (trends, stickiness, lifecycle, paths), as an :class:`InsightActorsNode`."""
     source = _object(query.get("source"), "query__source")
+    if source.get("kind") == "InsightActorsQuery":
+        return _insight_actors(query, source)
     if source.get("kind") != "FunnelsActorsQuery":
         raise ValidationError(
-            f"Unsupported actors source '{source.get('kind')}': supported sources are FunnelsActorsQuery.",
+            f"Unsupported actors source '{source.get('kind')}': supported sources are FunnelsActorsQuery and "
+            "InsightActorsQuery.",
             attr="query__source__kind",
         )
     for field in _UNSUPPORTED_ACTORS_FIELDS:

@@ -24,6 +24,7 @@ from . import (
     query,
     retention,
     timing,
+    trend_people,
     trends,
 )
 
@@ -42,6 +43,7 @@ ROUTERS: list[APIRouter] = [
     paths.router,
     funnels.router,
     trends.router,
+    trend_people.router,
     timing.router,
     insights.router,
     # after retention, whose persons/retention/ the persons/{id} route would otherwise take

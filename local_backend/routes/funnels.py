@@ -27,14 +27,13 @@ from ..queries.funnels import (
     refuse_trends_people,
 )
 from ..queries.unsupported_fields import refuse_unsupported_fields
-from ..store.engine.choice import event_store
-from ..store.person_lookup import persons_by_id
 from ..web.calculation_envelope import calculate, calculation_envelope, link_to, read_calculation
 from ..web.deps import get_conn, get_settings, now_iso
 from ..web.filter_request import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES, compute_off_loop
-from ..web.pagination import Page, page_params, paginated
+from ..web.pagination import Page, page_params
 from ..web.query_params import enum_text, integer_text
+from .actor_pages import groups_page, people_page
 from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
@@ -91,31 +90,10 @@ async def funnel_people_route(
         actors = compute_funnel_people(conn, access.project, filter, now, step, value)
         if actors.group_keys is not None and filter.aggregation_group_type_index is not None:
             index = filter.aggregation_group_type_index
-            return _groups_page(request, page, conn, access.project_id, index, actors.group_keys)
-        return _people_page(request, page, conn, access.project_id, actors.person_ids)
+            return groups_page(request, page, conn, access.project_id, index, actors.group_keys)
+        return people_page(request, page, conn, access.project_id, actors.person_ids)
 
     return await compute_off_loop(request, conn, people)
-
-
-def _groups_page(
-    request: Request, page: Page, conn: sqlite3.Connection, project_id: int, index: int, keys: list[str]
-) -> dict[str, Any]:
-    """Groups in the people list's place: key, type index, properties (empty for a group never described)."""
-    window = keys[page.offset : page.offset + page.limit]
-    stored = dict(event_store(conn).group_properties(project_id, index, window))
-    people = [{"group_key": key, "group_type_index": index, "group_properties": stored.get(key, {})} for key in window]
-    envelope = paginated(request, page, len(keys), [{"people": people, "count": len(people)}])
-    return {**envelope, "count": len(keys)}
-
-
-def _people_page(
-    request: Request, page: Page, conn: sqlite3.Connection, project_id: int, actors: list[int]
-) -> dict[str, Any]:
-    window = actors[page.offset : page.offset + page.limit]
-    persons = persons_by_id(conn, project_id, window)
-    people = [persons[person_id] for person_id in window if person_id in persons]
-    envelope = paginated(request, page, len(actors), [{"people": people, "count": len(people)}])
-    return {**envelope, "count": len(actors)}
 
 
 @calculation_route(
@@ -165,7 +143,7 @@ async def funnel_correlation_people_route(
     def people() -> dict[str, Any]:
         value = funnel_correlation_value
         actors = compute_correlation_people(conn, access.project, filter, now, params, value, converted)
-        return _people_page(request, page, conn, access.project_id, actors)
+        return people_page(request, page, conn, access.project_id, actors)
 
     return await compute_off_loop(request, conn, people)
 

@@ -2,9 +2,9 @@
 
 A kind maps to a function ``(connection, project, legacy filter dict, now) -> {"result", "timezone"}``. Saved
 insights (``refresh``) and the query endpoint both come through here, so they share one engine per kind.
-Funnel and retention results link to people lists; their URLs come from the paths of the routes that serve
-those lists (:func:`_people_link`), as they do when the calculation routes answer, which is why this module
-lives beside those routes.
+Funnel, retention, trend, stickiness and lifecycle results link to people lists; their URLs come from the
+paths of the routes that serve those lists (:func:`_people_link`, :func:`..web.calculation_envelope.link_to`),
+as they do when the calculation routes answer, which is why this module lives beside those routes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..queries.unsupported_fields import refuse_unsupported_fields
 from ..results.runner import Calculation
 from ..results.service import cache_key_for
 from ..web.calculation_envelope import link_to
-from . import funnels, retention
+from . import funnels, retention, trend_people
 
 __all__ = ["ENGINES", "can_calculate", "calculation_for"]
 
@@ -49,13 +49,32 @@ def _retention(
     return retention_payload(conn, project, data, now, _people_link("RETENTION", int(project["id"])))
 
 
+def _trends(conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime) -> dict[str, Any]:
+    link = link_to(trend_people.router, "trend_people_route", int(project["id"]))
+    return trends_payload(conn, project, data, now, link)
+
+
+def _stickiness(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    link = link_to(trend_people.router, "stickiness_people_route", int(project["id"]))
+    return stickiness_payload(conn, project, data, now, link)
+
+
+def _lifecycle(
+    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    link = link_to(trend_people.router, "lifecycle_people_route", int(project["id"]))
+    return lifecycle_payload(conn, project, data, now, link)
+
+
 ENGINES: dict[str, Engine] = {
     "RETENTION": _retention,
     "PATHS": paths_payload,
     "FUNNELS": _funnel,
-    "TRENDS": trends_payload,
-    "STICKINESS": stickiness_payload,
-    "LIFECYCLE": lifecycle_payload,
+    "TRENDS": _trends,
+    "STICKINESS": _stickiness,
+    "LIFECYCLE": _lifecycle,
 }
 # Keys that change how a result is fetched, not what it is.
 _NOT_IN_CACHE_KEY = ("refresh", "client_query_id", "personal_api_key", "format")

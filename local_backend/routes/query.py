@@ -17,8 +17,9 @@ from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
 from ..results.funnel_actors import funnel_actors_response
+from ..results.insight_actors import insight_actors_response
 from ..results.modes import execution_mode
-from ..results.query_nodes import is_actors_query, translate_actors_query, translate_query
+from ..results.query_nodes import InsightActorsNode, is_actors_query, translate_actors_query, translate_query
 from ..results.service import query_status_body, serve_calculation
 from ..store.query_results import get_query_status
 from ..web.deps import get_conn, get_settings
@@ -69,10 +70,16 @@ async def run_query(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     now = get_settings(request).clock.now()
-    if is_actors_query(body.query):  # the people behind a funnel number: a list, not a cached calculation
+    if is_actors_query(body.query):  # the people behind a number: a list, not a cached calculation
         access.caller.require_scope("person:read")  # as the legacy people lists do
         node = translate_actors_query(body.query)
-        return await compute_off_loop(request, conn, lambda: funnel_actors_response(conn, access.project, node, now))
+        if isinstance(node, InsightActorsNode):
+            insight = node
+            return await compute_off_loop(
+                request, conn, lambda: insight_actors_response(conn, access.project, insight, now)
+            )
+        funnel = node
+        return await compute_off_loop(request, conn, lambda: funnel_actors_response(conn, access.project, funnel, now))
     kind, legacy = translate_query(body.query)
     calc = calculation_for(kind, access.project, legacy, now)
     guard = guard_for(request)

@@ -4,6 +4,9 @@
 ``insight: "LIFECYCLE"``) lifecycle, as PostHog's endpoint does (:mod:`..queries.trend_kinds`); anything else a
 trend.
 
+Every point links to its people (``persons_urls``; ``persons`` for an aggregated display), served by
+:mod:`.trend_people`.
+
 ``format=csv`` answers PostHog's trend CSV: a ``series`` column then one column per bucket label, one row per
 series (its custom name or label), as an attachment. ``offset`` pages through breakdown values: ``next`` is
 this endpoint with the same filter (as JSON text in the query string) and the following offset.
@@ -31,6 +34,7 @@ from ..web.calculation_envelope import calculate, calculation_envelope, link_to,
 from ..web.filter_request import read_filter_params
 from ..web.off_loop import CALCULATION_RESPONSES
 from ..web.pagination import parse_int_param
+from . import trend_people
 from .calculation_routes import calculation_route
 from .common import Conn, InsightReader
 
@@ -81,8 +85,12 @@ async def trend_route(request: Request, access: InsightReader, conn: Conn) -> An
     kind = trend_request_kind(await read_filter_params(request))
     if kind == LIFECYCLE:
         lifecycle = await read_calculation(request, LifecycleFilter)
+        link = link_to(trend_people.router, "lifecycle_people_route", access.project_id)
         computed = await calculate(
-            request, conn, lifecycle, lambda: compute_lifecycle(conn, access.project, lifecycle.filter, lifecycle.now)
+            request,
+            conn,
+            lifecycle,
+            lambda: compute_lifecycle(conn, access.project, lifecycle.filter, lifecycle.now, link),
         )
         if output == "csv":
             return trend_csv(computed.series, f"lifecycle ({_span(computed.date_range)}).csv")
@@ -90,8 +98,13 @@ async def trend_route(request: Request, access: InsightReader, conn: Conn) -> An
     model = StickinessFilter if kind == STICKINESS else TrendsFilter
     calc = await read_calculation(request, model)
     compute = compute_stickiness if kind == STICKINESS else compute_trends
+    handler = "stickiness_people_route" if kind == STICKINESS else "trend_people_route"
+    link = link_to(trend_people.router, handler, access.project_id)
     result = await calculate(
-        request, conn, calc, lambda: compute(conn, access.project, calc.filter, calc.now, offset=offset)
+        request,
+        conn,
+        calc,
+        lambda: compute(conn, access.project, calc.filter, calc.now, offset=offset, people_link=link),
     )
     if output == "csv":
         name = "stickiness" if kind == STICKINESS else "trends"

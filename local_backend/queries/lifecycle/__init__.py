@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .compute import LifecycleActors, LifecycleResult, compute_lifecycle, lifecycle_actors, lifecycle_payload
 from .filter import LifecycleFilter
+from .people import lifecycle_people
 
 __all__ = [
     "LifecycleActors",
@@ -17,4 +18,5 @@ __all__ = [
     "compute_lifecycle",
     "lifecycle_actors",
     "lifecycle_payload",
+    "lifecycle_people",
 ]

@@ -29,8 +29,10 @@ from ..base_filter import compiler_for, entity_condition, entity_labels, filter_
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_intervals
 from ..filter_parsing import parse_filter
+from ..people_links import PeopleLink
 from .engine import STATUSES, StatusRows, lifecycle_counts, lifecycle_rows
 from .filter import LifecycleFilter
+from .links import status_links
 
 __all__ = ["LifecycleResult", "LifecycleActors", "compute_lifecycle", "lifecycle_actors", "lifecycle_payload"]
 
@@ -112,9 +114,14 @@ def lifecycle_actors(
 
 
 def compute_lifecycle(
-    conn: sqlite3.Connection, project: dict[str, Any], filter: LifecycleFilter, now: datetime
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: LifecycleFilter,
+    now: datetime,
+    people_link: PeopleLink | None = None,
 ) -> LifecycleResult:
-    """The four series of a lifecycle insight, in the order new, returning, resurrecting, dormant."""
+    """The four series of a lifecycle insight, in the order new, returning, resurrecting, dormant; with
+    ``people_link``, each interval of each links to its people (:mod:`.links`)."""
     found = lifecycle_actors(conn, project, filter, now)
     if found.label is None:
         # as trends: a series over a deleted or unknown action answers no series at all
@@ -127,24 +134,29 @@ def compute_lifecycle(
     series = []
     for status in STATUSES:
         data = [float(value) for value in counts[status]]
-        series.append(
-            {
-                "action": action,
-                "label": f"{found.label} - {status}",
-                "status": status,
-                "count": float(sum(data)),
-                "data": data,
-                "labels": buckets.labels,
-                "days": buckets.days,
-            }
-        )
+        body = {
+            "action": action,
+            "label": f"{found.label} - {status}",
+            "status": status,
+            "count": float(sum(data)),
+            "data": data,
+            "labels": buckets.labels,
+            "days": buckets.days,
+        }
+        if people_link is not None:
+            body["persons_urls"] = status_links(filter, found.date_range, buckets.days, status, people_link)
+        series.append(body)
     return LifecycleResult(series=series, date_range=found.date_range)
 
 
 def lifecycle_payload(
-    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    data: dict[str, Any],
+    now: datetime,
+    people_link: PeopleLink | None = None,
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy lifecycle filter given as a dict (a saved insight's ``filters``)."""
     filter = parse_filter(LifecycleFilter, data)
-    series = compute_lifecycle(conn, project, filter, now).series
+    series = compute_lifecycle(conn, project, filter, now, people_link).series
     return {"result": series, "timezone": project.get("timezone") or "UTC"}

@@ -36,7 +36,17 @@ from ..filter_parsing import parse_filter
 from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
 from .filter import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter, without_trailing_slash
 
-__all__ = ["PathRange", "resolve_path_range", "compute_paths", "paths_payload", "path_item", "DEFAULT_EDGE_LIMIT"]
+__all__ = [
+    "PathRange",
+    "resolve_path_range",
+    "compute_paths",
+    "paths_payload",
+    "path_item",
+    "path_bounds",
+    "path_options",
+    "person_paths",
+    "DEFAULT_EDGE_LIMIT",
+]
 
 DEFAULT_EDGE_LIMIT = 50
 
@@ -113,9 +123,10 @@ def _events_sql(filter: PathFilter) -> tuple[str, list[Any]]:
     return "(" + " OR ".join(parts) + ")", params
 
 
-def _person_paths(
+def person_paths(
     conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, bounds: PathRange
-) -> Iterator[list[tuple[int, str]]]:
+) -> Iterator[tuple[int, list[tuple[int, str]]]]:
+    """Each person's path items in time order: ``(person id, [(timestamp_ms, item), ...])``."""
     groupings = compile_groupings(filter.path_groupings)
     excluded = set(filter.exclude_events)
     where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
@@ -129,7 +140,7 @@ def _person_paths(
         properties=("$current_url", "$screen_name"),
     )
     rows = event_store(conn).person_events(scan)
-    for _, person_rows in groupby(rows, key=lambda row: row[0]):
+    for person_id, person_rows in groupby(rows, key=lambda row: row[0]):
         path: list[tuple[int, str]] = []
         for _, at, event, url, screen in person_rows:
             item = path_item(event, None if url is None else str(url), None if screen is None else str(screen))
@@ -138,23 +149,11 @@ def _person_paths(
                 continue
             path.append((at // 1000, item))
         if path:
-            yield path
+            yield int(person_id), path
 
 
-def compute_paths(
-    conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, now: datetime
-) -> list[PathEdge]:
-    """The edges of every person's session paths in the range, heaviest first."""
-    if filter.funnel_filter:
-        raise ValidationError(
-            "Paths restricted by a funnel (funnel_filter) are not supported by this backend.",
-            attr="funnel_filter",
-            code="unsupported",
-        )
-    bounds = resolve_path_range(filter, project, now, lambda: event_store(conn).earliest_event(int(project["id"])))
-    if bounds.empty:
-        return []
-    options = PathOptions(
+def path_options(filter: PathFilter) -> PathOptions:
+    return PathOptions(
         step_limit=filter.step_limit,
         start_point=filter.start_point,
         end_point=filter.end_point,
@@ -162,7 +161,28 @@ def compute_paths(
         min_edge_weight=filter.min_edge_weight,
         max_edge_weight=filter.max_edge_weight,
     )
-    return compute_path_edges(_person_paths(conn, project, filter, bounds), options)
+
+
+def path_bounds(conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, now: datetime) -> PathRange:
+    """The range of a paths filter (a 400 for the funnel-restricted paths not calculated here)."""
+    if filter.funnel_filter:
+        raise ValidationError(
+            "Paths restricted by a funnel (funnel_filter) are not supported by this backend.",
+            attr="funnel_filter",
+            code="unsupported",
+        )
+    return resolve_path_range(filter, project, now, lambda: event_store(conn).earliest_event(int(project["id"])))
+
+
+def compute_paths(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, now: datetime
+) -> list[PathEdge]:
+    """The edges of every person's session paths in the range, heaviest first."""
+    bounds = path_bounds(conn, project, filter, now)
+    if bounds.empty:
+        return []
+    paths = (path for _, path in person_paths(conn, project, filter, bounds))
+    return compute_path_edges(paths, path_options(filter))
 
 
 def paths_payload(

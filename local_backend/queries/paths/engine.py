@@ -28,6 +28,8 @@ __all__ = [
     "PathOptions",
     "PathEdge",
     "compute_path_edges",
+    "session_paths",
+    "path_nodes",
     "compile_groupings",
     "group_path_item",
     "SESSION_GAP_MS",
@@ -168,14 +170,29 @@ def _reachable(edges: list[PathEdge]) -> list[PathEdge]:
     return [edge for edge in edges if edge.source in seen]
 
 
+def session_paths(rows: list[tuple[int, str]], options: PathOptions) -> Iterator[list[tuple[int, str]]]:
+    """The paths one person's ``[(timestamp_ms, item), ...]`` (sorted by time) makes: one per session that
+    has one, cut to the points and the step limit (module docstring, steps 1-4)."""
+    for session in _sessions(rows):
+        path = _limit(_compact(session), options)
+        if path:
+            yield path
+
+
+def path_nodes(path: list[tuple[int, str]]) -> list[str]:
+    """The nodes of a path: ``"1_<item>"``, ``"2_<item>"``, ...
+
+    >>> path_nodes([(0, "/home"), (5, "/pricing")])
+    ['1_/home', '2_/pricing']
+    """
+    return [f"{step}_{item}" for step, (_, item) in enumerate(path, start=1)]
+
+
 def compute_path_edges(persons: Iterable[list[tuple[int, str]]], options: PathOptions) -> list[PathEdge]:
     """Edges over every person's ``[(timestamp_ms, item), ...]`` list (each sorted by time)."""
     counts: dict[tuple[str, str], list[int]] = {}
     for rows in persons:
-        for session in _sessions(rows):
-            path = _limit(_compact(session), options)
-            if not path:
-                continue
+        for path in session_paths(rows, options):
             for step in range(1, len(path)):
                 key = (f"{step}_{path[step - 1][1]}", f"{step + 1}_{path[step][1]}")
                 totals = counts.setdefault(key, [0, 0])

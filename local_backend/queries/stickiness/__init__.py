@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from .compute import ActorIntervals, StickinessResult, compute_stickiness, stickiness_actors, stickiness_payload
 from .filter import StickinessFilter
+from .people import StickinessPoint, stickiness_people
 
 __all__ = [
     "ActorIntervals",
     "StickinessFilter",
+    "StickinessPoint",
     "StickinessResult",
     "compute_stickiness",
     "stickiness_actors",
     "stickiness_payload",
+    "stickiness_people",
 ]

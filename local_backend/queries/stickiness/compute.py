@@ -26,10 +26,12 @@ from ..breakdowns import MAX_OFFSET, OTHER, breakdown_expression, cohort_splits,
 from ..buckets import make_buckets
 from ..dates import DateRange
 from ..filter_parsing import parse_filter
+from ..people_links import PeopleLink
 from ..properties import PropertyCompiler
 from ..trends.compare import previous_range
 from ..trends.math import actor_column
 from .filter import StickinessFilter
+from .links import bucket_links
 from .series import shape_series
 
 __all__ = ["StickinessResult", "ActorIntervals", "compute_stickiness", "stickiness_actors", "stickiness_payload"]
@@ -178,12 +180,17 @@ def compute_stickiness(
     now: datetime,
     *,
     offset: int = 0,
+    people_link: PeopleLink | None = None,
 ) -> StickinessResult:
-    """The series of a stickiness insight (``result``), whether more breakdown values follow, and the range."""
+    """The series of a stickiness insight (``result``), whether more breakdown values follow, and the range;
+    with ``people_link``, each bucket links to its people (:mod:`.people`)."""
     periods, labels, date_range = stickiness_actors(conn, project, filter, now, offset=offset)
     if labels is None:
         # as trends: a series over a deleted or unknown action answers no series at all
         return StickinessResult(series=[], has_more=False, date_range=date_range)
+    ranges = {"current": date_range}
+    if filter.compare:
+        ranges["previous"] = previous_range(filter, date_range)
     shaped: list[dict[str, Any]] = []
     has_more = False
     for entity in filter.entities:
@@ -191,14 +198,19 @@ def compute_stickiness(
             raw = by_entity[entity.index]
             has_more = has_more or any(item.has_more for item in raw)
             compare_label = period if filter.compare else None
-            shaped.extend(shape_series(filter, raw, labels, compare_label=compare_label))
+            links = None if people_link is None else bucket_links(filter, ranges[period], people_link, offset=offset)
+            shaped.extend(shape_series(filter, raw, labels, compare_label=compare_label, links=links))
     return StickinessResult(series=shaped, has_more=has_more, date_range=date_range)
 
 
 def stickiness_payload(
-    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    data: dict[str, Any],
+    now: datetime,
+    people_link: PeopleLink | None = None,
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy stickiness filter given as a dict (a saved insight's ``filters``)."""
     filter = parse_filter(StickinessFilter, data)
-    result = compute_stickiness(conn, project, filter, now)
+    result = compute_stickiness(conn, project, filter, now, people_link=people_link)
     return {"result": result.series, "timezone": project.get("timezone") or "UTC"}

@@ -7,6 +7,7 @@ cumulative). Broken-down series of one entity come largest first (by ``count``, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..breakdowns import value_label
@@ -33,8 +34,10 @@ def shape_series(
     labels: dict[int, str],
     *,
     compare_label: str | None,
+    links: Callable[[Any], list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The series of one entity in one period (:class:`.compute.ActorIntervals` each)."""
+    """The series of one entity in one period (:class:`.compute.ActorIntervals` each); ``links`` gives each
+    series' buckets their people links (:mod:`.people`)."""
     several = len(labels) > 1
     shaped = []
     for item in raw:
@@ -48,6 +51,8 @@ def shape_series(
             "labels": interval_labels(item.total, filter.interval, cumulative=filter.cumulative),
             "days": list(range(1, item.total + 1)),
         }
+        if links is not None:
+            body["persons_urls"] = links(item)
         if filter.breakdown is not None:
             shown = item.breakdown_label if item.breakdown_label is not None else value_label(item.breakdown_value)
             body["label"] = f"{entity_label} - {shown}" if several else shown

@@ -38,11 +38,13 @@ from ..breakdowns import (
 from ..buckets import Buckets, make_buckets
 from ..dates import DateRange, add_intervals
 from ..filter_parsing import parse_filter
+from ..people_links import PeopleLink
 from ..properties import PropertyCompiler
+from .actors import point_links
 from .compare import previous_range
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
 from .math import MathPlan, plan_math
-from .series import RawSeries, shape_period
+from .series import RawSeries, SeriesLinks, shape_period
 from .sql import Where, active_in_windows, aggregate_counted, aggregate_spans, first_seen
 
 __all__ = ["TrendsResult", "compute_trends", "trends_payload", "resolve_trends_range"]
@@ -267,9 +269,16 @@ def _period(ctx: _Context, entities: list[Entity], date_range: DateRange) -> tup
 
 
 def compute_trends(
-    conn: sqlite3.Connection, project: dict[str, Any], filter: TrendsFilter, now: datetime, *, offset: int = 0
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: TrendsFilter,
+    now: datetime,
+    *,
+    offset: int = 0,
+    people_link: PeopleLink | None = None,
 ) -> TrendsResult:
-    """The series of a trend (``result``), whether more breakdown values follow, and the resolved range."""
+    """The series of a trend (``result``), whether more breakdown values follow, and the resolved range; with
+    ``people_link``, each series' points link to their people (:mod:`.actors`)."""
     project_id = int(project["id"])
     offset = max(0, min(int(offset), MAX_OFFSET))
     date_range = resolve_trends_range(conn, project, filter, now)
@@ -289,20 +298,30 @@ def compute_trends(
     )
     raw, buckets = _period(ctx, entities, date_range)
     has_more = any(series.has_more for series in raw)
+
+    def links(period: DateRange) -> SeriesLinks | None:
+        return None if people_link is None else point_links(filter, period, people_link, offset=offset)
+
     if not filter.compare:
-        series = shape_period(filter, raw, buckets, labels, compare_label=None)
+        series = shape_period(filter, raw, buckets, labels, compare_label=None, links=links(date_range))
         return TrendsResult(series=series, has_more=has_more, date_range=date_range)
     previous = previous_range(filter, date_range)
     previous_raw, previous_buckets = _period(ctx, entities, previous)
-    series = shape_period(filter, raw, buckets, labels, compare_label="current")
-    series += shape_period(filter, previous_raw, previous_buckets, labels, compare_label="previous")
+    series = shape_period(filter, raw, buckets, labels, compare_label="current", links=links(date_range))
+    series += shape_period(
+        filter, previous_raw, previous_buckets, labels, compare_label="previous", links=links(previous)
+    )
     return TrendsResult(series=series, has_more=has_more, date_range=date_range)
 
 
 def trends_payload(
-    conn: sqlite3.Connection, project: dict[str, Any], data: dict[str, Any], now: datetime
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    data: dict[str, Any],
+    now: datetime,
+    people_link: PeopleLink | None = None,
 ) -> dict[str, Any]:
     """``{"result", "timezone"}`` for a legacy trends filter given as a dict (a saved insight's ``filters``)."""
     filter = parse_filter(TrendsFilter, data)
-    result = compute_trends(conn, project, filter, now)
+    result = compute_trends(conn, project, filter, now, people_link=people_link)
     return {"result": result.series, "timezone": project.get("timezone") or "UTC"}

@@ -3,6 +3,7 @@ formulas, comparison labels and the order of broken-down series."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -13,7 +14,7 @@ from ..buckets import Buckets
 from .filter import CUMULATIVE_DISPLAY, TrendsFilter
 from .formula import formula_breakdown_order, parse_formula
 
-__all__ = ["RawSeries", "shape_period", "echo_filter"]
+__all__ = ["RawSeries", "shape_period", "echo_filter", "SeriesLinks"]
 
 
 @dataclass
@@ -26,6 +27,10 @@ class RawSeries:
     breakdown_value: Any = None
     breakdown_label: str | None = None
     has_more: bool = False
+
+
+# The people links of one series' points: ``[{filter, url}]``, one per point (one for an aggregated display).
+SeriesLinks = Callable[[RawSeries], list[dict[str, Any]]]
 
 
 def _group_echo(group: Any) -> dict[str, Any]:
@@ -84,17 +89,26 @@ def _number(value: float | None, numeric: bool) -> float:
 
 
 def _finish(
-    filter: TrendsFilter, body: dict[str, Any], data: list[float], buckets: Buckets, compare_label: str | None
+    filter: TrendsFilter,
+    body: dict[str, Any],
+    data: list[float],
+    buckets: Buckets,
+    compare_label: str | None,
+    links: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     days = buckets.days
     if filter.is_aggregate:
         body.update(aggregated_value=data[0] if data else 0, count=0, data=[], labels=[], days=days)
+        if links:
+            body["persons"] = links[0]
     else:
         count = sum(data)
         if filter.display == CUMULATIVE_DISPLAY:
             data = list(accumulate(data))
         labels = [f"{filter.interval} {index}" for index in range(len(days))] if compare_label else buckets.labels
         body.update(count=count, data=data, labels=labels, days=days)
+        if links is not None:
+            body["persons_urls"] = links
     if compare_label:
         body.update(compare=True, compare_label=compare_label)
     return body
@@ -117,8 +131,10 @@ def shape_period(
     labels: dict[int, str],
     *,
     compare_label: str | None,
+    links: SeriesLinks | None = None,
 ) -> list[dict[str, Any]]:
-    """The series objects of one period (the current one, or the previous one of a comparison)."""
+    """The series objects of one period (the current one, or the previous one of a comparison); ``links``
+    gives each entity series its points' people links (a formula's series have none: see :mod:`.actors`)."""
     if filter.formula:
         return _formula_series(filter, raw, buckets, compare_label)
     echo = echo_filter(filter, labels)
@@ -136,7 +152,9 @@ def shape_period(
             body["label"] = f"{entity_label} - {value_label}" if several else value_label
             body["breakdown_value"] = series.breakdown_value
         data = [_number(value, series.numeric) for value in series.data]
-        by_entity.setdefault(series.entity.index, []).append(_finish(filter, body, data, buckets, compare_label))
+        point_links = links(series) if links is not None else None
+        finished = _finish(filter, body, data, buckets, compare_label, point_links)
+        by_entity.setdefault(series.entity.index, []).append(finished)
     for index in sorted(by_entity):
         shaped.extend(_sorted(filter, by_entity[index]))
     return shaped

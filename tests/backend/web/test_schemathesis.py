@@ -69,6 +69,11 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     "GET /api/projects/{project_id}/persons/funnel": {"required", "invalid_input"},
     "GET /api/projects/{project_id}/persons/funnel/correlation": {"required"},
     "GET /api/projects/{project_id}/persons/retention": {"invalid_input"},  # selected_* beyond the intervals
+    # a point the calculation does not show (a series, breakdown value, bucket, interval or path node not on it)
+    "GET /api/projects/{project_id}/persons/trends": {"invalid_input"},
+    "GET /api/projects/{project_id}/persons/stickiness": {"invalid_input"},
+    "GET /api/projects/{project_id}/persons/lifecycle": {"invalid_input"},
+    "GET /api/projects/{project_id}/persons/paths": {"invalid_input"},
     # a series of type actions names an action of the project; a funnel's funnel_from_step, funnel_to_step and
     # exclusions lie within the steps it was given; correlation of group funnels is not supported
     "POST /api/projects/{project_id}/insights/funnel/correlation": MISSING

@@ -184,7 +184,9 @@ def test_a_value_the_funnel_does_not_show_is_a_400(client, world, stored, reques
         ({"funnelStep": -1}, "funnel_step"),
         ({"funnelStep": 4}, "funnel_step"),
         ({"funnelStep": "2"}, "query__source__funnelStep"),
-        ({"kind": "InsightActorsQuery"}, "query__source__kind"),
+        # an InsightActorsQuery serves trends, stickiness, lifecycle and paths; a funnel's is FunnelsActorsQuery
+        ({"kind": "InsightActorsQuery"}, "query__source__source__kind"),
+        ({"kind": "PersonsQuery"}, "query__source__kind"),
         ({"funnelTrendsDropOff": True}, "query__source__funnelTrendsDropOff"),
         ({"funnelCustomSteps": [1]}, "query__source__funnelCustomSteps"),
     ],
