@@ -1,7 +1,8 @@
 # insightlab: the two commands of the README, plus the notebooks in a browser, lint and bench.
 #   make run           install into .venv, seed the demo database if missing, start the backend
 #   make test          install into .venv with the test extras, run the whole suite (notebooks included)
-#   make test-fast     the suite without the notebooks and the tests that start a real server (for working)
+#   make test-fast     the suite without the notebooks and the tests that start a real server, the backend or
+#                      the ClickHouse HTTP shim (for working)
 #   make lab           install JupyterLab into .venv and open the example notebooks in it
 #   make test-browser  run every notebook in JupyterLab in Chromium and drive the builders (needs chromium)
 #   make bench         every benchmark; scale_bench.py at 1M, 5M and 20M events, on chdb at 5M and 20M
