@@ -89,3 +89,16 @@ def localize(days: Sequence[str], timezone: str | None) -> pd.DatetimeIndex:
     if naive.tz is not None:
         return naive.tz_convert(timezone or "UTC")
     return naive.tz_localize(timezone or "UTC", ambiguous=np.zeros(len(naive), dtype=bool), nonexistent="shift_forward")
+
+
+def point_urls(item: Mapping[str, Any], points: int) -> list[str | None]:
+    """A series' people URL per point (its ``persons_urls``, in the order of ``days``), None where it has none."""
+    links = list(item.get("persons_urls") or [])
+    urls = [link.get("url") if isinstance(link, Mapping) else None for link in links[:points]]
+    return urls + [None] * (points - len(urls))
+
+
+def keep_people_urls(frame: pd.DataFrame, urls: list[str | None]) -> None:
+    """Record each row's people URL in ``attrs["people_urls"]`` (by row position) when any point has one."""
+    if any(url is not None for url in urls):
+        frame.attrs["people_urls"] = urls

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._columns import column
+from ._columns import column, keep_people_urls, point_urls
 from ._responses import bucket_dates, response_metadata, response_results
 from .trends import series_names
 
@@ -69,7 +69,9 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
     days: list[Any] = []
     statuses: list[Any] = []
     values: list[Any] = []
+    urls: list[str | None] = []
     for item in series:
+        urls.extend(point_urls(item, len(item.get("days") or [])))
         for day, value in zip(item.get("days") or [], item.get("data") or [], strict=True):
             days.append(day)
             statuses.append(_status(item))
@@ -84,6 +86,7 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
     )
     names = series_names(series[:1])
     frame.attrs = {**response_metadata(response), "timezone": timezone, "series": names[0] if names else None}
+    keep_people_urls(frame, urls)
     return wide_lifecycle_frame(frame) if wide else frame
 
 
@@ -102,5 +105,5 @@ def wide_lifecycle_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     wide = tidy.pivot(index="date", columns="status", values="value").reindex(columns=present + others)
     wide.columns.name = None
     wide.index.name = "date"
-    wide.attrs = dict(tidy.attrs)
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
     return wide

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._columns import column, text
+from ._columns import column, keep_people_urls, point_urls, text
 from ._responses import response_metadata, response_results
 from .trends import TREND_OPTIONAL_COLUMNS, series_names, wide_column_names
 
@@ -64,8 +64,10 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
     rows: dict[str, list[Any]] = {
         key: [] for key in ("intervals", "interval_label", "series", "breakdown_value", "compare_label", "value")
     }
+    urls: list[str | None] = []
     for name, item in zip(names, series, strict=True):
         days = list(item.get("days") or range(1, len(item.get("data") or []) + 1))
+        urls.extend(point_urls(item, len(days)))
         labels = list(item.get("labels") or [None] * len(days))
         for day, label, value in zip(days, labels, item.get("data") or [], strict=True):
             rows["intervals"].append(day)
@@ -86,6 +88,7 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(rows["value"])))
     timezone = response.get("timezone") or "UTC"
     frame.attrs = {**response_metadata(response), "timezone": timezone, "actors": _actors(series, names)}
+    keep_people_urls(frame, urls)
     return wide_stickiness_frame(frame) if wide else frame
 
 
@@ -123,5 +126,5 @@ def wide_stickiness_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     )
     wide.columns.name = None
     wide.index.name = "intervals"
-    wide.attrs = dict(tidy.attrs)
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
     return wide

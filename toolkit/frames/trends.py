@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..labels import COUNT_MATHS, bucket_rank, series_name
-from ._columns import column, text
+from ._columns import column, keep_people_urls, point_urls, text
 from ._responses import bucket_dates, response_metadata, response_results
 
 __all__ = [
@@ -134,8 +134,12 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     names = series_names(series)
     days: list[Any] = []
     rows: dict[str, list[Any]] = {"series": [], "breakdown_value": [], "compare_label": [], "value": []}
+    urls: list[str | None] = []
     for name, item in zip(names, series, strict=True):
         points = [(None, item.get("aggregated_value"))] if aggregated else zip(item["days"], item["data"], strict=True)
+        persons = item.get("persons")
+        aggregate_url = persons.get("url") if isinstance(persons, Mapping) else None
+        urls.extend([aggregate_url] if aggregated else point_urls(item, len(item["days"])))
         for day, value in points:
             days.append(day)
             rows["series"].append(name)
@@ -153,6 +157,7 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     cohorts = _cohort_names(series)
     if cohorts:
         frame.attrs["breakdown_labels"] = cohorts
+    keep_people_urls(frame, urls)
     return wide_trend_frame(frame) if wide else frame
 
 
@@ -225,5 +230,5 @@ def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     )
     wide.columns.name = None
     wide.index.name = "date"
-    wide.attrs = dict(tidy.attrs)
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
     return wide
