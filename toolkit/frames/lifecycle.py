@@ -50,7 +50,8 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
         One row per status and bucket, the statuses in `LIFECYCLE_STATUSES` order: ``date``
         (datetime64[ns, <project tz>], the bucket start), ``status`` (string) and ``value`` (Int64: actors;
         dormant ones negative). ``attrs`` holds the response without its results, plus ``timezone`` and
-        ``series`` (the event's name, as trend frames name a series).
+        ``series`` (the event's name, as trend frames name a series) and, when the answer links its intervals
+        to their people, ``people_urls`` (one per row, by position).
 
     Examples
     --------

@@ -47,7 +47,8 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
         ``compare_label`` (string ``current``/``previous``; only with compare) and ``value`` (Int64: the
         actors active in exactly k intervals, or in k or more when cumulative). ``attrs`` holds the response
         without its results, plus ``timezone`` and ``actors`` (each series' number of actors, by the
-        `wide_stickiness_frame` column name).
+        `wide_stickiness_frame` column name) and, when the answer links its buckets to their people,
+        ``people_urls`` (one per row, by position).
 
     Examples
     --------

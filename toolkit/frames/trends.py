@@ -116,7 +116,9 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
         `complete_trend_frame` adds them back for code that wants every column.
         Aggregated displays (``ActionsPie``, ``ActionsTable``, ``BoldNumber``, ...) give one row per series
         with ``date`` NaT. ``attrs`` holds the response without its results, plus ``aggregated`` (bool) and,
-        for a cohort breakdown, ``breakdown_labels`` (cohort id as text -> the cohort's name).
+        for a cohort breakdown, ``breakdown_labels`` (cohort id as text -> the cohort's name), and, when the
+        answer links its points to their people, ``people_urls`` (one URL or None per row, by position; read
+        by `toolkit.Client.people`).
 
     Examples
     --------
