@@ -7,6 +7,7 @@ The frames keep each row's people URL in ``attrs["people_urls"]`` (by row positi
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import pandas as pd
@@ -50,9 +51,9 @@ def people_url(point: Any) -> str:
     urls = point.attrs.get("people_urls")
     if not urls:
         raise ValueError(_NO_URLS)
-    if not isinstance(label, int) or not 0 <= label < len(urls):
+    if not isinstance(label, Integral) or isinstance(label, bool) or not 0 <= int(label) < len(urls):
         raise ValueError(f"row {label!r} is not a row of the tidy frame the toolkit returned (no people URL for it)")
-    url = urls[label]
+    url = urls[int(label)]
     if url is None:
         raise ValueError(f"row {label!r} has no people URL: " + _NO_URLS)
     return url
