@@ -210,14 +210,20 @@ class SQLiteEventStore:
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
     ) -> Iterator[tuple[Any, int]]:
         if group_type_index is None:
-            sql = "SELECT id, created_at FROM persons WHERE project_id = ? AND id IN ({marks})"
-            head: list[Any] = [project_id]
-        else:
-            sql = (
-                "SELECT group_key, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
-                " AND group_key IN ({marks})"
+            # one statement over the ids as a JSON array, looked up by the primary key: with ``project_id``
+            # indexed SQLite would walk every person of the project for each chunk of ids instead
+            rows = self._cursor().execute(
+                "SELECT id, created_at FROM persons WHERE +project_id = ? AND id IN (SELECT value FROM json_each(?))",
+                [project_id, json.dumps([int(actor) for actor in actors])],
             )
-            head = [project_id, int(group_type_index)]
+            for actor, created in rows.fetchall():
+                yield actor, int(created)
+            return
+        sql = (
+            "SELECT group_key, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
+            " AND group_key IN ({marks})"
+        )
+        head = [project_id, int(group_type_index)]
         for start in range(0, len(actors), _PERSON_CHUNK):
             chunk = list(actors[start : start + _PERSON_CHUNK])
             rows = self._cursor().execute(sql.format(marks=",".join("?" for _ in chunk)), [*head, *chunk])
