@@ -288,7 +288,7 @@ class SQLiteEventStore:
             ids = list(person_ids[start : start + _PERSON_CHUNK])
             marks = ",".join("?" for _ in ids)
             rows = self._cursor().execute(
-                f"SELECT id, properties FROM persons WHERE project_id = ? AND id IN ({marks})", [project_id, *ids]
+                f"SELECT id, properties FROM persons WHERE +project_id = ? AND id IN ({marks})", [project_id, *ids]
             )
             for person_id, text in rows.fetchall():
                 yield int(person_id), json.loads(text or "{}")
