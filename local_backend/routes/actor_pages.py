@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import Request
 
+from ..models.persons import person_body
 from ..store.engine.choice import event_store
 from ..store.person_lookup import persons_by_id
 from ..web.pagination import Page, paginated
@@ -34,10 +35,10 @@ def groups_page(
 def people_page(
     request: Request, page: Page, conn: sqlite3.Connection, project_id: int, actors: Sequence[int]
 ) -> dict[str, Any]:
-    """Persons by id, in the order given."""
+    """Persons by id, in the order given, each named as the persons API names it."""
     window = list(actors[page.offset : page.offset + page.limit])
     persons = persons_by_id(conn, project_id, window)
-    people = [persons[person_id] for person_id in window if person_id in persons]
+    people = [person_body(persons[person_id]) for person_id in window if person_id in persons]
     envelope = paginated(request, page, len(actors), [{"people": people, "count": len(people)}])
     return {**envelope, "count": len(actors)}
 

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ..auth import ProjectAccess, project_access
 from ..limits import MAX_INT64
+from ..models.persons import person_body
 from ..models.retention import RetentionPeoplePage, RetentionResponse
 from ..queries.filter_parsing import parse_filter
 from ..queries.retention import RetentionFilter, compute_retention, compute_retention_people
@@ -84,7 +85,7 @@ async def retention_people_route(
         window = ordered[page.offset : page.offset + page.limit]
         persons = persons_by_id(conn, access.project_id, [person_id for person_id, _ in window])
         found = [
-            {"person": persons[person_id], "appearances": appearances}
+            {"person": person_body(persons[person_id]), "appearances": appearances}
             for person_id, appearances in window
             if person_id in persons
         ]

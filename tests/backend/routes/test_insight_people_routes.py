@@ -111,3 +111,16 @@ def test_an_insight_actors_query_needs_person_read(client, world, stored):
     key = world.make_key("query:read")
     response = client.post(f"/api/projects/{world.project_id}/query/", json=body, headers=world.headers(key))
     assert response.status_code == 403
+
+
+@pytest.mark.parametrize("kind", list(ROUTES))
+def test_each_list_names_its_people_as_the_persons_api_does(client, conn, world, kind):
+    # ann has an email and a name (the email wins), ben only a name, cat neither (her distinct id names her)
+    persons = {"ann": {"email": "ann@example.com", "name": "Ann"}, "ben": {"name": "Ben"}}
+    views = [(who, "/home", "10:00") for who in ("ann", "ben", "cat")] + [("ann", "/pricing", "10:05")]
+    events = [("$pageview", who, f"2026-01-13T{at}:00Z", {"$current_url": url}) for who, url, at in views]
+    add_events(conn, world.project_id, events, persons=persons)
+    response = client.get(_url(world.project_id, kind), headers=world.headers())
+    assert response.status_code == 200, response.json()
+    people = response.json()["results"][0]["people"]
+    assert [person["name"] for person in people] == ["ann@example.com", "Ben", "cat"]
