@@ -25,6 +25,7 @@ __all__ = [
 PERIODS = ("Hour", "Day", "Week", "Month")
 MAX_TOTAL_INTERVALS = 120
 # a session breakdown has no meaning for a cohort of persons (their start events may lie in many sessions)
+_BREAKDOWN_ITEM_KEYS = {"property", "type", "group_type_index"}
 RETENTION_BREAKDOWN_TYPES = tuple(kind for kind in BREAKDOWN_TYPES if kind != "session")
 
 
@@ -113,11 +114,34 @@ class RetentionFilter(BaseModel):
             return value.capitalize()
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_of_breakdowns(cls, data: Any) -> Any:
+        """``breakdowns`` of one item (PostHog's own spelling of a single retention breakdown) is that breakdown."""
+        if not isinstance(data, dict):
+            return data
+        items = decode_json_text(data.get("breakdowns"), "breakdowns")
+        if not isinstance(items, list) or len(items) != 1 or data.get("breakdown") not in (None, "", []):
+            return data
+        [item] = items
+        if not isinstance(item, dict) or set(item) - _BREAKDOWN_ITEM_KEYS:
+            return data
+        return {
+            **data,
+            "breakdowns": None,
+            "breakdown": item.get("property"),
+            "breakdown_type": item.get("type"),
+            "breakdown_group_type_index": item.get("group_type_index"),
+        }
+
     @field_validator("breakdowns")
     @classmethod
     def _no_breakdowns(cls, value: list[Any] | None) -> list[Any] | None:
         if value:
-            raise ValueError("Retention breakdowns are not supported by this backend")
+            raise ValueError(
+                "Retention breaks down by one property: give it as breakdown, or as breakdowns of one "
+                "{property, type, group_type_index}"
+            )
         return value
 
     @property

@@ -244,8 +244,8 @@ def test_query_nodes_refuse_fields_they_do_not_calculate(client, world, views, q
     assert refusal(response) == (400, "unsupported", attr), response.text
 
 
-def test_retention_query_breakdowns_reach_the_retention_filter_which_refuses_them(client, world, views):
-    query = _with(RETENTION_QUERY, "breakdownFilter", {"breakdowns": BREAKDOWNS})
+def test_retention_query_breakdowns_reach_the_retention_filter_which_refuses_several(client, world, views):
+    query = _with(RETENTION_QUERY, "breakdownFilter", {"breakdowns": [*BREAKDOWNS, {"property": "plan"}]})
     response = client.post(QUERY.format(pid=world.project_id), json={"query": query}, headers=world.headers())
     assert (response.status_code, response.json()["attr"]) == (400, "breakdowns")
 
