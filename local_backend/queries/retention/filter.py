@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ValidationError
-from ...models.fields import Flag, Integer, NameOrId, key_problem
+from ...models.fields import Flag, Integer, NameOrId, key_problem, or_absent
 from ...models.property_filters import UnparsedPropertyFilter
 from ..base_filter import BREAKDOWN_TYPES, DEFAULT_BREAKDOWN_LIMIT, MAX_BREAKDOWN_LIMIT
 from ..filter_parsing import decode_json_text
@@ -66,7 +66,7 @@ class RetentionFilter(BaseModel):
     filter_test_accounts: Flag = False
     breakdown: str | int | list[str | int] | None = None
     breakdown_type: Literal["event", "person", "cohort", "group", "hogql"] | None = None
-    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT)
+    breakdown_limit: Integer = Field(DEFAULT_BREAKDOWN_LIMIT, ge=1, le=MAX_BREAKDOWN_LIMIT, json_schema_extra=or_absent)
     breakdown_group_type_index: Integer | None = Field(None, ge=0, le=4)
     breakdowns: list[Any] | None = None
 
