@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 DEFAULT_EDGE_LIMIT = 50
+_ALL_TIME = (-(2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,12 @@ def person_paths(
     )
     rows = event_store(conn).person_events(scan)
     for person_id, person_rows in groupby(rows, key=lambda row: row[0]):
-        low, high = (None, None) if stretch is None else stretch.spans.get(int(person_id), (1, 0))
+        if stretch is not None and int(person_id) not in stretch.spans:
+            continue
+        low, high = _ALL_TIME if stretch is None else stretch.spans[int(person_id)]
         path: list[tuple[int, str]] = []
         for _, at, event, url, screen in person_rows:
-            if low is not None and not low <= at <= high:  # type: ignore[operator]
+            if not low <= at <= high:
                 continue
             item = path_item(event, None if url is None else str(url), None if screen is None else str(screen))
             item = group_path_item(item, groupings)

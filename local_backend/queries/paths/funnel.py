@@ -42,6 +42,7 @@ __all__ = ["FunnelStretch", "funnel_stretches"]
 
 # the moment PostHog measures a conversion window from when it cuts sessions by it
 _WINDOW_ORIGIN = to_micros(datetime(2018, 1, 1, tzinfo=UTC))
+_EARLIEST, _LATEST = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -52,30 +53,35 @@ class FunnelStretch:
     session_gap_ms: int
 
 
-def _step_times(run: FunnelRun) -> dict[int, list[int]]:
-    """Each group's step times (µs, one per step reached) in its earliest attempt that got furthest."""
+def _step_times(run: FunnelRun) -> tuple[np.ndarray, np.ndarray]:
+    """Each group (sorted) and its step times in µs (a row per group, a column per step; steps beyond the
+    furthest reached hold no meaning) in its earliest attempt that got furthest, as the funnel's outcome chose it."""
     attempts = run.attempts
-    times: dict[int, list[int]] = {}
-    best: dict[int, int] = {}
-    for index in range(len(attempts)):
-        group, steps = int(attempts.group[index]), int(attempts.steps[index])
-        if steps <= best.get(group, 0):
-            continue  # attempts run by group then start: the first of the furthest wins
-        best[group] = steps
-        gaps = np.nan_to_num(attempts.times[index, 1:steps]) * 1_000_000
-        start = int(attempts.start[index])
-        times[group] = [start, *(start + int(round(total)) for total in np.cumsum(gaps))]
-    return times
+    if not len(attempts):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, len(run.steps)), dtype=np.int64)
+    change = np.ones(len(attempts), dtype=bool)
+    change[1:] = attempts.group[1:] != attempts.group[:-1]
+    firsts = np.flatnonzero(change)
+    index = np.cumsum(change) - 1
+    best = np.maximum.reduceat(attempts.steps, firsts)
+    kept = np.flatnonzero(attempts.steps == best[index])  # attempts run by group then start: first kept wins
+    first_kept = np.ones(len(kept), dtype=bool)
+    first_kept[1:] = index[kept][1:] != index[kept][:-1]
+    chosen = kept[first_kept]
+    gaps = np.nan_to_num(attempts.times[chosen, 1:]) * 1_000_000
+    since = np.rint(np.cumsum(gaps, axis=1)).astype(np.int64)
+    start = attempts.start[chosen].astype(np.int64)
+    return attempts.group[chosen], np.column_stack([start, start[:, None] + since])
 
 
-def _span(kind: str, step: int, times: list[int], window: Any) -> tuple[int, int]:
+def _span(kind: str, step: int, times: np.ndarray, window: Any) -> tuple[int, int]:
     reached = step if step > 0 else -step - 1  # the step whose event times the stretch (1-based)
-    at = times[reached - 1]
+    at = int(times[reached - 1])
     if kind == AFTER_STEP:
-        return at, np.iinfo(np.int64).max
+        return at, _LATEST
     if kind == BEFORE_STEP:
-        return np.iinfo(np.int64).min, int(window(np.array([at], dtype=np.int64))[0]) if step < 0 else at
-    return times[reached - 2], at
+        return _EARLIEST, int(window(np.array([at], dtype=np.int64))[0]) if step < 0 else at
+    return int(times[reached - 2]), at
 
 
 def funnel_stretches(
@@ -106,9 +112,10 @@ def funnel_stretches(
     window = window_end(*funnel.window)
     chosen = set(step_actors(run, step))
     group_person = run.labelled.group_person
+    groups, times = _step_times(run)
     spans = {
-        int(group_person[group]): _span(filter.funnel_paths, step, times, window)
-        for group, times in _step_times(run).items()
+        int(group_person[group]): _span(filter.funnel_paths, step, row, window)
+        for group, row in zip(groups.tolist(), times, strict=True)
         if int(group_person[group]) in chosen
     }
     gap = (int(window(np.array([_WINDOW_ORIGIN], dtype=np.int64))[0]) - _WINDOW_ORIGIN) // 1000
