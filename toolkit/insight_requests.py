@@ -169,11 +169,16 @@ class RetentionRequest(RequestBase):
         Number of cohorts and periods (default 11).
     retention_type : str, optional
         ``retention_recurring`` (default) or ``retention_first_time``.
+    breakdown, breakdown_type, breakdown_limit : optional
+        One table per value of an event (default), person or group property, or per cohort (a list of ids,
+        ``breakdown_type="cohort"``); each cohort is filed under its start event's value.
 
     Examples
     --------
     >>> RetentionRequest("signup", period="Week").to_dict()["target_entity"]
     {'id': 'signup', 'type': 'events'}
+    >>> RetentionRequest(breakdown="$browser", breakdown_limit=3).to_query()["breakdownFilter"]
+    {'breakdown': '$browser', 'breakdown_limit': 3}
     """
 
     target_entity: Entity = "$pageview"
@@ -185,6 +190,9 @@ class RetentionRequest(RequestBase):
     date_to: DateLike | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None
+    breakdown: str | int | list[str | int] | None = None
+    breakdown_type: str | None = None
+    breakdown_limit: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -192,6 +200,9 @@ class RetentionRequest(RequestBase):
         body = drop_none(
             {
                 "insight": "RETENTION",
+                "breakdown": self.breakdown,
+                "breakdown_type": self.breakdown_type,
+                "breakdown_limit": self.breakdown_limit,
                 "target_entity": entity_dict(self.target_entity),
                 "returning_entity": entity_dict(self.returning_entity) if self.returning_entity is not None else None,
                 "period": self.period,
@@ -225,6 +236,7 @@ class RetentionRequest(RequestBase):
             {
                 "kind": "RetentionQuery",
                 "retentionFilter": retention_filter,
+                "breakdownFilter": breakdown_filter_node(self),
                 "dateRange": date_range_node(self.date_from, self.date_to, None),
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,
@@ -245,11 +257,17 @@ class PathsRequest(RequestBase):
         Only paths starting or ending here.
     step_limit : int, optional
         Events per path (default 5).
+    funnel, funnel_step, funnel_paths : optional
+        Only the paths of a funnel step's people (a `FunnelRequest`; ``funnel_step`` k: reached step k, -k:
+        dropped before it), ``after`` (default), ``before`` or ``between`` the step (or PostHog's
+        ``funnel_path_after_step``, ...).
 
     Examples
     --------
     >>> PathsRequest(include_event_types=["$pageview"], start_point="/home").to_query()["pathsFilter"]
     {'includeEventTypes': ['$pageview'], 'startPoint': '/home'}
+    >>> PathsRequest(funnel=FunnelRequest(steps=["signup", "pay"]), funnel_step=-2).to_dict()["funnel_paths"]
+    'funnel_path_after_step'
     """
 
     include_event_types: list[str] | str | None = None
@@ -263,13 +281,31 @@ class PathsRequest(RequestBase):
     date_to: DateLike | None = None
     properties: list[dict[str, Any]] | dict[str, Any] | None = None
     filter_test_accounts: bool | None = None
+    funnel: FunnelRequest | None = None
+    funnel_step: int | None = None
+    funnel_paths: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def funnel_path_type(self) -> str | None:
+        """PostHog's name of the funnel restriction (None without a funnel)."""
+        if self.funnel is None:
+            return None
+        kind = self.funnel_paths or "after"
+        return (
+            kind
+            if kind.startswith("funnel_path_")
+            else f"funnel_path_{kind}_{'steps' if kind == 'between' else 'step'}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The legacy request body as a dict."""
         body = drop_none(
             {
                 "insight": "PATHS",
+                "funnel_paths": self.funnel_path_type,
+                "funnel_filter": self.funnel.to_dict() if self.funnel is not None else None,
+                "funnel_step": self.funnel_step if self.funnel is not None else None,
                 "include_event_types": self.include_event_types,
                 "start_point": self.start_point,
                 "end_point": self.end_point,
@@ -302,6 +338,15 @@ class PathsRequest(RequestBase):
             {
                 "kind": "PathsQuery",
                 "pathsFilter": paths_filter,
+                "funnelPathsFilter": drop_none(
+                    {
+                        "funnelPathType": self.funnel_path_type,
+                        "funnelStep": self.funnel_step,
+                        "funnelSource": self.funnel.to_query(),
+                    }
+                )
+                if self.funnel is not None
+                else None,
                 "dateRange": date_range_node(self.date_from, self.date_to, None),
                 "properties": self.properties,
                 "filterTestAccounts": self.filter_test_accounts,

@@ -23,6 +23,9 @@ class RetentionRow(BaseModel):
     label: str = Field(examples=["Day 0"])
     date: str = Field(description="Cohort start in the project timezone", examples=["2026-01-05T00:00:00Z"])
     people_url: str
+    breakdown_value: str | int | None = Field(
+        None, description="Broken down only: the value (or cohort id) whose cohorts these rows are"
+    )
 
 
 class RetentionResponse(CalculationEnvelope):

@@ -82,11 +82,11 @@ UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
         "adds a formula series for each formula (a single one goes in formula)",
     ),
     _field("formula", (STICKINESS, LIFECYCLE), "combines the series of a trend by a formula"),
-    _field("breakdown_histogram_bin_count", (TRENDS, STICKINESS), "buckets a numeric breakdown into ranges"),
-    _field("breakdown_hide_other_aggregation", (TRENDS, STICKINESS), "leaves out the Other breakdown value"),
+    _field("breakdown_histogram_bin_count", (TRENDS, STICKINESS, RETENTION), "buckets a numeric breakdown into ranges"),
+    _field("breakdown_hide_other_aggregation", (TRENDS, STICKINESS, RETENTION), "leaves out the Other breakdown value"),
     _field(
         "breakdown_normalize_url",
-        (TRENDS, FUNNELS, STICKINESS),
+        (TRENDS, FUNNELS, STICKINESS, RETENTION),
         "reads URL breakdown values without a trailing / ? or #",
     ),
     _field("breakdowns", (TRENDS, FUNNELS, STICKINESS), "breaks down by several properties of their own types"),
@@ -107,7 +107,7 @@ UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
     _field("compare_to", (LIFECYCLE,), "compares a trend or stickiness with an earlier period"),
     _field("funnel_aggregate_by_hogql", (FUNNELS,), "counts actors by an expression", _unset_or("person_id")),
     _field("aggregation_group_type_index", (RETENTION,), "counts groups instead of persons"),
-    _field("breakdown", (RETENTION, LIFECYCLE), "splits the cohorts or series by a property"),
+    _field("breakdown", (LIFECYCLE,), "splits the series by a property"),
     _field("cumulative", (RETENTION,), "counts actors back in a period or any later one"),
     _field("minimum_occurrences", (RETENTION,), "counts a return only after that many events", _unset_or(1)),
     _field(
@@ -119,7 +119,6 @@ UNSUPPORTED_FIELDS: tuple[UnsupportedField, ...] = (
     _field("aggregation_type", (RETENTION,), "sums or averages a property instead of counting", _unset_or("count")),
     _field("aggregation_property", (RETENTION,), "aggregates a property instead of counting"),
     _field("local_path_cleaning_filters", (PATHS,), "rewrites path items by regular expressions before counting"),
-    _field("funnel_paths", (PATHS,), "keeps only the paths around a funnel step"),
 )
 
 # Where a query node holds a field of the table (or another the legacy filter refuses), by kind: node path ->
@@ -143,6 +142,8 @@ NODE_FIELDS: dict[str, dict[str, str]] = {
         "retentionFilter.timeWindowMode": "time_window_mode",
         "retentionFilter.aggregationType": "aggregation_type",
         "retentionFilter.aggregationProperty": "aggregation_property",
+        "breakdownFilter.breakdown_histogram_bin_count": "breakdown_histogram_bin_count",
+        "breakdownFilter.breakdown_hide_other_aggregation": "breakdown_hide_other_aggregation",
         "breakdownFilter.breakdowns": "breakdowns",
         "samplingFactor": "sampling_factor",
     },

@@ -11,7 +11,9 @@ TrendsQuery        TRENDS                 series -> events/actions, trendsFilter
                                           compareFilter.compare/compare_to
 FunnelsQuery       FUNNELS                funnelsFilter.funnelOrderType -> funnel_order_type, ...
 RetentionQuery     RETENTION              retentionFilter.targetEntity -> target_entity, ...
-PathsQuery         PATHS                  pathsFilter.includeEventTypes -> include_event_types, ...
+PathsQuery         PATHS                  pathsFilter.includeEventTypes -> include_event_types, ...,
+                                          funnelPathsFilter -> funnel_paths, funnel_step and
+                                          funnel_filter (its funnelSource translated)
 StickinessQuery    STICKINESS             series -> events/actions, stickinessFilter.computedAs ->
                                           computed_as, stickinessFilter.stickinessCriteria ->
                                           stickiness_criteria, compareFilter.compare/compare_to
@@ -248,8 +250,16 @@ def _retention(source: dict[str, Any], legacy: dict[str, Any]) -> None:
 def _paths(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     paths = _object(source.get("pathsFilter"), "query__pathsFilter")
     _renamed(paths, _PATHS_FIELDS, legacy)
-    if source.get("funnelPathsFilter") is not None:
-        legacy["funnel_filter"] = source["funnelPathsFilter"]
+    funnel = _object(source.get("funnelPathsFilter"), "query__funnelPathsFilter")
+    if funnel.get("funnelPathType") is not None:
+        legacy["funnel_paths"] = funnel["funnelPathType"]
+    if funnel.get("funnelStep") is not None:
+        legacy["funnel_step"] = funnel["funnelStep"]
+    if funnel.get("funnelSource") is not None:
+        kind, inner = translate_query(funnel["funnelSource"])
+        if kind != "FUNNELS":
+            raise ValidationError("funnelSource is a FunnelsQuery.", attr="query__funnelPathsFilter__funnelSource")
+        legacy["funnel_filter"] = inner
 
 
 _TRANSLATORS = {

@@ -2,7 +2,7 @@
 
 Every row and cell of a retention result carries a ``people_url``: the people route's path with the query
 :func:`..queries.retention.compute.people_params` gives (the same filter, ``selected_interval`` = the cohort
-and, for a cell, ``selected_offset`` = the period after it).
+and, for a cell, ``selected_offset`` = the period after it; broken down, ``breakdown_value`` = the row's value).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ router = APIRouter(tags=["insights"], responses=CALCULATION_RESPONSES)
     title="Retention",
     summary="Retention: cohorts by period and how many of each came back later",
     body_required=False,
+    response_model_exclude_unset=True,
 )
 async def retention_route(request: Request, access: InsightReader, conn: Conn) -> dict[str, Any]:
     calc = await read_calculation(request, RetentionFilter)
@@ -64,6 +65,9 @@ async def retention_people_route(
     selected_offset: integer_text(0, MAX_INT64) | None = Query(
         None, description="Only those back this many periods after (0: all)"
     ),
+    breakdown_value: str | None = Query(
+        None, description="A broken-down result's value (a row's breakdown_value as text): only that value's cohort"
+    ),
     page: Page = Depends(page_params),
     access: ProjectAccess = Depends(project_access("person:read")),
     conn: sqlite3.Connection = Depends(get_conn),
@@ -81,7 +85,7 @@ async def retention_people_route(
     now = get_settings(request).clock.now()
 
     def people() -> tuple[int, list[dict[str, Any]]]:
-        ordered = compute_retention_people(conn, access.project, filter, now, cohort, offset)
+        ordered = compute_retention_people(conn, access.project, filter, now, cohort, offset, breakdown_value)
         window = ordered[page.offset : page.offset + page.limit]
         persons = persons_by_id(conn, access.project_id, [person_id for person_id, _ in window])
         found = [

@@ -15,7 +15,9 @@ any other          the event name (type ``custom_event``: every event not starti
 Items are then grouped (``path_groupings``, ``*`` wildcards) and those listed in ``exclude_events`` are
 dropped, before sessions are cut; :mod:`.engine` does the per-person pass. Events are read person by
 person in time order from the event store (:meth:`~local_backend.store.engine.interface.EventStore.person_events`).
-A range that holds no time (``date_from`` after ``date_to``, or in the future) has no paths.
+A range that holds no time (``date_from`` after ``date_to``, or in the future) has no paths. Restricted by a
+funnel (``funnel_paths``), only the funnel step's people and the stretch of their events around it count
+(:mod:`.funnel`).
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ from itertools import groupby
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ...errors import ValidationError
 from ...store.engine.choice import event_store
 from ...store.engine.interface import PersonEventScan
 from ..analysis_inputs import global_condition, micros, parse_point, truncate_period
 from ..filter_parsing import parse_filter
 from .engine import PathEdge, PathOptions, compile_groupings, compute_path_edges, group_path_item
 from .filter import CUSTOM_EVENT, PAGEVIEW, SCREEN, PathFilter, without_trailing_slash
+from .funnel import FunnelStretch, funnel_stretches
 
 __all__ = [
     "PathRange",
@@ -45,10 +47,12 @@ __all__ = [
     "path_bounds",
     "path_options",
     "person_paths",
+    "funnel_stretches",
     "DEFAULT_EDGE_LIMIT",
 ]
 
 DEFAULT_EDGE_LIMIT = 50
+_ALL_TIME = (-(2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -124,9 +128,14 @@ def _events_sql(filter: PathFilter) -> tuple[str, list[Any]]:
 
 
 def person_paths(
-    conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, bounds: PathRange
+    conn: sqlite3.Connection,
+    project: dict[str, Any],
+    filter: PathFilter,
+    bounds: PathRange,
+    stretch: FunnelStretch | None = None,
 ) -> Iterator[tuple[int, list[tuple[int, str]]]]:
-    """Each person's path items in time order: ``(person id, [(timestamp_ms, item), ...])``."""
+    """Each person's path items in time order: ``(person id, [(timestamp_ms, item), ...])``; with ``stretch``
+    only its persons, each with the events of their stretch."""
     groupings = compile_groupings(filter.path_groupings)
     excluded = set(filter.exclude_events)
     where_sql, where_params = global_condition(project, filter.properties, filter.filter_test_accounts, conn=conn)
@@ -141,8 +150,13 @@ def person_paths(
     )
     rows = event_store(conn).person_events(scan)
     for person_id, person_rows in groupby(rows, key=lambda row: row[0]):
+        if stretch is not None and int(person_id) not in stretch.spans:
+            continue
+        low, high = _ALL_TIME if stretch is None else stretch.spans[int(person_id)]
         path: list[tuple[int, str]] = []
         for _, at, event, url, screen in person_rows:
+            if not low <= at <= high:
+                continue
             item = path_item(event, None if url is None else str(url), None if screen is None else str(screen))
             item = group_path_item(item, groupings)
             if item in excluded:
@@ -152,8 +166,11 @@ def person_paths(
             yield int(person_id), path
 
 
-def path_options(filter: PathFilter) -> PathOptions:
+def path_options(filter: PathFilter, stretch: FunnelStretch | None = None) -> PathOptions:
+    """The engine's options; sessions cut by the funnel's window when restricted by a funnel."""
+    gap = {} if stretch is None else {"session_gap_ms": stretch.session_gap_ms}
     return PathOptions(
+        **gap,
         step_limit=filter.step_limit,
         start_point=filter.start_point,
         end_point=filter.end_point,
@@ -164,13 +181,7 @@ def path_options(filter: PathFilter) -> PathOptions:
 
 
 def path_bounds(conn: sqlite3.Connection, project: dict[str, Any], filter: PathFilter, now: datetime) -> PathRange:
-    """The range of a paths filter (a 400 for the funnel-restricted paths not calculated here)."""
-    if filter.funnel_filter:
-        raise ValidationError(
-            "Paths restricted by a funnel (funnel_filter) are not supported by this backend.",
-            attr="funnel_filter",
-            code="unsupported",
-        )
+    """The range of a paths filter."""
     return resolve_path_range(filter, project, now, lambda: event_store(conn).earliest_event(int(project["id"])))
 
 
@@ -181,8 +192,9 @@ def compute_paths(
     bounds = path_bounds(conn, project, filter, now)
     if bounds.empty:
         return []
-    paths = (path for _, path in person_paths(conn, project, filter, bounds))
-    return compute_path_edges(paths, path_options(filter))
+    stretch = funnel_stretches(conn, project, filter, now)
+    paths = (path for _, path in person_paths(conn, project, filter, bounds, stretch))
+    return compute_path_edges(paths, path_options(filter, stretch))
 
 
 def paths_payload(

@@ -3,7 +3,8 @@
 Given each person's path items in time order (the page, screen or event name of each event), a path is
 built per session as PostHog does:
 
-1. a new session starts after 30 minutes without events;
+1. a new session starts after 30 minutes without events (``session_gap_ms``; a funnel's conversion window for
+   paths restricted by a funnel);
 2. consecutive repeats of the same item collapse into one (the last of the run keeps its time);
 3. with a start point the path begins at its first occurrence; with an end point it stops at its first
    occurrence (with both, the end point is looked for after the start point); a session lacking a point
@@ -49,6 +50,7 @@ class PathOptions:
     edge_limit: int | None = 50
     min_edge_weight: int | None = None
     max_edge_weight: int | None = None
+    session_gap_ms: int = SESSION_GAP_MS
 
 
 @dataclass(frozen=True)
@@ -108,10 +110,10 @@ def group_path_item(item: str, groupings: list[Grouping]) -> str:
     return item if best is None else best[1]
 
 
-def _sessions(rows: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+def _sessions(rows: list[tuple[int, str]], gap_ms: int) -> Iterator[list[tuple[int, str]]]:
     session: list[tuple[int, str]] = []
     for at, item in rows:
-        if session and at - session[-1][0] >= SESSION_GAP_MS:
+        if session and at - session[-1][0] >= gap_ms:
             yield session
             session = []
         session.append((at, item))
@@ -173,7 +175,7 @@ def _reachable(edges: list[PathEdge]) -> list[PathEdge]:
 def session_paths(rows: list[tuple[int, str]], options: PathOptions) -> Iterator[list[tuple[int, str]]]:
     """The paths one person's ``[(timestamp_ms, item), ...]`` (sorted by time) makes: one per session that
     has one, cut to the points and the step limit (module docstring, steps 1-4)."""
-    for session in _sessions(rows):
+    for session in _sessions(rows, options.session_gap_ms):
         path = _limit(_compact(session), options)
         if path:
             yield path

@@ -3,6 +3,10 @@ many steps and edges.
 
 Without ``include_event_types`` (or with an empty list) every event is a path item, as in PostHog; the
 legacy ``include_custom_events`` names further events to include by name (alone, only those).
+
+``funnel_paths`` (after, before or between funnel steps) with ``funnel_filter`` (a funnel's legacy filter) and
+``funnel_step`` (here or inside ``funnel_filter``) keeps only the paths of a funnel step's people around that step
+(:mod:`.funnel`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from ...errors import ValidationError
 from ...models.fields import Flag, Integer
 from ...models.property_filters import UnparsedPropertyFilter
 from ..filter_parsing import decode_json_text
@@ -24,6 +29,10 @@ __all__ = [
     "SCREEN",
     "CUSTOM_EVENT",
     "without_trailing_slash",
+    "FUNNEL_PATHS",
+    "AFTER_STEP",
+    "BEFORE_STEP",
+    "BETWEEN_STEPS",
 ]
 
 PAGEVIEW = "$pageview"
@@ -33,6 +42,10 @@ EVENT_TYPES = (PAGEVIEW, SCREEN, CUSTOM_EVENT)
 # The older single ``path_type`` parameter, as the event types it stands for.
 LEGACY_PATH_TYPES = {PAGEVIEW: [PAGEVIEW], SCREEN: [SCREEN], CUSTOM_EVENT: [CUSTOM_EVENT]}
 MAX_STEP_LIMIT = 50
+AFTER_STEP = "funnel_path_after_step"
+BEFORE_STEP = "funnel_path_before_step"
+BETWEEN_STEPS = "funnel_path_between_steps"
+FUNNEL_PATHS = (AFTER_STEP, BEFORE_STEP, BETWEEN_STEPS)
 MAX_GROUPINGS = 50
 
 
@@ -66,7 +79,11 @@ class PathFilter(BaseModel):
     date_to: str | None = None
     properties: UnparsedPropertyFilter = None
     filter_test_accounts: Flag = False
-    funnel_filter: Any = None
+    funnel_paths: Literal["funnel_path_after_step", "funnel_path_before_step", "funnel_path_between_steps"] | None = (
+        None
+    )
+    funnel_filter: dict[str, Any] | None = None
+    funnel_step: Integer | None = None
 
     @field_validator(
         "include_event_types",
@@ -80,6 +97,44 @@ class PathFilter(BaseModel):
     @classmethod
     def _json_text(cls, value: Any) -> Any:
         return decode_json_text(value)
+
+    @field_validator("funnel_paths", mode="before")
+    @classmethod
+    def _funnel_paths_any_case(cls, value: Any) -> Any:
+        # PostHog's own constants once spelled two of them funneL_path_...
+        return value.lower() if isinstance(value, str) and value.lower() in FUNNEL_PATHS else value
+
+    @model_validator(mode="after")
+    def _funnel_needs(self) -> PathFilter:
+        if self.funnel_filter in ({}, None):
+            self.funnel_filter = None
+        if self.funnel_paths is None and self.funnel_filter is None:
+            return self
+        if self.funnel_paths is None:
+            raise ValidationError(
+                "funnel_filter restricts paths with funnel_paths (after, before or between steps).",
+                attr="funnel_paths",
+                code="required",
+            )
+        if self.funnel_filter is None:
+            raise ValidationError("funnel_paths needs the funnel's filter in funnel_filter.", attr="funnel_filter",
+                                  code="required")  # fmt: skip
+        if self.step_of_funnel is None:
+            raise ValidationError("funnel_paths needs funnel_step.", attr="funnel_step", code="required")
+        return self
+
+    @property
+    def step_of_funnel(self) -> int | None:
+        """``funnel_step``, or the one inside ``funnel_filter`` (where PostHog's legacy front end puts it)."""
+        if self.funnel_step is not None:
+            return self.funnel_step
+        inner = (self.funnel_filter or {}).get("funnel_step")
+        if isinstance(inner, bool) or not isinstance(inner, int | str):
+            return None
+        try:
+            return int(inner)
+        except ValueError:
+            return None
 
     @field_validator("start_point", "end_point", mode="before")
     @classmethod

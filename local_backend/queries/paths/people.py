@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from ...errors import ValidationError
-from .compute import path_bounds, path_options, person_paths
+from .compute import funnel_stretches, path_bounds, path_options, person_paths
 from .engine import compute_path_edges, path_nodes, session_paths
 from .filter import PathFilter
 
@@ -73,8 +73,9 @@ def path_people(
 ) -> list[int]:
     """The ids of the persons the keys name (module docstring), ascending."""
     bounds = path_bounds(conn, project, filter, now)
-    options = path_options(filter)
-    persons = [] if bounds.empty else list(person_paths(conn, project, filter, bounds))
+    stretch = None if bounds.empty else funnel_stretches(conn, project, filter, now)
+    options = path_options(filter, stretch)
+    persons = [] if bounds.empty else list(person_paths(conn, project, filter, bounds, stretch))
     _check(start_key, end_key, dropoff_key, compute_path_edges((rows for _, rows in persons), options))
     chosen = {
         person_id

@@ -10,6 +10,10 @@ in which they did the target event (``target``), the periods in which they did t
 
 Row ``i`` has ``n - i`` values: value 0 is the cohort's size, value ``j > 0`` how many of the cohort did the
 returning event in period ``i + j``.
+
+Broken down, ``values`` holds the breakdown value of each of the person's target periods (that of their first
+target event in the period) and ``cohorts`` the cohort breakdown buckets they belong to; :mod:`.breakdown` splits
+the triangle by them.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["PersonActivity", "compute_retention_counts", "RECURRING", "FIRST_TIME"]
+__all__ = ["PersonActivity", "compute_retention_counts", "cohorts_of", "RECURRING", "FIRST_TIME"]
 
 RECURRING = "retention_recurring"
 FIRST_TIME = "retention_first_time"
@@ -29,6 +33,15 @@ class PersonActivity:
     target: set[int] = field(default_factory=set)
     returning: set[int] = field(default_factory=set)
     first: int | None = None
+    values: dict[int, str] = field(default_factory=dict)
+    cohorts: tuple[int, ...] = ()
+
+
+def cohorts_of(person: PersonActivity, retention_type: str) -> set[int]:
+    """The periods whose cohort ``person`` joins: every target period, or for first time the first one ever."""
+    if retention_type == FIRST_TIME:
+        return {person.first} if person.first is not None and person.first in person.target else set()
+    return set(person.target)
 
 
 def compute_retention_counts(
@@ -37,11 +50,7 @@ def compute_retention_counts(
     """(counts[i][j], members[i][j]) for cohort ``i`` and offset ``j``; members are person ids, sorted."""
     members: list[list[list[int]]] = [[[] for _ in range(periods - i)] for i in range(periods)]
     for person in people:
-        if retention_type == FIRST_TIME:
-            cohorts = {person.first} if person.first is not None and person.first in person.target else set()
-        else:
-            cohorts = person.target
-        for cohort in cohorts:
+        for cohort in cohorts_of(person, retention_type):
             if not 0 <= cohort < periods:
                 continue
             members[cohort][0].append(person.person_id)

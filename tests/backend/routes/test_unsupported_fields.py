@@ -101,7 +101,7 @@ LEGACY_REFUSALS = [
     ("GET", FUNNEL, {"breakdowns": BREAKDOWNS}, "breakdowns"),
     ("POST", FUNNEL, {"sampling_factor": "0.5"}, "sampling_factor"),
     ("POST", RETENTION, {"aggregation_group_type_index": 0}, "aggregation_group_type_index"),
-    ("POST", RETENTION, {"breakdown": "$browser"}, "breakdown"),
+    ("POST", RETENTION, {**BY_BROWSER, "breakdown_normalize_url": True}, "breakdown_normalize_url"),
     ("POST", RETENTION, {"cumulative": True}, "cumulative"),
     ("GET", RETENTION, {"cumulative": "true"}, "cumulative"),
     ("POST", RETENTION, {"minimum_occurrences": 2}, "minimum_occurrences"),
@@ -111,7 +111,6 @@ LEGACY_REFUSALS = [
     ("POST", RETENTION, {"sampling_factor": 0.1}, "sampling_factor"),
     ("POST", PATH, {"sampling_factor": 0.1}, "sampling_factor"),
     ("POST", PATH, {"local_path_cleaning_filters": [{"alias": "/x", "regex": "/x/.*"}]}, "local_path_cleaning_filters"),
-    ("GET", PATH, {"funnel_paths": "funnel_path_after_step"}, "funnel_paths"),
 ]
 
 
@@ -225,7 +224,10 @@ QUERY_REFUSALS = [
     (_with(RETENTION_QUERY, "retentionFilter", {"timeWindowMode": "24_hour_windows"}), "time_window_mode"),
     (_with(RETENTION_QUERY, "retentionFilter", {"aggregationType": "sum"}), "aggregation_type"),
     (_with(RETENTION_QUERY, "retentionFilter", {"aggregationProperty": "amount"}), "aggregation_property"),
-    (_with(RETENTION_QUERY, "breakdownFilter", BROWSER_FILTER), "breakdown"),
+    (
+        _with(RETENTION_QUERY, "breakdownFilter", {**BROWSER_FILTER, "breakdown_histogram_bin_count": 5}),
+        "breakdown_histogram_bin_count",
+    ),
     (_with(RETENTION_QUERY, None, {"aggregation_group_type_index": 0}), "aggregation_group_type_index"),
     (_with(RETENTION_QUERY, None, {"samplingFactor": 0.1}), "sampling_factor"),
     (_with(PATHS_QUERY, None, {"samplingFactor": 0.1}), "sampling_factor"),
@@ -242,8 +244,8 @@ def test_query_nodes_refuse_fields_they_do_not_calculate(client, world, views, q
     assert refusal(response) == (400, "unsupported", attr), response.text
 
 
-def test_retention_query_breakdowns_reach_the_retention_filter_which_refuses_them(client, world, views):
-    query = _with(RETENTION_QUERY, "breakdownFilter", {"breakdowns": BREAKDOWNS})
+def test_retention_query_breakdowns_reach_the_retention_filter_which_refuses_several(client, world, views):
+    query = _with(RETENTION_QUERY, "breakdownFilter", {"breakdowns": [*BREAKDOWNS, {"property": "plan"}]})
     response = client.post(QUERY.format(pid=world.project_id), json={"query": query}, headers=world.headers())
     assert (response.status_code, response.json()["attr"]) == (400, "breakdowns")
 

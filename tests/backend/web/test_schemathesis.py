@@ -53,9 +53,11 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     # and property conditions must parse
     "POST /api/projects/{project_id}/actions": {"required", "unique"} | CONDITION_GRAMMARS,
     "PATCH /api/projects/{project_id}/actions/{id}": {"unique"} | CONDITION_GRAMMARS,
-    # fields declared so that clients learn they are refused: retention breakdowns, paths within a funnel
-    "POST /api/projects/{project_id}/insights/retention": {"invalid_input"} | CONDITION_GRAMMARS,
-    "POST /api/projects/{project_id}/insights/path": {"unsupported"} | CONDITION_GRAMMARS,
+    # fields declared so that clients learn they are refused (retention's several breakdowns) or that need one
+    # another (a breakdown and its type's needs; paths within a funnel: the kind, the funnel and its step)
+    "POST /api/projects/{project_id}/insights/retention": {"invalid_input", "does_not_exist"} | CONDITION_GRAMMARS,
+    "POST /api/projects/{project_id}/insights/path": {"unsupported", "required", "invalid_input", "does_not_exist"}
+    | CONDITION_GRAMMARS,
     # members only for a static cohort; a property-based cohort's rules (free-form JSON) must be person property
     # conditions the person filter parser reads
     "POST /api/projects/{project_id}/cohorts": {"invalid_input"},
