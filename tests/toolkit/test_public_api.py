@@ -71,6 +71,8 @@ MODULES = [
     "toolkit.widgets.catalog",
     "toolkit.widgets.controls",
     "toolkit.widgets.funnel",
+    "toolkit.widgets.people",
+    "toolkit.widgets.people_points",
     "toolkit.widgets.results",
     "toolkit.widgets.reuse",
     "toolkit.widgets.trend",
