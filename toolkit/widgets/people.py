@@ -31,7 +31,7 @@ from ..labels import NO_MATHJAX_CLASSES
 from ..plots.hover import HOVER_RADIUS, nearest_point
 from .base import Builder, error_message
 from .people_points import PeoplePoint, PointsOf
-from .results import scrolling_table
+from .results import ipympl_active, scrolling_table
 
 __all__ = ["NO_POINT", "PEOPLE_ROWS", "PROPERTY_COLUMNS", "PeoplePanel", "mount_people", "people_table"]
 
@@ -131,13 +131,14 @@ class PeoplePanel:
             self.picker.value = None
             self.picker.options = options
         self._connect(figure)
-        clickable = any(point.anchor is not None for point in self.points)
+        # a click reaches the kernel only from ipympl's canvas; on a PNG the list is the way
+        clickable = ipympl_active() and any(point.anchor is not None for point in self.points)
         if not self.points:
             self.box.layout.display = "none"
             return
         self.box.layout.display = None
-        how = "click it on the chart (%matplotlib widget) or " if clickable else ""
-        self.hint.value = self._note(f"{len(self.points)} points: {how}pick one to list its people")
+        how = "click one on the chart or pick one from the list" if clickable else "pick one from the list"
+        self.hint.value = self._note(f"{len(self.points)} points: {how} to see its people")
 
     def _connect(self, figure: Figure | None) -> None:
         if self.figure is not None and self._cid is not None:

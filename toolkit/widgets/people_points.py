@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import matplotlib.dates as mdates
@@ -51,6 +52,8 @@ class PeoplePoint:
         Where it is drawn in the data coordinates of the figure's first axes; None: picked from the list only.
     width : float or None
         A bar's width: a click inside the bar (from 0 to ``anchor``'s height) picks it.
+    row : int or None
+        The position of its row in the result frame (``frame.iloc[row]``).
     """
 
     label: str
@@ -58,6 +61,7 @@ class PeoplePoint:
     fetch: Callable[[], pd.DataFrame]
     anchor: tuple[float, float] | None = None
     width: float | None = None
+    row: int | None = None
 
 
 PointsOf = Callable[[Any, Any, pd.DataFrame, Figure | None], list[PeoplePoint]]
@@ -118,7 +122,8 @@ def url_points(
         row = frame.iloc[position]
         anchor = anchors[position] if anchors is not None else None
         value = _number(row["value"]) if "value" in row.index else None
-        points.append(PeoplePoint(point_label(row, names), value, lambda url=url: client.people(url), anchor))
+        fetch = partial(client.people, url)
+        points.append(PeoplePoint(point_label(row, names), value, fetch, anchor, row=position))
     return points
 
 
@@ -156,10 +161,11 @@ def funnel_points(client: Any, request: Any, frame: pd.DataFrame, figure: Figure
     groups = funnel_groups(frame)
     reached: list[PeoplePoint] = []
     dropped: list[PeoplePoint] = []
+    positions = {label: position for position, label in enumerate(frame.index)}
     for offset, (label, rows) in enumerate(groups):
         rows = rows.sort_values("step")
         patches = bars[offset].patches if offset < len(bars) and len(bars[offset].patches) == len(rows) else None
-        for index, (_, row) in enumerate(rows.iterrows()):
+        for index, (frame_label, row) in enumerate(rows.iterrows()):
             step = int(row["step"])
             value = row.get("breakdown_value")
             kept = None if value is None or pd.isna(value) else value
@@ -175,14 +181,16 @@ def funnel_points(client: Any, request: Any, frame: pd.DataFrame, figure: Figure
                 return client.funnel_people(request, step=step, dropped=dropped, breakdown_value=kept)
 
             count = _number(row["count"])
-            reached.append(PeoplePoint(f"{name}: reached · {_shown(count)}", count, fetch, anchor, width))
+            at = positions[frame_label]
+            reached.append(PeoplePoint(f"{name}: reached · {_shown(count)}", count, fetch, anchor, width, at))
             if step > 1:
                 lost = _number(row["drop_off"])
                 dropped.append(
                     PeoplePoint(
                         f"{name}: dropped off before it · {_shown(lost)}",
                         lost,
-                        lambda step=step, kept=kept: fetch(step, kept, True),
+                        partial(fetch, step, kept, True),
+                        row=at,
                     )
                 )
     return [*reached, *dropped]

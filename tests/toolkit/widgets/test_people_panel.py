@@ -39,6 +39,7 @@ def funnel(engagement_client) -> FunnelBuilder:
 
 
 def test_the_trend_panel_offers_a_point_per_day_and_sits_under_the_result(trend):
+    assert [point.row for point in trend.people.points] == [0, 1, 2, 3]
     assert [point.label for point in trend.people.points] == [
         "view: unique users · 2026-01-05: 2",
         "view: unique users · 2026-01-06: 2",
@@ -115,6 +116,7 @@ def test_saving_before_picking_or_without_a_name_is_a_message(trend):
 
 
 def test_the_funnel_panel_lists_who_reached_and_who_dropped(funnel, engagement_client):
+    assert [point.row for point in funnel.people.points] == [0, 1, 1]
     labels = [point.label for point in funnel.people.points]
     assert labels == ["Step 1 view: reached · 4", "Step 2 view: reached · 3", "Step 2 view: dropped off before it · 1"]
     for index, expected in ((0, ["ann", "bob", "cy", "dee"]), (1, ["ann", "bob", "dee"]), (2, ["cy"])):
@@ -142,6 +144,7 @@ def test_an_api_error_while_listing_is_a_message(trend, monkeypatch):
         raise ValidationError(400, code="invalid_input", detail="No.", attr="date_from")
 
     monkeypatch.setattr(trend.client, "people", refuse)
+    trend.run()  # its points now list through the refusing call
     trend.people.picker.value = 1
     assert trend.people.people is None and trend.people.error.startswith("The API refused the request: No.")
 
