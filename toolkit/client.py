@@ -1,8 +1,8 @@
 """`Client`: every endpoint as a method that returns a typed DataFrame.
 
 The methods come from one module per resource (``insights``, ``plugins``, ``calculations``, ``engagement``,
-``data``, ``capture``, ``people``), each a mixin over `toolkit.transport.Transport`, which holds the settings,
-the session, error mapping and pagination.
+``data``, ``capture``, ``people``, ``cohorts``, ``projects``), each a mixin over `toolkit.transport.Transport`,
+which holds the settings, the session, error mapping and pagination.
 """
 
 from __future__ import annotations
@@ -11,17 +11,29 @@ import requests
 
 from .calculations import CalculationsMixin
 from .capture import CaptureMixin
+from .cohorts import CohortsMixin
 from .data import DataMixin
 from .engagement import EngagementMixin
 from .insights import InsightsMixin
 from .people import PeopleMixin
 from .plugins import PluginsMixin
+from .projects import ProjectsMixin
 from .transport import DEFAULT_BACKOFF_FACTOR, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 
 __all__ = ["Client"]
 
 
-class Client(InsightsMixin, PluginsMixin, EngagementMixin, CalculationsMixin, PeopleMixin, DataMixin, CaptureMixin):
+class Client(
+    InsightsMixin,
+    PluginsMixin,
+    EngagementMixin,
+    CalculationsMixin,
+    PeopleMixin,
+    CohortsMixin,
+    DataMixin,
+    ProjectsMixin,
+    CaptureMixin,
+):
     """A connection to a PostHog-compatible API (the local backend or PostHog itself).
 
     Parameters

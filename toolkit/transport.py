@@ -166,6 +166,8 @@ class Transport:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         data: str | None = None,
+        files: Mapping[str, Any] | None = None,
+        form: Mapping[str, str] | None = None,
         authenticate: bool = True,
     ) -> Any:
         """Send one request and return its decoded body.
@@ -182,6 +184,10 @@ class Transport:
             The JSON body.
         data : str, optional
             A JSON body already serialized (sent byte for byte, e.g. ``TrendRequest.to_json()``).
+        files : Mapping, optional
+            Files of a multipart body (``{"csv": ("people.csv", b"...", "text/csv")}``), sent with `form`.
+        form : Mapping, optional
+            The text fields of a multipart body (with `files`).
         authenticate : bool
             Send the personal API key (the capture API authenticates by project token instead).
 
@@ -209,9 +215,11 @@ class Transport:
         if authenticate:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
         query = {key: value for key, value in (params or {}).items() if value is not None}
+        extra: dict[str, Any] = {"files": files} if files is not None else {}
+        body: Any = dict(form or {}) if files is not None else data
         try:
             response = self.session.request(
-                method, url, params=query or None, json=json, data=data, headers=headers, timeout=self.timeout
+                method, url, params=query or None, json=json, data=body, headers=headers, timeout=self.timeout, **extra
             )
         except requests.RequestException as exc:
             raise TransportError(f"{method} failed: {type(exc).__name__}: {exc}", url=url) from exc

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 from typing import Any, Literal
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +30,7 @@ __all__ = [
     "parse_cohort_csv",
     "validate_cohort_filters",
     "MAX_MEMBERS_PER_REQUEST",
+    "StaticCohortPersons",
 ]
 
 IdType = Literal["distinct_id", "person_id", "email"]
@@ -54,6 +56,16 @@ class CohortWrite(BaseModel):
     deleted: Flag | None = None
     distinct_ids: list[str] | None = Field(
         None, max_length=MAX_MEMBERS_PER_REQUEST, description="Static cohorts: distinct ids of persons to add"
+    )
+
+
+class StaticCohortPersons(BaseModel):
+    """``PATCH .../add_persons_to_static_cohort/``: persons to add by uuid, as PostHog takes them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    person_ids: list[UUID] = Field(
+        default_factory=list, max_length=MAX_MEMBERS_PER_REQUEST, description="Uuids of the persons to add"
     )
 
 

@@ -7,9 +7,9 @@ from zoneinfo import available_timezones
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .fields import Integer, JSONObject, not_null
+from .fields import Integer, JSONObject, non_blank, not_null
 
-__all__ = ["ProjectBasic", "Project", "ProjectUpdate", "project_basic", "project_detail"]
+__all__ = ["ProjectBasic", "Project", "ProjectCreate", "ProjectUpdate", "project_basic", "project_detail"]
 
 
 class ProjectBasic(BaseModel):
@@ -41,6 +41,17 @@ TIME_ZONES = sorted(available_timezones())
 def _time_zone_choice(schema: dict[str, Any]) -> None:
     not_null(schema)
     schema["enum"] = TIME_ZONES
+
+
+class ProjectCreate(BaseModel):
+    """A new project (POST): a name, and optionally its time zone (UTC when left out)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1, max_length=200, json_schema_extra=non_blank)
+    timezone: str | None = Field(
+        None, description="IANA time zone, e.g. Europe/Berlin (default UTC)", json_schema_extra=_time_zone_choice
+    )
 
 
 class ProjectUpdate(BaseModel):

@@ -1,5 +1,8 @@
 """``/api/projects/:id/cohorts/``: list, create, retrieve, update (soft delete included), members, activity.
 
+``PATCH .../cohorts/:id/add_persons_to_static_cohort/`` adds persons by uuid to a static cohort, as PostHog's
+endpoint of that name does: all of them or, when one names nobody in the project, none.
+
 Bodies are JSON, or multipart with a ``csv`` file of ids (and ``filters`` as JSON text). DELETE is refused
 with 405 as PostHog does; ``PATCH {"deleted": true}`` hides a cohort from the list.
 """
@@ -21,6 +24,7 @@ from ..models.cohorts import (
     CohortUpdate,
     CohortWrite,
     IdType,
+    StaticCohortPersons,
     cohort_body,
     parse_cohort_csv,
     validate_cohort_filters,
@@ -191,6 +195,31 @@ async def update_cohort_route(request: Request, id: str, access: Writer, conn: C
     people = [{"type": COHORTS.scope, "action": "changed", "field": "people", "before": None, "after": None}]
     COHORTS.log_updated(conn, access, cohort, after, now=after["updated_at"], extra=people if given is not None else ())
     return _body(conn, after, unknown)
+
+
+@router.patch(
+    "/api/projects/{project_id}/cohorts/{id}/add_persons_to_static_cohort",
+    response_model=Cohort,
+    summary="Add persons (by uuid) to a static cohort; an unknown uuid is a 400 and adds no one",
+)
+def add_persons_route(
+    request: Request, id: str, body: StaticCohortPersons, access: Writer, conn: Conn
+) -> dict[str, Any]:
+    cohort = COHORTS.load(conn, access, id)
+    if not cohort["is_static"]:
+        raise ValidationError("Only a static cohort takes a list of persons.", attr="person_ids")
+    uuids = [str(value) for value in body.person_ids]
+    members, unknown = store.resolve_person_ids(conn, access.project_id, "person_id", uuids)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ValidationError(f"No person in this project has the uuid {shown}.", attr="person_ids")
+    if members:
+        store.update_cohort(conn, cohort["id"], {}, members=members, now=now_iso(request))
+        after = COHORTS.load(conn, access, id)
+        people = [{"type": COHORTS.scope, "action": "changed", "field": "people", "before": None, "after": None}]
+        COHORTS.log_updated(conn, access, cohort, after, now=after["updated_at"], extra=people)
+        cohort = after
+    return _body(conn, cohort)
 
 
 @router.get(

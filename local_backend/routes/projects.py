@@ -1,4 +1,8 @@
-"""``/api/projects/``: list, retrieve (``@current`` too) and update projects."""
+"""``/api/projects/``: list, create, retrieve (``@current`` too) and update projects.
+
+A project is created in the database's one organization; a key limited to some projects cannot create one, as
+the new project would be outside what it may reach.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from fastapi import APIRouter, Depends, Request
 
 from ..auth import Caller, ProjectAccess, key_access, project_access
-from ..errors import ValidationError
+from ..errors import PermissionDenied, ValidationError
 from ..models.common import Paginated
-from ..models.projects import Project, ProjectBasic, ProjectUpdate, project_basic, project_detail
-from ..store.projects import count_projects, get_project, list_projects, project_has_events, update_project
+from ..models.projects import Project, ProjectBasic, ProjectCreate, ProjectUpdate, project_basic, project_detail
+from ..store.projects import (
+    count_projects,
+    create_project,
+    get_project,
+    list_projects,
+    project_has_events,
+    update_project,
+)
 from ..web.deps import get_conn, now_iso
 from ..web.pagination import Page, page_params, paginated
 
@@ -40,6 +51,22 @@ def list_projects_route(
     rows = list_projects(conn, visible, limit=page.limit, offset=page.offset)
     results = [project_basic(row, ingested_event=project_has_events(conn, row["id"])) for row in rows]
     return paginated(request, page, count_projects(conn, visible), results)
+
+
+@router.post("/api/projects", response_model=Project, status_code=201, summary="Create a project")
+def create_project_route(
+    request: Request,
+    body: ProjectCreate,
+    caller: Caller = Depends(key_access("project:write")),
+    conn: sqlite3.Connection = Depends(get_conn),
+) -> dict[str, Any]:
+    if caller.scoped_projects is not None:
+        raise PermissionDenied("API keys with scoped projects cannot create projects.")
+    if not body.name.strip():
+        raise ValidationError("This field may not be blank.", attr="name", code="blank")
+    timezone = validate_timezone(body.timezone) if body.timezone is not None else "UTC"
+    project = create_project(conn, name=body.name.strip(), timezone=timezone, now=now_iso(request))
+    return project_detail(project, ingested_event=False)
 
 
 @router.get("/api/projects/{project_id}", response_model=Project, summary="Retrieve a project (or @current)")

@@ -301,3 +301,196 @@ def test_after_clicking_run_the_output_shows_only_that_runs_plot_and_table_not_g
 def test_after_runs_from_code_the_output_shows_only_the_last_runs_plot_and_table(driven):
     """Notebook 4 runs each builder from code several times (``run()``, ``run_button.click()``)."""
     assert (len(driven.images_before), driven.tables_before) == (1, 1), f"see {driven.screenshot}"
+
+
+# the way from a chart to its people --------------------------------------------------------------------------
+
+# the persons the panel's table shows, by the texts of its distinct_id column
+PEOPLE_SCRIPT = """(output) => {
+    const table = output.querySelector('.widget-html table');
+    if (!table) return null;
+    const headers = [...table.querySelectorAll('thead th')].map(cell => cell.textContent.trim());
+    const column = headers.indexOf('distinct_id');
+    return [...table.querySelectorAll('tbody tr')]
+        .map(row => row.querySelectorAll('th, td')[column].textContent.trim());
+}"""
+
+
+@dataclass(frozen=True)
+class PeopleShown:
+    """What the trend builder's people panel showed for a picked point, and what the client says of it."""
+
+    label: str
+    shown: list[str]
+    message: str
+    saved: str
+    expected: list[str]
+    value: float
+    members: list[str]
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def trend_people(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_driven: Driven) -> PeopleShown:
+    """After the trend run above (unique users of report_viewed by plan, by day), the busiest point is picked
+    under the chart, its people read from the page, and "Save as cohort" clicked."""
+    page = builders_page
+    builder = _builder(page, "toolkit.TrendBuilder(")
+    chosen = json.loads(
+        run_in_kernel(
+            lab,
+            NOTEBOOK,
+            "import json as _json\n"
+            "_point = max(trend.people.points, key=lambda point: point.value or 0)\n"
+            "print(_json.dumps({'label': _point.label, 'row': _point.row}))",
+        )
+        .strip()
+        .splitlines()[-1]
+    )
+    with screenshot_on_failure(page, screenshots / "04_builders_people_failed.png"):
+        _control(builder, "People of").select_option(label=chosen["label"])
+        wait_for(
+            page,
+            f"(output) => ({PEOPLE_SCRIPT})(output) !== null",
+            arg=builder.element_handle(),
+            what="the people table of the picked point",
+            timeout_ms=RUN_TIMEOUT_MS,
+        )
+        wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+        shown = builder.evaluate(PEOPLE_SCRIPT)
+        message = builder.locator(".widget-html", has_text="behind").first.text_content()
+        _fill(_control(builder, "Cohort", "input"), "Busiest day in the lab")
+        builder.locator("button.widget-button", has_text="Save as cohort").click()
+        saved = builder.locator(".widget-html", has_text="Saved cohort")
+        saved.wait_for(timeout=RUN_TIMEOUT_MS)
+        wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+        builder.scroll_into_view_if_needed()
+        screenshot = screenshot_notebook(page, screenshots / "04_builders_trend_people.png")
+    printed = run_in_kernel(
+        lab,
+        NOTEBOOK,
+        textwrap.dedent(
+            f"""
+            import json as _json
+            _row = trend.df.iloc[{chosen["row"]}]
+            _cohort = int(trend.people.cohort.loc[0, "id"])
+            _members = client.paginate(client.project_path(f"cohorts/{{_cohort}}/persons/"))
+            print(_json.dumps({{
+                "expected": [ids[0] for ids in client.people(_row)["distinct_ids"]],
+                "value": float(_row["value"]),
+                "members": [person["distinct_ids"][0] for person in _members],
+            }}))
+            """
+        ),
+    )
+    answer = json.loads(printed.strip().splitlines()[-1])
+    return PeopleShown(
+        label=chosen["label"],
+        shown=shown,
+        message=message or "",
+        saved=saved.text_content() or "",
+        expected=answer["expected"],
+        value=answer["value"],
+        members=answer["members"],
+        screenshot=screenshot,
+    )
+
+
+def test_a_point_picked_under_the_chart_shows_exactly_the_people_it_counts(trend_people):
+    # unique users: the point's value is its number of persons, and they are client.people's for that row
+    assert trend_people.value > 1, f"pick a busier point: see {trend_people.screenshot}"
+    assert sorted(trend_people.shown) == sorted(trend_people.expected), f"see {trend_people.screenshot}"
+    assert len(trend_people.shown) == trend_people.value, f"see {trend_people.screenshot}"
+    assert f"{int(trend_people.value)} persons behind {trend_people.label}" in trend_people.message
+
+
+def test_save_as_cohort_makes_a_cohort_of_those_people_and_says_so(trend_people):
+    assert sorted(trend_people.members) == sorted(trend_people.expected), f"see {trend_people.screenshot}"
+    assert "Saved cohort “Busiest day in the lab”" in trend_people.saved
+    assert f"of {len(trend_people.expected)} persons" in trend_people.saved
+
+
+@dataclass(frozen=True)
+class PeopleClicked:
+    """What a click on a point of the trend's interactive chart (``%matplotlib widget``) listed."""
+
+    picked: str
+    shown: list[str]
+    expected: list[str]
+    value: float
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def trend_clicked(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_people: PeopleShown) -> PeopleClicked:
+    """The same trend run again under ``%matplotlib widget``, then its busiest point clicked on the canvas; the
+    kernel goes back to the inline backend afterwards, as the other builders' pictures are compared as PNGs."""
+    page = builders_page
+    builder = _builder(page, "toolkit.TrendBuilder(")
+    run_in_kernel(lab, NOTEBOOK, "get_ipython().run_line_magic('matplotlib', 'widget')")
+    try:
+        with screenshot_on_failure(page, screenshots / "04_builders_people_click_failed.png"):
+            builder.locator("button.widget-button", has_text="Run").click()
+            canvas = builder.locator(".jupyter-matplotlib-canvas-div canvas").first
+            canvas.wait_for(timeout=RUN_TIMEOUT_MS)
+            wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+            # where the busiest anchored point is, as a share of the figure (matplotlib counts y from the bottom)
+            target = json.loads(
+                run_in_kernel(
+                    lab,
+                    NOTEBOOK,
+                    textwrap.dedent(
+                        """
+                        import json as _json
+                        _points = [point for point in trend.people.points if point.anchor is not None]
+                        _point = max(_points, key=lambda point: point.value or 0)
+                        _x, _y = trend.figure.axes[0].transData.transform(_point.anchor)
+                        _box = trend.figure.bbox
+                        print(_json.dumps({"x": _x / _box.width, "y": _y / _box.height, "row": _point.row,
+                                           "label": _point.label}))
+                        """
+                    ),
+                )
+                .strip()
+                .splitlines()[-1]
+            )
+            box = canvas.bounding_box()
+            page.mouse.click(box["x"] + target["x"] * box["width"], box["y"] + (1 - target["y"]) * box["height"])
+            wait_for(
+                page,
+                """([output, label]) => [...output.querySelectorAll('.widget-html')]
+                    .some(note => note.textContent.includes('behind ' + label))""",
+                arg=[builder.element_handle(), target["label"]],
+                what="the people of the clicked point",
+                timeout_ms=RUN_TIMEOUT_MS,
+            )
+            wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+            shown = builder.evaluate(PEOPLE_SCRIPT)
+            builder.scroll_into_view_if_needed()
+            screenshot = screenshot_notebook(page, screenshots / "04_builders_trend_people_clicked.png")
+        printed = run_in_kernel(
+            lab,
+            NOTEBOOK,
+            textwrap.dedent(
+                f"""
+                import json as _json
+                _row = trend.df.iloc[{target["row"]}]
+                print(_json.dumps({{
+                    "picked": trend.people.point.label if trend.people.point is not None else None,
+                    "expected": [ids[0] for ids in client.people(_row)["distinct_ids"]],
+                    "value": float(_row["value"]),
+                }}))
+                """
+            ),
+        )
+    finally:
+        run_in_kernel(lab, NOTEBOOK, "get_ipython().run_line_magic('matplotlib', 'inline')")
+    answer = json.loads(printed.strip().splitlines()[-1])
+    assert answer["picked"] == target["label"], f"the click picked another point: see {screenshot}"
+    return PeopleClicked(target["label"], shown, answer["expected"], answer["value"], screenshot)
+
+
+def test_a_click_on_a_point_of_the_interactive_chart_lists_its_people(trend_clicked):
+    assert trend_clicked.value > 1, f"click a busier point: see {trend_clicked.screenshot}"
+    assert sorted(trend_clicked.shown) == sorted(trend_clicked.expected), f"see {trend_clicked.screenshot}"
+    assert len(trend_clicked.shown) == trend_clicked.value, f"see {trend_clicked.screenshot}"

@@ -30,10 +30,13 @@ class Call:
     json: Any
     data: str | None
     headers: dict[str, str]
+    files: dict[str, Any] | None = None
 
     @property
     def body(self) -> Any:
-        return json.loads(self.data) if self.data is not None else self.json
+        if isinstance(self.data, str):
+            return json.loads(self.data)
+        return self.json if self.data is None else self.data
 
 
 Reply = tuple[int, Any] | tuple[int, Any, dict[str, str]]
@@ -46,11 +49,13 @@ class FakeSession:
         self.routes = dict(routes or {})
         self.calls: list[Call] = []
 
-    def request(self, method: str, url: str, *, params=None, json=None, data=None, headers=None, timeout=None):
+    def request(
+        self, method: str, url: str, *, params=None, json=None, data=None, headers=None, timeout=None, files=None
+    ):
         parts = urlsplit(url)
         query = dict(parse_qsl(parts.query))
         query.update({key: str(value) for key, value in (params or {}).items()})
-        call = Call(method, url, parts.path, query, json, data, dict(headers or {}))
+        call = Call(method, url, parts.path, query, json, data, dict(headers or {}), files)
         self.calls.append(call)
         route = self.routes.get((method, parts.path))
         if route is None:

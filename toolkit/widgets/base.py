@@ -15,6 +15,7 @@ request.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -106,6 +107,7 @@ class Builder:
         self.saved = widgets.HTML()
         self.code_button = widgets.Button(description="Copy as code", icon="code", tooltip="The equivalent call")
         self.code_box = widgets.HTML(layout=widgets.Layout(display="none"))
+        self._panels: list[tuple[widgets.Widget, Callable[[Any, pd.DataFrame, Figure | None], None]]] = []
         self.run_button.on_click(lambda _button: self._clicked(self.run))
         self.save_button.on_click(lambda _button: self._clicked(self.save))
         self.code_button.on_click(lambda _button: self._clicked(self.toggle_code))
@@ -201,7 +203,10 @@ class Builder:
             actions = widgets.HBox([self.run_button, self.busy])
             save = widgets.HBox([self.name, self.save_button, self.code_button, self.saved])
             controls = self._controls()
-            self._widget = widgets.VBox([*controls, actions, self.message, self.result.box, save, self.code_box])
+            panels = [box for box, _ in self._panels]
+            self._widget = widgets.VBox(
+                [*controls, actions, self.message, self.result.box, *panels, save, self.code_box]
+            )
         return self._widget
 
     @classmethod
@@ -342,7 +347,14 @@ class Builder:
             self.busy.value = ""
         self.df, self.figure = frame, figure
         self.result.show(frame, figure)
+        for _box, on_result in self._panels:
+            on_result(request, frame, figure)
         return frame
+
+    def add_panel(self, box: widgets.Widget, on_result: Callable[[Any, pd.DataFrame, Figure | None], None]) -> None:
+        """Show ``box`` under the result and call ``on_result(request, frame, figure)`` after each run (the
+        people panel, `toolkit.widgets.people.mount_people`, is one). Call it from ``__init__``."""
+        self._panels.append((box, on_result))
 
     def save(self, name: str | None = None) -> str | None:
         """Save the current request as an insight named ``name`` (else the name field); return its short id.

@@ -14,6 +14,8 @@ from ..plots.funnels import plot_funnel, plot_funnel_trends, plot_time_to_conver
 from ..plots.style import untracked_axes
 from .base import Builder
 from .catalog import Catalog, EntityKey, entity_key
+from .people import mount_people
+from .people_points import funnel_points
 
 __all__ = [
     "NUMBER_WIDTH",
@@ -163,6 +165,7 @@ class FunnelBuilder(Builder):
                 else {**entity_dict(item[0]), "funnel_from_step": item[1], "funnel_to_step": item[2]}
             )
             self.add_exclusion(value, value.get("funnel_from_step", 0), value.get("funnel_to_step", 1))
+        self.people = mount_people(self, funnel_points)
         self._ready()
 
     def _toggle_interval(self, _change: Any = None) -> None:

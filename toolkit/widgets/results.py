@@ -13,6 +13,8 @@ Under any other backend (inline, Agg) the PNG is shown as before.
 The table sits in a box of its own that scrolls both ways (`scrolling_table`): inside an Output widget
 JupyterLab neither widens the cell nor shows a scroll bar, so a wide funnel table was cut at the right edge
 and a long one could not be read to its end. Every row is shown (up to `TABLE_ROWS`), a tall table scrolls.
+A result of more than `toolkit.widgets.big_tables.INTERACTIVE_ROWS` rows is an interactive table instead
+(sorted and searched in the browser) when the optional itables package is installed.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from matplotlib.figure import Figure
 
 from ..frames.readable_tables import readable_table, table_html
 from ..labels import NO_MATHJAX_CLASSES
+from .big_tables import interactive_table
 
 __all__ = [
     "SCREEN_DPI",
@@ -194,7 +197,9 @@ class ResultArea:
                 # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
                 # once pyplot has been used, and the builder's figures stay out of pyplot
                 display(Image(data=picture, format="png"))
-            display(HTML(scrolling_table(table_html(readable_table(frame), max_rows=TABLE_ROWS))))
+            table = readable_table(frame)
+            # a long result sorts and searches in the browser when itables is installed (big_tables)
+            display(HTML(interactive_table(table) or scrolling_table(table_html(table, max_rows=TABLE_ROWS))))
 
     def set_stale(self, stale: bool) -> None:
         """Grey the result out (or back) to say whether it still matches the controls."""

@@ -14,6 +14,8 @@ from ..plots.style import untracked_axes
 from ..plots.trends import plot_trend
 from .base import Builder
 from .catalog import Catalog, entity_key
+from .people import mount_people
+from .people_points import trend_points
 
 __all__ = ["DISPLAYS", "MATHS", "PROPERTY_MATHS", "SeriesRow", "TrendBuilder"]
 
@@ -153,6 +155,7 @@ class TrendBuilder(Builder):
             value=bool(request.compare), description="Compare to previous period", indent=False
         )
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
+        self.people = mount_people(self, trend_points)
         self._ready()
 
     def add_series(self, entity: Entity | None = None) -> SeriesRow | None:

@@ -17,6 +17,7 @@ from tests.factories import add_events
 
 COHORTS = "/api/projects/{pid}/cohorts"
 ONE = COHORTS + "/{cid}"
+ADD = ONE + "/add_persons_to_static_cohort"
 RULES = {"properties": {"type": "OR", "values": [{"key": "plan", "value": ["pro", "team"], "type": "person"}]}}
 
 # (name, method, path, body, status when all is well, a scope that is NOT enough)
@@ -29,6 +30,7 @@ ENDPOINTS = [
     ("persons", "GET", ONE + "/persons", None, 200, "cohort:read"),
     ("persons without cohort scope", "GET", ONE + "/persons", None, 200, "person:read"),
     ("activity", "GET", ONE + "/activity", None, 200, "cohort:write"),
+    ("add persons", "PATCH", ONE + "/add_persons_to_static_cohort", {"person_ids": []}, 200, "cohort:read"),
 ]
 
 BAD_INPUT = [
@@ -74,6 +76,13 @@ BAD_INPUT = [
     ("GET", COHORTS + "/abc", None, 404, "not_found", None),
     ("GET", COHORTS + "/-1", None, 404, "not_found", None),
     ("GET", ONE + "/persons?limit=abc", None, 400, "invalid_input", "limit"),
+    ("PATCH", ADD, {"person_ids": ["not-a-uuid"]}, 400, "invalid_input", "person_ids__0"),
+    ("PATCH", ADD, {"person_ids": "0190e1c2-0000-7000-8000-000000000000"}, 400, "invalid_input", "person_ids"),
+    ("PATCH", ADD, {"person_ids": ["0190e1c2-0000-7000-8000-000000000000"]}, 400, "invalid_input", "person_ids"),
+    ("PATCH", COHORTS + "/{pcid}/add_persons_to_static_cohort", {"person_ids": []}, 400, "invalid_input",
+     "person_ids"),
+    ("PATCH", COHORTS + "/{ocid}/add_persons_to_static_cohort", {"person_ids": []}, 404, "not_found", None),
+    ("PATCH", ADD, "[", 400, "parse_error", None),
 ]  # fmt: skip
 
 
@@ -319,3 +328,29 @@ def test_move_cohort_members_hands_memberships_over(conn, world, seed):
     assert stored(conn, "SELECT person_id FROM cohort_people WHERE cohort_id = ?", seed.static_cohort_id) == [
         seed.persons["bob"]
     ]
+
+
+def test_add_persons_by_uuid_adds_exactly_them(client, world, seed, conn):
+    # the seeded static cohort holds alice; adding bob (by his uuid) and alice again leaves the two of them
+    bob = conn.execute(
+        "SELECT p.uuid FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id"
+        " WHERE d.distinct_id = 'bob' AND p.project_id = ?",
+        (world.project_id,),
+    ).fetchone()[0]
+    add = url(world, f"{seed.static_cohort_id}/add_persons_to_static_cohort/")
+    response = client.patch(add, json={"person_ids": [bob.upper(), seed.person_uuid]}, headers=world.headers())
+    assert response.status_code == 200, response.text
+    assert (response.json()["id"], response.json()["count"]) == (seed.static_cohort_id, 2)
+    assert member_ids(client, world, seed.static_cohort_id) == ["alice", "bob"]
+
+
+def test_add_persons_with_one_unknown_uuid_adds_no_one(client, world, seed, conn):
+    bob = conn.execute(
+        "SELECT uuid FROM persons WHERE project_id = ? AND uuid != ?", (world.project_id, seed.person_uuid)
+    )
+    ghost = "0190e1c2-0000-7000-8000-00000000dead"
+    add = url(world, f"{seed.static_cohort_id}/add_persons_to_static_cohort/")
+    response = client.patch(add, json={"person_ids": [bob.fetchone()[0], ghost]}, headers=world.headers())
+    assert response.status_code == 400
+    assert ghost in response.json()["detail"]
+    assert member_ids(client, world, seed.static_cohort_id) == ["alice"]

@@ -87,3 +87,44 @@ def test_ingested_event_comes_from_the_event_engine(client, world, conn, engine)
     assert [(p["name"], p["ingested_event"]) for p in listed] == [("Main", True), ("Other", False)]
     one = client.get(f"/api/projects/{world.project_id}/", headers=world.headers()).json()
     assert one["ingested_event"] is True
+
+
+def test_create_project_answers_it_and_lists_it(client, world):
+    response = client.post(
+        "/api/projects/", json={"name": " Lab ", "timezone": "Europe/Paris"}, headers=world.headers()
+    )
+    assert response.status_code == 201
+    made = response.json()
+    assert (made["name"], made["timezone"], made["ingested_event"]) == ("Lab", "Europe/Paris", False)
+    assert made["api_token"].startswith("phc_") and made["api_token"] != world.project_token
+    # the world holds Main and Other: the new one is the third, and can be read back
+    listed = client.get("/api/projects/", headers=world.headers()).json()
+    assert [p["name"] for p in listed["results"]] == ["Main", "Other", "Lab"]
+    again = client.get(f"/api/projects/{made['id']}/", headers=world.headers()).json()
+    assert again["timezone"] == "Europe/Paris"
+
+
+def test_create_project_defaults_to_utc(client, world):
+    made = client.post("/api/projects/", json={"name": "Plain"}, headers=world.headers()).json()
+    assert made["timezone"] == "UTC"
+
+
+@pytest.mark.parametrize(
+    "body, attr",
+    [({}, "name"), ({"name": ""}, "name"), ({"name": "   "}, "name"), ({"name": None}, "name"),
+     ({"name": "x" * 201}, "name"), ({"name": "Lab", "timezone": "Mars/Olympus"}, "timezone")],
+)  # fmt: skip
+def test_create_project_bad_input_is_400_and_makes_nothing(client, world, body, attr):
+    response = client.post("/api/projects/", json=body, headers=world.headers())
+    assert response.status_code == 400
+    assert (response.json()["type"], response.json()["attr"]) == ("validation_error", attr)
+    assert client.get("/api/projects/", headers=world.headers()).json()["count"] == 2
+
+
+@pytest.mark.parametrize("scopes, projects", [(("project:read",), None), (("*",), "main")])
+def test_create_project_needs_write_scope_and_an_unscoped_key(client, world, scopes, projects):
+    key = world.make_key(*scopes, projects=[world.project_id] if projects else None)
+    response = client.post("/api/projects/", json={"name": "Lab"}, headers=world.headers(key))
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
+    assert client.get("/api/projects/", headers=world.headers()).json()["count"] == 2

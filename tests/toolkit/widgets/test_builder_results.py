@@ -80,8 +80,10 @@ def test_the_funnel_table_sits_in_a_box_that_scrolls_sideways_and_down(client, f
     assert builder.output.layout.overflow == "auto"
 
 
-def test_every_row_of_a_long_table_can_be_reached(client, fake, shown):
-    # ten days of hours: 240 rows, every one in the table (the box scrolls), none left out
+def test_every_row_of_a_long_table_can_be_reached(client, fake, shown, monkeypatch):
+    # ten days of hours: 240 rows, every one in the table (the box scrolls), none left out; the plain table,
+    # as without itables (test_big_tables covers the interactive one)
+    monkeypatch.setattr("toolkit.widgets.big_tables.itables_installed", lambda: False)
     hours = [f"2026-01-{1 + hour // 24:02d} {hour % 24:02d}:00:00" for hour in range(240)]
     item = {"action": {"id": "signup", "name": "signup", "order": 0}, "label": "signup"}
     fake.routes[("POST", TREND)] = trend_answer({**item, "days": hours, "data": list(range(240))})
