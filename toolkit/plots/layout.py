@@ -8,6 +8,9 @@ five times before ``savefig`` drew it again, about a second of a Run. Here inste
   figure panned or zoomed later does not jump.
 - `quiet_corner` picks the corner of the plot a legend covers least of the data, from the data's
   positions in the Axes (numbers, no drawing).
+- `settle_layout` applies that layout now and drops the engine, for a figure about to be saved as PNG:
+  ``savefig`` draws a figure that has a layout engine twice (once without pixels, to lay it out), once
+  without one.
 - `measuring_canvas` gives a Figure made outside pyplot a canvas that can measure text, so sizes are read
   from the renderer instead of a throw-away draw.
 """
@@ -21,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.legend import Legend
 
-__all__ = ["CORNERS", "LAYOUT_PAD", "FixedLayout", "measuring_canvas", "quiet_corner"]
+__all__ = ["CORNERS", "LAYOUT_PAD", "FixedLayout", "measuring_canvas", "quiet_corner", "settle_layout"]
 
 LAYOUT_PAD = 0.6
 """Space around the figure's content, in font sizes (``tight_layout``'s ``pad``)."""
@@ -43,6 +46,17 @@ class FixedLayout(TightLayoutEngine):
             return
         super().execute(fig)
         self.done = True
+
+
+def settle_layout(figure: Figure) -> Figure:
+    """Lay ``figure`` out now, as `FixedLayout` would at its first draw, and keep those margins without an
+    engine, so saving or showing it draws it once. A figure with another engine (or none) is left as it is.
+    """
+    engine = figure.get_layout_engine()
+    if isinstance(engine, FixedLayout):
+        engine.execute(figure)
+        figure.set_layout_engine("none")
+    return figure
 
 
 def measuring_canvas(figure: Figure) -> Figure:

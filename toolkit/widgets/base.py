@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 from ..entities import entity_dict
 from ..errors import APIError, ToolkitError, TransportError
 from ..labels import NO_MATHJAX_CLASSES
+from ..plots.layout import settle_layout
 from ..plots.style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
@@ -330,7 +331,7 @@ class Builder:
             request = self.request
             self._check_names(request)
             frame = self._compute(request)
-            figure = self._draw(frame)
+            figure = settle_layout(self._draw(frame))
         except (ToolkitError, ValueError) as error:
             self._fail(error)
             self._warned_unseen = isinstance(error, UnseenNamesError)
