@@ -52,6 +52,7 @@ MODULES = [
     "toolkit.plots.bars",
     "toolkit.plots.funnels",
     "toolkit.plots.hover",
+    "toolkit.plots.layout",
     "toolkit.plots.lifecycle",
     "toolkit.plots.paths",
     "toolkit.plots.periods",
@@ -71,6 +72,8 @@ MODULES = [
     "toolkit.widgets.funnel",
     "toolkit.widgets.results",
     "toolkit.widgets.reuse",
+    "toolkit.widgets.runs",
+    "toolkit.widgets.starts",
     "toolkit.widgets.trend",
 ]
 
