@@ -183,9 +183,10 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     ``Other`` for PostHog's null and other buckets, after the values, Other last), and a compare period's
     previous series is drawn dashed (hatched for bars) in its current series' colour, over the current
     period's dates, and the current series' label says the change on the previous period in percent.
-    Periods that had not ended when the backend computed the answer (``attrs["last_refresh"]``) get a dashed last segment, as PostHog draws them, or a light bar in a
-    dashed outline, so a partial day does not read as a drop. Counts get whole-number ticks, and axes of
-    non-negative values start at 0; date labels read alone (``Jan 05``), with no offset text under the axis.
+    Periods that had not ended when the backend computed the answer (``attrs["last_refresh"]``) get a
+    dashed last segment, as PostHog draws them, or a light bar in a dashed outline, so a partial day does
+    not read as a drop. Counts get whole-number ticks, and axes of non-negative values start at 0; date
+    labels read alone (``Jan 05``), with no offset text under the axis.
 
     Parameters
     ----------
