@@ -400,7 +400,8 @@ class Builder:
                 self._clicked(lambda: future.result())  # shown as an unexpected error
                 done.set_result(None)
                 return
-            done.set_result(self._finish(ticket, request, error if error is not None else future.result()))
+            outcome = error if error is not None else future.result()
+            done.set_result(self._finish(ticket, request, outcome, captured=False))
 
         work.add_done_callback(finish)
         return done
@@ -427,7 +428,7 @@ class Builder:
         frame = self._compute(request)
         return frame, settle_layout(self._draw(frame))
 
-    def _finish(self, ticket: int, request: Any, outcome: Any) -> pd.DataFrame | None:
+    def _finish(self, ticket: int, request: Any, outcome: Any, *, captured: bool = True) -> pd.DataFrame | None:
         """Show run ``ticket``'s frame and figure, or its error, unless a newer run superseded it."""
         self._busy.stop(ticket)
         if not self._tickets.is_latest(ticket):
@@ -440,7 +441,7 @@ class Builder:
         try:
             self.df, self.figure = frame, figure
             self._shown_request = request
-            self.result.show(frame, figure)
+            self.result.show(frame, figure, captured=captured)
             if not self._describes_shown():  # a control changed while the run was in flight
                 self.result.set_stale(True)
                 self.message.value = self._note(STALE_NOTE)
