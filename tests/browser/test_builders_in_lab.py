@@ -116,18 +116,19 @@ def _fill(locator: Any, text: str) -> None:
     locator.press("Enter")  # number and text boxes send their value to the kernel on Enter as on typing
 
 
-# the builder's notes ("Running…", messages, "Saved as"): a run changes them as it starts
-NOTES_SCRIPT = """(output) => [...output.querySelectorAll('span[style*="color:"]')]
+# the builder's error messages: a run that fails changes them instead of the plot
+ERRORS_SCRIPT = f"""(output) => [...output.querySelectorAll('span[style*="{ERROR_COLOUR}"]')]
     .map(note => note.textContent).join('|')"""
 
 
 def _click_run(page: Any, builder: Any, name: str) -> None:
-    """Click Run and wait until the run has started (a new plot or changed notes), then for the kernel idle.
+    """Click Run and wait until the run has ended (a new plot or a changed error message), then for the
+    kernel idle.
 
-    The kernel turns busy before it changes anything in the page, so once a change is seen, the kernel
-    being idle means the run is over.
+    A Run clicked in the page goes on off the kernel's event loop (the kernel is idle while the API answers,
+    and "Running…" shows after half a second), so only its result says it is over.
     """
-    before = {"images": _images(builder), "notes": builder.evaluate(NOTES_SCRIPT)}
+    before = {"images": _images(builder), "errors": builder.evaluate(ERRORS_SCRIPT)}
     builder.locator("button.widget-button", has_text="Run").click()
     wait_for(
         page,
@@ -135,7 +136,7 @@ def _click_run(page: Any, builder: Any, name: str) -> None:
             const images = [...output.querySelectorAll('.widget-output img')].map(image => image.src);
             const last = before.images[before.images.length - 1];
             const changed = images.length > 0 && images[images.length - 1] !== last;
-            return changed || ({NOTES_SCRIPT})(output) !== before.notes;
+            return changed || ({ERRORS_SCRIPT})(output) !== before.errors;
         }}""",
         arg=[builder.element_handle(), before],
         what=f"a new plot or a changed message in the {name} builder after Run",
@@ -181,7 +182,7 @@ def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: st
 
 
 @pytest.fixture(scope="module")
-def trend_driven(builders_page: Any, lab: JupyterLab, screenshots: Path) -> Driven:
+def trend_driven(builders_page: Any, lab: JupyterLab, screenshots: Path, after_run_all: RunAll) -> Driven:
     """Notebook 4 leaves the trend at total $pageview by week, 2025-12-18 to 2026-01-14, by $browser (top 2)."""
     page = builders_page
     builder = _builder(page, "toolkit.TrendBuilder(")
@@ -218,6 +219,7 @@ def trend_driven(builders_page: Any, lab: JupyterLab, screenshots: Path) -> Driv
                 breakdown_type="person",
                 breakdown_limit=3,
                 display="ActionsLineGraph",
+                filter_test_accounts=True,
             )
             frame = client.trend(request)
             shown = trend
@@ -261,6 +263,7 @@ def funnel_driven(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_
                 interval="day",
                 breakdown="$browser",
                 breakdown_type="event",
+                filter_test_accounts=True,
             )
             frame = client.funnel(request)
             shown = funnel
@@ -494,3 +497,110 @@ def test_a_click_on_a_point_of_the_interactive_chart_lists_its_people(trend_clic
     assert trend_clicked.value > 1, f"click a busier point: see {trend_clicked.screenshot}"
     assert sorted(trend_clicked.shown) == sorted(trend_clicked.expected), f"see {trend_clicked.screenshot}"
     assert len(trend_clicked.shown) == trend_clicked.value, f"see {trend_clicked.screenshot}"
+
+
+@dataclass(frozen=True)
+class RunAll:
+    """What notebook 4 shows once Run All is over, before anything is clicked."""
+
+    greyed: dict[str, int]
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def after_run_all(builders_page: Any, screenshots: Path) -> RunAll:
+    page = builders_page
+    greyed = {
+        name: _builder(page, constructor).locator(".insightlab-stale").count()
+        for name, constructor in (("trend", "toolkit.TrendBuilder("), ("funnel", "toolkit.FunnelBuilder("))
+    }
+    _builder(page, "toolkit.TrendBuilder(").scroll_into_view_if_needed()
+    return RunAll(greyed, screenshot_notebook(page, screenshots / "04_builders_after_run_all.png"))
+
+
+def test_after_run_all_no_builder_is_greyed_out(after_run_all):
+    """Notebook 4's later cells change the trend builder and change it back (a filter row added, then
+    removed): its controls describe the result shown again, which stays in colour."""
+    assert after_run_all.greyed == {"trend": 0, "funnel": 0}, f"see {after_run_all.screenshot}"
+
+
+WIDGET_NOTEBOOK = "04_builders_ipympl.ipynb"
+"""A short notebook showing a trend builder's result under ``%matplotlib widget`` (ipympl's canvas)."""
+WIDGET_CELLS = [
+    "%matplotlib widget",
+    "import toolkit\nfrom toolkit import local\n\n"
+    'client = local.start("ipympl.db", now="2026-01-15T12:00:00Z", events=10_000, seed=7)',
+    'trend = toolkit.TrendBuilder(\n    client, events=["$pageview"], breakdown="$browser", date_from="2025-12-18", '
+    'date_to="2026-01-14"\n)\ntrend.run()\ntrend',
+]
+# each cell of the builder's table: its text, its height and the height of one line of its text
+CELLS_SCRIPT = """(output) => {
+    const table = output.querySelector('.widget-output table');
+    if (!table) return null;
+    const cells = [...table.querySelectorAll('th, td')].map(cell => {
+        const style = getComputedStyle(cell);
+        const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.3;
+        return {text: cell.textContent.trim(), height: cell.getBoundingClientRect().height, line: line};
+    });
+    const box = table.parentElement.getBoundingClientRect();
+    return {cells: cells, table: table.getBoundingClientRect().width, scroll: table.parentElement.scrollWidth,
+            box: box.width};
+}"""
+
+
+@dataclass(frozen=True)
+class WidgetTable:
+    """The builder's table as shown under ``%matplotlib widget``."""
+
+    cells: list[dict[str, Any]]
+    table_width: float
+    box_width: float
+    canvases: int
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def widget_table(browser: Any, lab: JupyterLab, screenshots: Path) -> WidgetTable:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in WIDGET_CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, lab.root / WIDGET_NOTEBOOK)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        with screenshot_on_failure(page, screenshots / "04_builders_ipympl_failed.png"):
+            open_notebook(page, lab, WIDGET_NOTEBOOK)
+            run_all_cells(page)
+            builder = _builder(page, "toolkit.TrendBuilder(")
+            wait_for(
+                page,
+                "(output) => output.querySelector('.widget-output table')",
+                arg=builder.element_handle(),
+                what="the builder's table under %matplotlib widget",
+                timeout_ms=RUN_TIMEOUT_MS,
+            )
+            shown = builder.evaluate(CELLS_SCRIPT)
+            canvases = builder.locator(".widget-output canvas").count()
+            builder.scroll_into_view_if_needed()
+            screenshot = screenshot_notebook(page, screenshots / "04_builders_ipympl.png")
+            run_in_kernel(lab, WIDGET_NOTEBOOK, "client.stop()")
+        return WidgetTable(shown["cells"], shown["table"], shown["box"], canvases, screenshot)
+    finally:
+        context.close()
+
+
+def test_under_matplotlib_widget_the_plot_is_the_interactive_canvas(widget_table):
+    assert widget_table.canvases >= 1, f"see {widget_table.screenshot}"
+
+
+def test_under_matplotlib_widget_the_table_keeps_every_cell_on_one_line(widget_table):
+    dates = [cell for cell in widget_table.cells if cell["text"].startswith("2025-12-")]
+    assert dates, f"no dates in the table: see {widget_table.screenshot}"
+    wrapped = [cell["text"] for cell in widget_table.cells if cell["height"] > 1.8 * cell["line"]]
+    assert wrapped == [], f"cells wrapped onto two lines: see {widget_table.screenshot}"
+
+
+def test_under_matplotlib_widget_the_table_is_as_wide_as_its_content(widget_table):
+    """Squeezed into a narrow column, the table's headers and dates wrapped; it may scroll, never shrink."""
+    assert widget_table.table_width > 0.5 * VIEWPORT["width"], f"see {widget_table.screenshot}"

@@ -53,6 +53,7 @@ MODULES = [
     "toolkit.plots.bars",
     "toolkit.plots.funnels",
     "toolkit.plots.hover",
+    "toolkit.plots.layout",
     "toolkit.plots.lifecycle",
     "toolkit.plots.paths",
     "toolkit.plots.periods",
@@ -75,6 +76,8 @@ MODULES = [
     "toolkit.widgets.people_points",
     "toolkit.widgets.results",
     "toolkit.widgets.reuse",
+    "toolkit.widgets.runs",
+    "toolkit.widgets.starts",
     "toolkit.widgets.trend",
 ]
 

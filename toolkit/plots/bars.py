@@ -39,8 +39,6 @@ def bar_ticks(ax: Axes, names: Sequence[str]) -> None:
     names = list(names)
     step = max(1, math.ceil(len(names) / MAX_BAR_TICKS))
     ax.set_xticks(range(0, len(names), step), names[::step])
-    figure = ax.get_figure(root=True)
-    figure.draw_without_rendering()
     widest = max(label.get_window_extent().width for label in ax.get_xticklabels())
     room = max(1, int(ax.bbox.width // (widest * 1.3)))
     step = max(step, math.ceil(len(names) / room))

@@ -141,7 +141,6 @@ def _label_bars(ax: Axes, bars: list[tuple[Rectangle, float, float]], *, vertica
     Label boxes are worked out from the bars' places and the texts' sizes, so only the chosen form is drawn.
     """
     figure = ax.get_figure(root=True)
-    figure.draw_without_rendering()
     pad = _LABEL_PAD * figure.dpi / 72
     patches = [bar for bar, _, _ in bars]
     limits = ax.get_ylim() if vertical else ax.get_xlim()

@@ -71,7 +71,6 @@ def _label_bars(ax: Axes, containers: list[Any], counts: bool) -> None:
     tallest = max(patch.get_height() for container in containers for patch in container.patches)
     if tallest > 0:  # room above the tallest bar for its count
         ax.set_ylim(top=max(ax.get_ylim()[1], tallest * 1.12))
-    ax.get_figure(root=True).draw_without_rendering()
     if overlapping([text.get_window_extent() for text in texts if text.get_text()]):
         for text in texts:
             text.remove()

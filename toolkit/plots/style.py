@@ -23,6 +23,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
 from ..labels import series_name
+from .layout import FixedLayout, measuring_canvas, quiet_corner
 
 __all__ = [
     "LEGEND_INSIDE_MAX",
@@ -59,17 +60,19 @@ DEFAULT_FIGSIZE = (8.0, 4.5)
 
 
 def new_axes(ax: Axes | None, *, figsize: tuple[float, float] = DEFAULT_FIGSIZE) -> Axes:
-    """``ax`` itself, or the Axes of a new pyplot figure (which a notebook shows at the end of the cell)."""
+    """``ax`` itself, or the Axes of a new pyplot figure (which a notebook shows at the end of the cell),
+    laid out once from its labels' sizes (`FixedLayout`)."""
     if ax is not None:
         return ax
-    _figure, axes = plt.subplots(figsize=figsize, layout="constrained")
+    figure, axes = plt.subplots(figsize=figsize, layout=FixedLayout())
+    measuring_canvas(figure)
     return axes
 
 
 def untracked_axes(figsize: tuple[float, float] = DEFAULT_FIGSIZE) -> Axes:
     """The Axes of a new Figure that pyplot does not track: shown only where it is displayed, freed with
-    its owner."""
-    return Figure(figsize=figsize, layout="constrained").add_subplot()
+    its owner; laid out once from its labels' sizes (`FixedLayout`), on a canvas that measures text."""
+    return measuring_canvas(Figure(figsize=figsize, layout=FixedLayout())).add_subplot()
 
 
 def no_data(ax: Axes) -> Axes:
@@ -166,13 +169,12 @@ def place_legend(ax: Axes, count: int, *, beside: bool = False, below: bool = Fa
         if legend.get_window_extent().width <= LEGEND_BESIDE_WIDTH * figure.bbox.width:
             return legend
     else:
-        legend = ax.legend(loc="best", frameon=False)
-        figure.draw_without_rendering()
+        legend = ax.legend(loc="upper right", frameon=False)
         fits = count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width
         if fits and not below:
+            quiet_corner(ax, legend)  # not "best", which draws the figure to find its place
             return legend
     legend.remove()
-    figure.draw_without_rendering()
     # under the tick labels and the axis label, in points so it stays there when the layout shrinks the axes
     drop = ax.bbox.y0 - ax.xaxis.get_tightbbox().y0 + 4.0
     offset = ScaledTranslation(0.0, -drop / figure.dpi, figure.dpi_scale_trans)
@@ -268,7 +270,6 @@ def readable_dates(ax: Axes) -> None:
         locator = mdates.AutoDateLocator(minticks=2, maxticks=most)
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(date_formatter(locator))
-        ax.get_figure(root=True).draw_without_rendering()
         if not overlapping(visible_tick_boxes(ax)):
             return
 

@@ -15,12 +15,13 @@ import pandas as pd
 from ..frames.results import complete_trend_frame
 from ..labels import breakdown_label, bucket_rank
 from .periods import PERIOD_STEPS, open_periods
-from .style import is_count, local_dates, series_colors
+from .style import format_percent, is_count, local_dates, series_colors
 
 __all__ = [
     "PlottedSeries",
     "are_counts",
     "colors_by_base",
+    "label_changes",
     "overlay_previous",
     "ranked_totals",
     "tidy_trend",
@@ -118,6 +119,25 @@ def overlay_previous(series: list[PlottedSeries]) -> None:
         match = current.get(item.base)
         if item.previous and match is not None and len(match.dates) == len(item.dates):
             item.dates = match.dates
+
+
+def label_changes(series: list[PlottedSeries], *, running: bool) -> None:
+    """Name the change on the previous period in each current series' label, as PostHog's compared trend
+    does: ``$pageview (current, +12.5%)``; none when the previous period had nothing to compare with."""
+    previous = {item.base: item for item in series if item.previous}
+    for item in series:
+        before = previous.get(item.base)
+        if item.previous or before is None:
+            continue
+        now, then = totals([item], running=running)[0][1], totals([before], running=running)[0][1]
+        if then == 0:
+            continue
+        change = now / then - 1
+        text = f"{'+' if change >= 0 else ''}{format_percent(change)}"
+        if item.label.endswith(" (current)"):
+            item.label = f"{item.label.removesuffix(' (current)')} (current, {text})"
+        else:
+            item.label = f"{item.label} ({text})"
 
 
 def colors_by_base(series: list[PlottedSeries]) -> dict[tuple[str, str | None], str]:

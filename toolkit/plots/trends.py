@@ -24,6 +24,7 @@ from .trend_series import (
     PlottedSeries,
     are_counts,
     colors_by_base,
+    label_changes,
     overlay_previous,
     ranked_totals,
     tidy_trend,
@@ -181,10 +182,11 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     One line (or bar group) per series; breakdown values get their own series and colours (``None`` and
     ``Other`` for PostHog's null and other buckets, after the values, Other last), and a compare period's
     previous series is drawn dashed (hatched for bars) in its current series' colour, over the current
-    period's dates. Periods that had not ended when the backend computed the answer
-    (``attrs["last_refresh"]``) get a dashed last segment, as PostHog draws them, or a light bar in a
-    dashed outline, so a partial day does not read as a drop. Counts get whole-number ticks, and axes of
-    non-negative values start at 0; date labels read alone (``Jan 05``), with no offset text under the axis.
+    period's dates, and the current series' label says the change on the previous period in percent.
+    Periods that had not ended when the backend computed the answer (``attrs["last_refresh"]``) get a
+    dashed last segment, as PostHog draws them, or a light bar in a dashed outline, so a partial day does
+    not read as a drop. Counts get whole-number ticks, and axes of non-negative values start at 0; date
+    labels read alone (``Jan 05``), with no offset text under the axis.
 
     Parameters
     ----------
@@ -235,6 +237,7 @@ def plot_trend(df: pd.DataFrame, ax: Axes | None = None, *, kind: str | None = N
     counts = are_counts(df.attrs, series)
     if kind in _TIME_KINDS:
         overlay_previous(series)
+        label_changes(series, running=running or kind == "cumulative")
         if kind == "bar":
             _plot_bars(ax, series, counts=counts)
         else:

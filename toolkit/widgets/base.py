@@ -9,11 +9,16 @@ a traceback in the notebook; a backend that stopped answering is one sentence sa
 
 The result area (`results.ResultArea`) shows the plot, the readable table and download links; a control
 changed after a run greys the result out and clears the "Saved as" note, since both describe an earlier
-request.
+request (changed back, so that the controls describe the shown result again, the grey goes).
+
+Every builder has the "Filter out test accounts" toggle, on from the start when the project defines
+test-account filters. A Run that lasts says so after half a second, and a Run clicked in the page while
+another is in flight supersedes it (`runs`): only the newest result is shown.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 from collections.abc import Callable
 from dataclasses import fields, replace
@@ -28,11 +33,13 @@ from matplotlib.figure import Figure
 from ..entities import entity_dict
 from ..errors import APIError, ToolkitError, TransportError
 from ..labels import NO_MATHJAX_CLASSES
+from ..plots.layout import settle_layout
 from ..plots.style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 from .results import STALE_NOTE, ResultArea, watch_values
 from .reuse import request_code, request_from_filters
+from .runs import BusyNote, RunTickets, clicked_in_page, running_loop
 
 __all__ = ["INTERVALS", "Builder", "UnseenNamesError", "error_message"]
 
@@ -97,8 +104,14 @@ class Builder:
         self.interval = widgets.Dropdown(options=INTERVALS, value="day", description="Interval")
         self.breakdown = BreakdownControl(self.catalog)
         self.filters = PropertyFilterEditor(self.catalog)
+        self.test_accounts = widgets.Checkbox(
+            value=bool(initial.filter_test_accounts), description="Filter out test accounts", indent=False
+        )
         self.run_button = widgets.Button(description=self.run_label, button_style="primary", icon="play")
         self.busy = widgets.HTML()
+        self._busy = BusyNote(self.busy, self.run_button, self._note)
+        self._tickets = RunTickets()
+        self._shown_request: Any = None
         self.message = widgets.HTML()
         self.result = ResultArea(self.kind)
         self.output = self.result.output
@@ -108,7 +121,7 @@ class Builder:
         self.code_button = widgets.Button(description="Copy as code", icon="code", tooltip="The equivalent call")
         self.code_box = widgets.HTML(layout=widgets.Layout(display="none"))
         self._panels: list[tuple[widgets.Widget, Callable[[Any, pd.DataFrame, Figure | None], None]]] = []
-        self.run_button.on_click(lambda _button: self._clicked(self.run))
+        self.run_button.on_click(lambda _button: self._clicked(self.click_run))
         self.save_button.on_click(lambda _button: self._clicked(self.save))
         self.code_button.on_click(lambda _button: self._clicked(self.toggle_code))
         self.dates.load(initial.date_from, initial.date_to)
@@ -124,9 +137,11 @@ class Builder:
         could not be loaded, and start watching the controls."""
         if self.catalog.problems:
             self.message.value = self._note("Pickers show only the given values: " + "; ".join(self.catalog.problems))
+        if self._initial.filter_test_accounts is None and self.catalog.test_account_filters():
+            self.test_accounts.value = True  # as PostHog's toggle starts in a project that defines them
         self._running = False
         self._warned_unseen = False
-        for control in self._controls():
+        for control in [*self._controls(), self.test_accounts]:
             watch_values(control, self._controls_changed)
 
     def _controls_changed(self, _change: Any = None) -> None:
@@ -137,11 +152,24 @@ class Builder:
         self.saved.value = ""
         if self.code_box.layout.display != "none":
             self._show_code()
-        if self.df is not None and not self.result.stale:
-            self.result.set_stale(True)
-            self.message.value = self._note(STALE_NOTE)
+        if self.df is not None:
+            stale = not self._describes_shown()
+            if stale != self.result.stale:
+                self.result.set_stale(stale)
+                if stale:
+                    self.message.value = self._note(STALE_NOTE)
+                elif self.message.value == self._note(STALE_NOTE):
+                    self.message.value = ""
         if self._warned_unseen:
             self._recheck_names()
+
+    def _describes_shown(self) -> bool:
+        """Whether the controls describe the request of the result shown (a control changed back, or a row
+        added and removed again, leaves it current)."""
+        try:
+            return self.request == self._shown_request
+        except ValueError:  # a control being filled in describes no request yet
+            return False
 
     def _recheck_names(self) -> None:
         """Check the names again after a control changed: the warning names what is still unseen, or goes."""
@@ -191,10 +219,17 @@ class Builder:
             "interval": self.interval.value,
             **self.breakdown.values(),
             **self.filters.values(),
+            "filter_test_accounts": self._test_accounts_value(),
             **self._fields(),
         }
         known = {item.name for item in fields(self.request_class)}
         return replace(self._initial, **{key: value for key, value in values.items() if key in known})
+
+    def _test_accounts_value(self) -> bool | None:
+        """True with the toggle on; off, left out (the API's default), unless the request said False."""
+        if self.test_accounts.value:
+            return True
+        return False if self._initial.filter_test_accounts is False else None
 
     @property
     def widget(self) -> widgets.VBox:
@@ -202,7 +237,7 @@ class Builder:
         if not hasattr(self, "_widget"):
             actions = widgets.HBox([self.run_button, self.busy])
             save = widgets.HBox([self.name, self.save_button, self.code_button, self.saved])
-            controls = self._controls()
+            controls = [*self._controls(), self.test_accounts]
             panels = [box for box, _ in self._panels]
             self._widget = widgets.VBox(
                 [*controls, actions, self.message, self.result.box, *panels, save, self.code_box]
@@ -324,31 +359,101 @@ class Builder:
             The result frame (also `df`), or None when the request could not be built or the API refused
             it (`error` says why).
         """
+        ticket, request = self._begin()
+        if request is None:
+            return None
+        try:
+            outcome: Any = self._work(request)
+        except (ToolkitError, ValueError) as error:
+            outcome = error
+        except BaseException:
+            self._busy.stop(ticket)
+            raise
+        return self._finish(ticket, request, outcome)
+
+    def click_run(self) -> Any:
+        """What the Run button does: in the page, the run goes on off the kernel's event loop (a new click
+        supersedes it, see `run_in_background`); from code, as `run`."""
+        if clicked_in_page() and running_loop() is not None:
+            return self.run_in_background()
+        return self.run()
+
+    def run_in_background(self) -> asyncio.Future[pd.DataFrame | None] | pd.DataFrame | None:
+        """Start a run whose API call and drawing happen in a worker thread; its result is shown when it comes,
+        unless another run was started meanwhile (only the newest result is shown).
+
+        Returns
+        -------
+        asyncio.Future or pandas.DataFrame or None
+            Inside a running event loop, a future of what `run` returns (None for a superseded run);
+            without one, `run`'s result.
+        """
+        loop = running_loop()
+        if loop is None:
+            return self.run()
+        ticket, request = self._begin()
+        done: asyncio.Future[pd.DataFrame | None] = loop.create_future()
+        if request is None:
+            done.set_result(None)
+            return done
+        work = loop.run_in_executor(None, self._work, request)
+
+        def finish(future: asyncio.Future[Any]) -> None:
+            error = future.exception()
+            if error is not None and not isinstance(error, (ToolkitError, ValueError)):
+                self._busy.stop(ticket)
+                self._clicked(lambda: future.result())  # shown as an unexpected error
+                done.set_result(None)
+                return
+            outcome = error if error is not None else future.result()
+            done.set_result(self._finish(ticket, request, outcome, captured=False))
+
+        work.add_done_callback(finish)
+        return done
+
+    def _begin(self) -> tuple[int, Any]:
+        """Start run number ``ticket``: clear the messages and build the request (None after showing why not)."""
+        ticket = self._tickets.issue()
         self.error = None
         self.message.value = ""
         self._warned_unseen = False
-        self._running = True
-        self.run_button.disabled = True
-        self.run_button.icon = "spinner"
-        self.busy.value = self._note("Running…")
+        self._busy.start(ticket)
         try:
             request = self.request
             self._check_names(request)
-            frame = self._compute(request)
-            figure = self._draw(frame)
-        except (ToolkitError, ValueError) as error:
+        except ValueError as error:
+            self._busy.stop(ticket)
             self._fail(error)
             self._warned_unseen = isinstance(error, UnseenNamesError)
+            return ticket, None
+        return ticket, request
+
+    def _work(self, request: Any) -> tuple[pd.DataFrame, Figure]:
+        """The part of a run that touches no widget (it may run in a worker thread): the call and the plot."""
+        frame = self._compute(request)
+        return frame, settle_layout(self._draw(frame))
+
+    def _finish(self, ticket: int, request: Any, outcome: Any, *, captured: bool = True) -> pd.DataFrame | None:
+        """Show run ``ticket``'s frame and figure, or its error, unless a newer run superseded it."""
+        self._busy.stop(ticket)
+        if not self._tickets.is_latest(ticket):
             return None
+        if isinstance(outcome, Exception):
+            self._fail(outcome)
+            return None
+        frame, figure = outcome
+        self._running = True
+        try:
+            self.df, self.figure = frame, figure
+            self._shown_request = request
+            self.result.show(frame, figure, captured=captured)
+            for _box, on_result in self._panels:
+                on_result(request, frame, figure)
+            if not self._describes_shown():  # a control changed while the run was in flight
+                self.result.set_stale(True)
+                self.message.value = self._note(STALE_NOTE)
         finally:
             self._running = False
-            self.run_button.disabled = False
-            self.run_button.icon = "play"
-            self.busy.value = ""
-        self.df, self.figure = frame, figure
-        self.result.show(frame, figure)
-        for _box, on_result in self._panels:
-            on_result(request, frame, figure)
         return frame
 
     def add_panel(self, box: widgets.Widget, on_result: Callable[[Any, pd.DataFrame, Figure | None], None]) -> None:

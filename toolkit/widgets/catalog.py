@@ -67,6 +67,7 @@ class Catalog:
         self._properties: dict[str, list[tuple[str, bool]]] = {}
         self._unknown: set[str] = set()
         self._values: dict[str, list[str]] = {}
+        self._test_filters: list[dict[str, Any]] | None = None
 
     def _load(self, what: str, fetch: Any) -> Any:
         try:
@@ -159,6 +160,18 @@ class Catalog:
             except ToolkitError:  # suggestions are a convenience: no message when a server has none
                 self._values[key] = []
         return self._values[key]
+
+    def test_account_filters(self) -> list[dict[str, Any]]:
+        """The project's test-account filters (empty when it defines none, or when the project cannot be read:
+        the builders' toggle then starts off)."""
+        if self._test_filters is None:
+            try:
+                project = self.client.project()
+            except ToolkitError:
+                project = {}
+            filters = project.get("test_account_filters") if isinstance(project, dict) else None
+            self._test_filters = list(filters) if isinstance(filters, list) else []
+        return self._test_filters
 
     def knows_properties(self, type: str = "event") -> bool:
         """Whether the property keys of ``type`` could be loaded (else pickers and checks have no list)."""

@@ -16,6 +16,7 @@ from .base import Builder
 from .catalog import Catalog, EntityKey, entity_key
 from .people import mount_people
 from .people_points import funnel_points
+from .starts import common_first_steps, interval_for_range
 
 __all__ = [
     "NUMBER_WIDTH",
@@ -70,11 +71,15 @@ class StepRow:
 
 
 class ExclusionRow:
-    """An event that removes a person who does it between two steps (shown 1-based, sent 0-based)."""
+    """An event that removes a person who does it between two steps (shown 1-based, sent 0-based).
 
-    def __init__(self, catalog: Catalog, entity: Entity, from_step: int, to_step: int, on_remove: Any) -> None:
-        key = entity_key(entity)
-        self.entity = widgets.Dropdown(options=catalog.entity_options(key), value=key, description="Exclude")
+    A row added without an event starts empty and is left out of the request until an event is chosen.
+    """
+
+    def __init__(self, catalog: Catalog, entity: Entity | None, from_step: int, to_step: int, on_remove: Any) -> None:
+        key = entity_key(entity) if entity is not None else None
+        options = catalog.entity_options(*([key] if key is not None else []))
+        self.entity = widgets.Dropdown(options=options, value=key, description="Exclude")
         # descriptions sized to their text: the default width cut "between step" to "between ..."
         self.from_step = widgets.BoundedIntText(
             value=from_step + 1, min=1, max=99, description="between step", style=_FIT, layout=_NUMBER
@@ -86,8 +91,11 @@ class ExclusionRow:
         self.remove.on_click(lambda _button: on_remove(self))
         self.box = widgets.HBox([self.entity, self.from_step, self.to_step, self.remove])
 
-    def value(self, number: int, steps: int) -> dict[str, Any]:
-        """The exclusion dict with 0-based steps; checked against the funnel's ``steps``."""
+    def value(self, number: int, steps: int) -> dict[str, Any] | None:
+        """The exclusion dict with 0-based steps, checked against the funnel's ``steps``; None while no event
+        is chosen."""
+        if self.entity.value is None:
+            return None
         first, last = self.from_step.value, self.to_step.value
         if not 1 <= first < last <= steps:
             raise ValueError(
@@ -104,8 +112,10 @@ class FunnelBuilder(Builder):
     Parameters
     ----------
     client : toolkit.Client
-    steps : list
-        The initial steps, as for `FunnelRequest` (names, `event`/`action` dicts or action ids).
+    steps : list, optional
+        The initial steps, as for `FunnelRequest` (names, `event`/`action` dicts or action ids). Without it the
+        builder opens on the project's most common first and second step (`starts.common_first_steps`) and
+        shows that funnel at once.
     **initial
         Further `FunnelRequest` fields shown in the controls (``funnel_order_type``,
         ``funnel_window_interval``, ``exclusions``, ``funnel_viz_type``, ...); others are sent as given.
@@ -135,7 +145,8 @@ class FunnelBuilder(Builder):
         self.steps_box = widgets.VBox()
         self.add_step_button = widgets.Button(description="Add step", icon="plus")
         self.add_step_button.on_click(lambda _button: self.add_step())
-        for entity in request.steps:
+        # given no steps, a funnel opens on the project's most common first and second step
+        for entity in request.steps or ([] if steps is not None else common_first_steps(client, self.catalog)):
             self.add_step(entity)
         self.order = widgets.Dropdown(options=ORDER_TYPES, value=request.funnel_order_type or "ordered")
         self.order.description = "Order"
@@ -153,6 +164,11 @@ class FunnelBuilder(Builder):
         self.window_unit = widgets.Dropdown(options=WINDOW_UNITS, value=unit, layout=widgets.Layout(width=UNIT_WIDTH))
         self.viz = widgets.Dropdown(options=VIZ_TYPES, value=request.viz_type, description="Show")
         self.viz.observe(self._toggle_interval, names="value")
+        self._interval_given = request.interval is not None
+        self.interval.observe(self._interval_chosen, names="value")
+        self.dates.preset.observe(self._fit_interval, names="value")
+        self.dates.date_from.observe(self._fit_interval, names="value")
+        self.dates.date_to.observe(self._fit_interval, names="value")
         self._toggle_interval()
         self.exclusions: list[ExclusionRow] = []
         self.exclusions_box = widgets.VBox()
@@ -167,10 +183,32 @@ class FunnelBuilder(Builder):
             self.add_exclusion(value, value.get("funnel_from_step", 0), value.get("funnel_to_step", 1))
         self.people = mount_people(self, funnel_points)
         self._ready()
+        if steps is None and len(self.steps) >= 2:
+            self.run()  # a good start shows its result
 
     def _toggle_interval(self, _change: Any = None) -> None:
         """The interval only shapes conversion over time; the other views would ignore it."""
         self.interval.layout.display = None if self.viz.value == "trends" else "none"
+        self._fit_interval()
+
+    def _interval_chosen(self, _change: Any = None) -> None:
+        if not getattr(self, "_fitting", False):
+            self._interval_given = True
+
+    def _fit_interval(self, _change: Any = None) -> None:
+        """Conversion over time in the interval its date range reads best in (`interval_for_range`), until an
+        interval is given or chosen by hand."""
+        if self._interval_given or self.viz.value != "trends":
+            return
+        try:
+            dates = self.dates.values()
+        except ValueError:  # a custom range being typed
+            return
+        self._fitting = True
+        try:
+            self.interval.value = interval_for_range(dates["date_from"], dates["date_to"])
+        finally:
+            self._fitting = False
 
     def _relayout_steps(self) -> None:
         for number, row in enumerate(self.steps, start=1):
@@ -207,19 +245,10 @@ class FunnelBuilder(Builder):
         self.steps.insert(target, self.steps.pop(index))
         self._relayout_steps()
 
-    def _default_exclusion(self) -> Entity | None:
-        """The first event or action that is not a step: the API refuses to exclude a step's own event."""
-        used = {row.entity.value for row in self.steps}
-        unused = [value for _, value in self.catalog.entity_options() if value not in used]
-        return unused[0] if unused else self._default_entity()
-
-    def add_exclusion(self, entity: Entity | None = None, from_step: int = 0, to_step: int = 1) -> ExclusionRow | None:
-        """Append an exclusion between two steps (0-based, as in `FunnelRequest.exclusions`); by default the
-        first event that is not a step."""
-        entity = entity if entity is not None else self._default_exclusion()
-        if entity is None:
-            self._fail(ValueError("no events to pick from"))
-            return None
+    def add_exclusion(self, entity: Entity | None = None, from_step: int = 0, to_step: int = 1) -> ExclusionRow:
+        """Append an exclusion between two steps (0-based, as in `FunnelRequest.exclusions`); without
+        ``entity`` it starts empty (an exclusion chosen for the analyst cut the demo funnel from 238 people to 5)
+        and counts once an event is picked."""
         row = ExclusionRow(self.catalog, entity, from_step, to_step, self.remove_exclusion)
         self.exclusions.append(row)
         self.exclusions_box.children = tuple(item.box for item in self.exclusions)
@@ -238,7 +267,12 @@ class FunnelBuilder(Builder):
             "funnel_window_interval": self.window.value,
             "funnel_window_interval_unit": self.window_unit.value,
             "funnel_viz_type": self.viz.value,
-            "exclusions": [row.value(number, len(self.steps)) for number, row in enumerate(self.exclusions, 1)] or None,
+            "exclusions": [
+                value
+                for number, row in enumerate(self.exclusions, 1)
+                if (value := row.value(number, len(self.steps))) is not None
+            ]
+            or None,
         }
 
     def _compute(self, request: FunnelRequest) -> pd.DataFrame:

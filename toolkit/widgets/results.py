@@ -127,6 +127,10 @@ def figure_png(figure: Figure) -> bytes:
     return picture.getvalue()
 
 
+def _display_data(data: dict[str, Any]) -> dict[str, Any]:
+    return {"output_type": "display_data", "data": data, "metadata": {}}
+
+
 def watch_values(widget: widgets.Widget, callback: Any, _seen: set[int] | None = None) -> None:
     """Call ``callback`` when the ``value`` of ``widget`` or of any widget inside it changes, including
     widgets added to its boxes later (rows of series, steps or filters)."""
@@ -172,8 +176,14 @@ class ResultArea:
         """The last plot's ipympl canvas (under ``%matplotlib widget``), closed when the next result comes."""
         self.box = widgets.VBox([self.style, self.output, self.downloads])
 
-    def show(self, frame: pd.DataFrame, figure: Figure | None) -> None:
-        """Replace what is shown by ``frame`` (as a readable table) and ``figure``; no longer stale."""
+    def show(self, frame: pd.DataFrame, figure: Figure | None, *, captured: bool = True) -> None:
+        """Replace what is shown by ``frame`` (as a readable table) and ``figure``; no longer stale.
+
+        With ``captured`` (a run from a cell, or from a click the kernel is still handling) the result is
+        displayed inside the output area; without it (a run that ended after the click's message was
+        handled, see `toolkit.widgets.runs`) it is set as the output area's outputs: the page keeps only the
+        outputs of messages it is still waiting for, so displayed ones would be lost.
+        """
         picture = figure_png(figure) if figure is not None else None
         csv = frame.to_csv(index=False).encode()
         links = [data_link(csv, mime="text/csv", filename=f"{self.name}.csv", label="CSV")]
@@ -183,23 +193,39 @@ class ResultArea:
         self.set_stale(False)
         if not in_kernel():  # outside a kernel there is no front end to show it
             return
+        if self.canvas is not None:
+            self.canvas.close()  # its widget would stay in the kernel after the output is cleared
+            self.canvas = None
+        if figure is not None and ipympl_active():
+            self.canvas = interactive_canvas(figure)
+        readable = readable_table(frame)
+        # a long result sorts and searches in the browser when itables is installed (big_tables)
+        table = interactive_table(readable) or scrolling_table(table_html(readable, max_rows=TABLE_ROWS))
+        if not captured:
+            self.output.outputs = tuple(_display_data(item) for item in self._items(picture, table))
+            return
         from IPython.display import HTML, Image, display
 
         with self.output:
             self.output.clear_output(wait=True)
             if self.canvas is not None:
-                self.canvas.close()  # its widget would stay in the kernel after the output is cleared
-                self.canvas = None
-            if figure is not None and ipympl_active():
-                self.canvas = interactive_canvas(figure)
                 display(self.canvas)
             elif picture is not None:
                 # a PNG made here, not the Figure: the inline backend's Figure formatter is only installed
                 # once pyplot has been used, and the builder's figures stay out of pyplot
                 display(Image(data=picture, format="png"))
-            table = readable_table(frame)
-            # a long result sorts and searches in the browser when itables is installed (big_tables)
-            display(HTML(interactive_table(table) or scrolling_table(table_html(table, max_rows=TABLE_ROWS))))
+            display(HTML(table))
+
+    def _items(self, picture: bytes | None, table: str) -> list[dict[str, Any]]:
+        """The mime bundles of the plot (canvas widget or PNG) and the table."""
+        items: list[dict[str, Any]] = []
+        if self.canvas is not None:
+            view = {"model_id": self.canvas.model_id, "version_major": 2, "version_minor": 0}
+            items.append({"application/vnd.jupyter.widget-view+json": view, "text/plain": repr(self.canvas)})
+        elif picture is not None:
+            items.append({"image/png": base64.b64encode(picture).decode("ascii"), "text/plain": "<plot>"})
+        items.append({"text/html": table, "text/plain": "<table>"})
+        return items
 
     def set_stale(self, stale: bool) -> None:
         """Grey the result out (or back) to say whether it still matches the controls."""

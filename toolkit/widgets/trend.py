@@ -16,6 +16,7 @@ from .base import Builder
 from .catalog import Catalog, entity_key
 from .people import mount_people
 from .people_points import trend_points
+from .starts import start_event
 
 __all__ = ["DISPLAYS", "MATHS", "PROPERTY_MATHS", "SeriesRow", "TrendBuilder"]
 
@@ -108,8 +109,9 @@ class TrendBuilder(Builder):
     ----------
     client : toolkit.Client
         Runs the trend and fills the pickers (event definitions, actions, property definitions).
-    events : list
-        The initial series, as for `TrendRequest` (names, `event`/`action` dicts or action ids).
+    events : list, optional
+        The initial series, as for `TrendRequest` (names, `event`/`action` dicts or action ids). Without it the
+        builder opens on ``$pageview``, total, over the last 7 days, and shows that chart at once.
     **initial
         Further `TrendRequest` fields shown in the controls (``date_from``, ``interval``, ``breakdown``,
         ``display``, ...); fields without a control are sent as given.
@@ -144,7 +146,8 @@ class TrendBuilder(Builder):
         self.series_box = widgets.VBox()
         self.add_series_button = widgets.Button(description="Add series", icon="plus")
         self.add_series_button.on_click(lambda _button: self.add_series())
-        for entity in request.events:
+        start = start_event(self.catalog) if events is None and not request.events else None
+        for entity in request.events or ([start] if start is not None else []):
             self.add_series(entity)
         self.display = widgets.Dropdown(options=DISPLAYS, value="ActionsLineGraph", description="Display")
         if request.display is not None:
@@ -157,6 +160,8 @@ class TrendBuilder(Builder):
         self.formula = widgets.Text(value=request.formula or "", description="Formula", placeholder="A / B")
         self.people = mount_people(self, trend_points)
         self._ready()
+        if start is not None:
+            self.run()  # a good start shows its chart, as PostHog's new trend does
 
     def add_series(self, entity: Entity | None = None) -> SeriesRow | None:
         """Append a series row (``entity`` as for `TrendRequest.events`; by default the first event the

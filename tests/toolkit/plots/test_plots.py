@@ -110,7 +110,18 @@ def test_compare_previous_is_dashed_over_the_current_dates_in_the_same_colour():
     assert previous.get_xdata().tolist() == current.get_xdata().tolist()
     assert (current.get_linestyle(), previous.get_linestyle()) == ("-", "--")
     assert current.get_color() == previous.get_color()
-    assert [line.get_label() for line in (current, previous)] == ["a (current)", "a (previous)"]
+    # 4 + 6 + 8 = 18 against 1 + 2 + 3 = 6: three times as many, +200%
+    assert [line.get_label() for line in (current, previous)] == ["a (current, +200%)", "a (previous)"]
+
+
+def test_the_compared_change_is_a_fall_too_and_is_left_out_when_the_previous_period_had_nothing():
+    falling = trend(
+        series("a", [1, 2, 0], compare="current"), series("a", [4, 4, 4], days=PREVIOUS, compare="previous")
+    )
+    # 3 against 12: a quarter of it, -75%
+    assert [line.get_label() for line in plot_trend(falling).get_lines()] == ["a (current, -75%)", "a (previous)"]
+    empty = trend(series("a", [1, 2, 0], compare="current"), series("a", [0, 0, 0], days=PREVIOUS, compare="previous"))
+    assert [line.get_label() for line in plot_trend(empty).get_lines()] == ["a (current)", "a (previous)"]
 
 
 def test_breakdown_values_are_their_own_series():

@@ -335,7 +335,8 @@ def test_the_previous_period_is_never_in_progress_and_the_legend_names_each_seri
         [5.0, 2.0],
         [2.0, 3.0],
     ]
-    assert legend_texts(ax) == ["a (current)", "a (previous)", "b (current)"]
+    # a: 3 + 5 + 2 = 10 against 1 + 1 + 1 = 3, +233.3%; b has no previous period to compare with
+    assert legend_texts(ax) == ["a (current, +233.3%)", "a (previous)", "b (current)"]
 
 
 def test_a_cumulative_answer_in_progress_keeps_its_running_totals():
