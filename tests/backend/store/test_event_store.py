@@ -286,6 +286,20 @@ def test_flagged_rows_read_by_person_range_or_without_the_person_index_are_the_s
         assert rows.flags.tolist() == [1, 1, 2, 1, 1, 1]
 
 
+@pytest.mark.parametrize("persons_per_text", [1, 50_000])
+def test_flagged_rows_of_named_events_are_in_person_order_through_either_index(
+    conn, store, project_id, people, monkeypatch, persons_per_text
+):
+    # one range of persons: the (event, timestamp) index, its rows sorted after; several: the person index
+    monkeypatch.setattr(sqlite_flagged_scan, "_TEXT_CHUNK_PERSONS", persons_per_text)
+    add_events(conn, project_id, [("$pageview", "alice", "2026-01-13T00:00:00Z")])  # after the range
+    scan = flagged(store, project_id, flag_events=["$pageview", "signup"], events=["$pageview", "signup"])
+    rows = store.flagged_rows(scan)
+    assert rows.actors.tolist() == [people["alice"]] * 3 + [people["bob"]] * 2 + [people["carol"]]
+    assert rows.timestamps.tolist() == [at(10, 10), at(10, 11), at(11, 9), at(10, 12), at(11, 9, 30), at(12)]
+    assert rows.flags.tolist() == [1, 1, 2, 1, 1, 1]
+
+
 def test_flagged_rows_with_a_value_per_row(store, project_id, people):
     rows = store.flagged_rows(flagged(store, project_id, flags=[PAGEVIEW], value=BROWSER))
     assert rows.actors.tolist() == [people["alice"]] * 2 + [people["bob"]] * 2 + [people["carol"]]

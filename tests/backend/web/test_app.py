@@ -94,3 +94,15 @@ def test_unexpected_failure_is_enveloped_500(client, world, monkeypatch):
         "detail": "A server error occurred.",
         "attr": None,
     }
+
+
+def test_the_app_keeps_its_database_open_while_it_serves(tmp_path: Path):
+    # while a connection stays open SQLite keeps the write-ahead log; the last one to close folds it into the
+    # file and removes it, which would otherwise happen at the end of every request
+    db_path = tmp_path / "kept.db"
+    wal = tmp_path / "kept.db-wal"
+    app = create_app(Settings(db_path=db_path, materialize_auto_interval=0))
+    with TestClient(app) as client:
+        assert client.get("/_health").status_code == 200
+        assert wal.exists()
+    assert not wal.exists()

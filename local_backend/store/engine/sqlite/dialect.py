@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,8 +87,18 @@ class _Quantile:
         return quantile(self.values, self.level)
 
 
+_REGISTERED: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
+
+
 def register_functions(conn: sqlite3.Connection) -> None:
-    """Make the dialect's functions available on ``conn`` (cheap; call before compiling queries for it)."""
+    """Make the dialect's functions available on ``conn`` (call before compiling queries for it); once per
+    connection, as a calculation asks for its event store many times."""
+    try:
+        if conn in _REGISTERED:
+            return
+        _REGISTERED.add(conn)
+    except TypeError:  # a plain sqlite3.Connection takes no weak reference: registered each time
+        pass
     conn.create_function("il_regex", 2, regex_search, deterministic=True)
     conn.create_function("il_float", 1, to_float, deterministic=True)
     conn.create_function("il_date", 1, read_date, deterministic=True)

@@ -44,6 +44,7 @@ from ..interface import (
     StoredEvent,
     TopValues,
 )
+from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, sqlite_flagged_rows
 from .listing import (
@@ -132,13 +133,17 @@ class SQLiteEventStore:
         group_sql, group_params = request.counted_group()
         if not request.spans:
             return {}
-        # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
-        # own (small sorts) instead of one sort of every matching row
         where_sql, where_params = request.where
         value_sql, value_params = measure.value
+        aggregate = _apply(measure, value_sql)
+        index = span_index(request.spans)
+        if index is not None and covered_by_browser_index(group_sql, where_sql, aggregate):
+            return self._counted_in_one_pass(request, index, max_groups)
+        # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
+        # own (small sorts) instead of one sort of every matching row
         sql = (
             f"WITH {_spans_table(request.spans)} SELECT b.i, (SELECT json_group_object(g, json_array(a, n)) FROM"
-            f" (SELECT {group_sql} AS g, {_apply(measure, value_sql)} AS a, count(*) AS n FROM events e"
+            f" (SELECT {group_sql} AS g, {aggregate} AS a, count(*) AS n FROM events e"
             f" WHERE e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql} GROUP BY 1))"
             " FROM b"
         )
@@ -149,6 +154,29 @@ class SQLiteEventStore:
                 continue
             for value, (aggregate, events) in json.loads(packed).items():
                 found[(index, value)] = (aggregate, events)
+            if len(found) > max_groups:
+                return None
+        return found
+
+    def _counted_in_one_pass(
+        self, request: SpanAggregate, index: str, max_groups: int
+    ) -> dict[tuple[int, Any], tuple[float, int]] | None:
+        """:meth:`aggregate_counted` read from the browser index once over the whole range (:mod:`.covering`).
+
+        The value is cast to text as ``json_group_object`` makes its keys, so both shapes answer alike."""
+        group_sql, group_params = request.counted_group()
+        where_sql, where_params = request.where
+        value_sql, value_params = request.measure.value
+        sql = (
+            f"SELECT {index}, CAST({group_sql} AS TEXT), {_apply(request.measure, value_sql)}, count(*)"
+            f" FROM events e INDEXED BY {BROWSER_INDEX} WHERE e.project_id = ? AND e.timestamp >= ?"
+            f" AND e.timestamp < ? AND {where_sql} GROUP BY 1, 2"
+        )
+        low, high = request.spans[0][0], request.spans[-1][1]
+        params = [*group_params, *value_params, request.project_id, low, high, *where_params]
+        found: dict[tuple[int, Any], tuple[float, int]] = {}
+        for span, value, aggregate, events in self._cursor().execute(sql, params):
+            found[(span, value)] = (aggregate, events)
             if len(found) > max_groups:
                 return None
         return found

@@ -31,13 +31,31 @@ def _cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
+def _has_index(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether index ``name`` is there (a bulk load drops some while it runs, local_backend/loading/deferred.py)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None
+
+
 def events_in_person_order(conn: sqlite3.Connection) -> str:
     """The events table read in person order: through the person index, unless a bulk load is building it
     (local_backend/loading/deferred.py), when SQLite sorts instead."""
-    present = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_events_person_ts'"
-    ).fetchone()
-    return "events e INDEXED BY idx_events_person_ts" if present else "events e"
+    return "events e INDEXED BY idx_events_person_ts" if _has_index(conn, "idx_events_person_ts") else "events e"
+
+
+def _by_event_and_time(conn: sqlite3.Connection, request: FlaggedScan, persons: int) -> bool:
+    """Whether a packed scan reads the ``(event, timestamp)`` index instead of the person index.
+
+    The person index hands the rows in order but is read whole, every event of every time; with the event names
+    known, the event index reads only the range's events of those names (a 30-day funnel over 90 days of page
+    views: 40% of the entries), and sorting them in numpy costs less than the entries skipped. Only while one
+    range of persons holds them all: a scan of several ranges would read the event index again for each.
+    """
+    return (
+        request.only_flagged
+        and request.events is not None
+        and persons < _TEXT_CHUNK_PERSONS
+        and _has_index(conn, "idx_events_event_ts")
+    )
 
 
 def max_person_id(conn: sqlite3.Connection) -> int:
@@ -73,7 +91,9 @@ def sqlite_flagged_rows(conn: sqlite3.Connection, request: FlaggedScan) -> Flagg
     by_person = request.group_type_index is None
     target = "e.person_id" if by_person else f"e.group_{int(request.group_type_index or 0)}"
     with_values = request.value is not None
-    packed = by_person and not with_values and max_person_id(conn) < 1 << (62 - bits)
+    persons = max_person_id(conn) if by_person else 0
+    packed = by_person and not with_values and persons < 1 << (62 - bits)
+    by_event = packed and _by_event_and_time(conn, request, persons)
     packed_sql = f"e.person_id * {1 << bits} + {flags_sql}"
     if packed:
         columns, params = f"{packed_sql}, e.timestamp", [*flags_params]
@@ -82,7 +102,8 @@ def sqlite_flagged_rows(conn: sqlite3.Connection, request: FlaggedScan) -> Flagg
     if request.value is not None:
         columns += f", {request.value[0]}"
         params += request.value[1]
-    prefix = "+" if by_person else ""
+    # the unary + keeps SQLite from reading the (event, timestamp) index when the person index gives the order
+    prefix = "+" if by_person and not by_event else ""
     where_sql, where_params = request.where
     conditions = ["e.project_id = ?", f"{prefix}e.timestamp >= ?", f"{prefix}e.timestamp <= ?", where_sql]
     params += [request.project_id, request.lower, request.upper, *where_params]
@@ -95,7 +116,10 @@ def sqlite_flagged_rows(conn: sqlite3.Connection, request: FlaggedScan) -> Flagg
         if request.events is None or request.flag_events is None:
             conditions.append("(" + " OR ".join(f"({sql})" for sql, _ in request.flags) + ")")
             params += [param for _, part_params in request.flags for param in part_params]
-    source = events_in_person_order(conn) if by_person else "events e"
+    if by_event:
+        source = "events e INDEXED BY idx_events_event_ts"
+    else:
+        source = events_in_person_order(conn) if by_person else "events e"
     if packed and source != "events e":  # the person index is there: each person range is read in order
         found = _packed_as_text(conn, packed_sql, source, " AND ".join(conditions), params, bits)
         if found is not None:
