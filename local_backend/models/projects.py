@@ -44,7 +44,7 @@ def _time_zone_choice(schema: dict[str, Any]) -> None:
 
 
 class ProjectCreate(BaseModel):
-    """A new project (POST): a name, and optionally its time zone (UTC when left out)."""
+    """A new project (POST): a name, and optionally its time zone (UTC when left out, never null)."""
 
     model_config = ConfigDict(extra="ignore")
 

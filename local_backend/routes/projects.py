@@ -64,6 +64,8 @@ def create_project_route(
         raise PermissionDenied("API keys with scoped projects cannot create projects.")
     if not body.name.strip():
         raise ValidationError("This field may not be blank.", attr="name", code="blank")
+    if "timezone" in body.model_fields_set and body.timezone is None:
+        raise ValidationError("This field may not be null.", attr="timezone", code="null")
     timezone = validate_timezone(body.timezone) if body.timezone is not None else "UTC"
     project = create_project(conn, name=body.name.strip(), timezone=timezone, now=now_iso(request))
     return project_detail(project, ingested_event=False)

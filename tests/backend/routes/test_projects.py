@@ -112,7 +112,8 @@ def test_create_project_defaults_to_utc(client, world):
 @pytest.mark.parametrize(
     "body, attr",
     [({}, "name"), ({"name": ""}, "name"), ({"name": "   "}, "name"), ({"name": None}, "name"),
-     ({"name": "x" * 201}, "name"), ({"name": "Lab", "timezone": "Mars/Olympus"}, "timezone")],
+     ({"name": "x" * 201}, "name"), ({"name": "Lab", "timezone": "Mars/Olympus"}, "timezone"),
+     ({"name": "Lab", "timezone": None}, "timezone")],
 )  # fmt: skip
 def test_create_project_bad_input_is_400_and_makes_nothing(client, world, body, attr):
     response = client.post("/api/projects/", json=body, headers=world.headers())

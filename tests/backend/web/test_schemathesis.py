@@ -61,6 +61,8 @@ DECLARED_REFUSALS: dict[str, set[str]] = {
     # members only for a static cohort; a property-based cohort's rules (free-form JSON) must be person property
     # conditions the person filter parser reads
     "POST /api/projects/{project_id}/cohorts": {"invalid_input"},
+    # persons are added only to a static cohort, and only persons the project holds (rules against stored rows)
+    "PATCH /api/projects/{project_id}/cohorts/{id}/add_persons_to_static_cohort": {"invalid_input"},
     # is_static cannot change: a rule against the stored cohort
     "PATCH /api/projects/{project_id}/cohorts/{id}": {"invalid_input"},
     # the calculation routes read their filter from query parameters the schema does not list one by one (the
