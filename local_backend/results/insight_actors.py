@@ -1,12 +1,13 @@
 """The answer to ``/query/``'s ``ActorsQuery`` over an ``InsightActorsQuery``: the people behind one number of a
-trend, stickiness, lifecycle or paths query.
+trend, stickiness, lifecycle, paths or retention query.
 
 The same people the legacy lists give (``persons/trends/``, ``persons/stickiness/``, ``persons/lifecycle/``,
-``persons/paths/``), the point named as PostHog's ``InsightActorsQuery`` names it: ``day`` (a trend's or
-lifecycle's interval start as ``days`` shows it, a stickiness bucket's number), ``series`` (the series'
-position), ``breakdown``, ``compare`` (current or previous), ``status`` (lifecycle), and for paths
-``pathsFilter``'s ``pathStartKey``, ``pathEndKey``, ``pathDropoffKey``. One page of them as rows of one
-``actor`` column, in the ``ActorsQueryResponse`` shape.
+``persons/paths/``, ``persons/retention/``), the point named as PostHog's ``InsightActorsQuery`` names it:
+``day`` (a trend's or lifecycle's interval start as ``days`` shows it, a stickiness bucket's number), ``series``
+(the series' position), ``breakdown``, ``compare`` (current or previous), ``status`` (lifecycle), for paths
+``pathsFilter``'s ``pathStartKey``, ``pathEndKey``, ``pathDropoffKey``, and for retention ``interval`` (the
+cohort's row, from 0) with ``breakdown`` (the value, or a list of one value, as PostHog sends it). One page of
+them as rows of one ``actor`` column, in the ``ActorsQueryResponse`` shape.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..queries.filter_parsing import parse_filter
 from ..queries.lifecycle import LifecycleFilter, lifecycle_people
 from ..queries.paths import PathFilter, path_people
 from ..queries.people_links import pinned_dates
+from ..queries.retention import RetentionFilter, compute_retention_people
 from ..queries.stickiness import StickinessFilter, StickinessPoint, stickiness_people
 from ..queries.trends import TrendPoint, TrendsFilter, point_on_day, trend_actors
 from ..queries.trends.compare import previous_range
@@ -87,7 +89,34 @@ def _paths(
     return path_people(conn, project, filter, now, **keys), None
 
 
-_KINDS = {"TRENDS": _trend, "STICKINESS": _stickiness, "LIFECYCLE": _lifecycle, "PATHS": _paths}
+def _retention(
+    conn: sqlite3.Connection, project: dict[str, Any], node: InsightActorsNode, now: datetime
+) -> tuple[list[Any], int | None]:
+    filter = parse_filter(RetentionFilter, node.legacy)
+    cohort = int(node.interval or 0)
+    if cohort >= filter.total_intervals:
+        raise ValidationError(
+            f"interval is at most {filter.total_intervals - 1}: the query has {filter.total_intervals} cohorts.",
+            attr="query__source__interval",
+        )
+    breakdown = node.breakdown
+    if isinstance(breakdown, list):
+        if len(breakdown) != 1:
+            raise ValidationError(
+                "breakdown names one value of a one-property breakdown.", attr="query__source__breakdown"
+            )
+        breakdown = breakdown[0]
+    people = compute_retention_people(conn, project, filter, now, cohort, None, _text(breakdown))
+    return [person_id for person_id, _ in people], None
+
+
+_KINDS = {
+    "TRENDS": _trend,
+    "STICKINESS": _stickiness,
+    "LIFECYCLE": _lifecycle,
+    "PATHS": _paths,
+    "RETENTION": _retention,
+}
 
 
 def insight_actors_response(

@@ -350,12 +350,15 @@ class InsightActorsNode:
     limit: int
     offset: int
     columns: list[str]
+    interval: int | None = None
 
 
-_INSIGHT_ACTORS_KINDS = ("TRENDS", "STICKINESS", "LIFECYCLE", "PATHS")
+_INSIGHT_ACTORS_KINDS = ("TRENDS", "STICKINESS", "LIFECYCLE", "PATHS", "RETENTION")
 _PATH_KEYS = {"pathStartKey": "start_key", "pathEndKey": "end_key", "pathDropoffKey": "dropoff_key"}
 # InsightActorsQuery fields that would change who is listed, not computed here: a 400 when given
-_UNSUPPORTED_INSIGHT_ACTORS_FIELDS = ("includeRecordings", "interval")
+_UNSUPPORTED_INSIGHT_ACTORS_FIELDS = ("includeRecordings",)
+# the point fields of the other kinds, refused beside a retention cohort (which ``interval`` and ``breakdown`` name)
+_NOT_RETENTION_FIELDS = ("day", "status", "compare")
 
 
 def _insight_actors(query: dict[str, Any], source: dict[str, Any]) -> InsightActorsNode:
@@ -366,14 +369,15 @@ def _insight_actors(query: dict[str, Any], source: dict[str, Any]) -> InsightAct
     kind = insight_kind_of(insight)
     if kind not in _INSIGHT_ACTORS_KINDS:
         raise ValidationError(
-            "An InsightActorsQuery's source is a TrendsQuery, StickinessQuery, LifecycleQuery or PathsQuery "
-            "(funnels: FunnelsActorsQuery).",
+            "An InsightActorsQuery's source is a TrendsQuery, StickinessQuery, LifecycleQuery, PathsQuery or "
+            "RetentionQuery (funnels: FunnelsActorsQuery).",
             attr="query__source__source__kind",
         )
     _, legacy = translate_query(insight)
     series = source.get("series", 0)
     if isinstance(series, bool) or not isinstance(series, int) or series < 0:
         raise ValidationError("series must be the series' position, from 0.", attr="query__source__series")
+    interval = _retention_interval(kind, source)
     compare = source.get("compare")
     if compare not in (None, "current", "previous"):
         raise ValidationError("compare is current or previous.", attr="query__source__compare")
@@ -393,12 +397,35 @@ def _insight_actors(query: dict[str, Any], source: dict[str, Any]) -> InsightAct
         limit=_page_number(query.get("limit"), DEFAULT_ACTORS_LIMIT, 1, MAX_ACTORS_LIMIT, "query__limit"),
         offset=_page_number(query.get("offset"), 0, 0, 2**62, "query__offset"),
         columns=list(select),
+        interval=interval,
     )
+
+
+def _retention_interval(kind: str, source: dict[str, Any]) -> int | None:
+    """A retention cohort's row (``interval``, from 0), required there; elsewhere ``interval`` is a 400."""
+    interval = source.get("interval")
+    if kind != "RETENTION":
+        if interval is not None:
+            raise ValidationError(
+                "interval names a retention cohort: only a RetentionQuery takes it.", attr="query__source__interval"
+            )
+        return None
+    for field in _NOT_RETENTION_FIELDS:
+        if source.get(field) is not None:
+            raise ValidationError(
+                f"{field} does not name a retention cohort: give interval (and breakdown).",
+                attr=f"query__source__{field}",
+            )
+    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 0:
+        raise ValidationError(
+            "A retention's people need interval: the cohort's row, an integer from 0.", attr="query__source__interval"
+        )
+    return interval
 
 
 def translate_actors_query(query: dict[str, Any]) -> ActorsNode | InsightActorsNode:
     """An ``ActorsQuery`` over a ``FunnelsActorsQuery`` over a ``FunnelsQuery``, as an :class:`ActorsNode`; over an
-    ``InsightActorsQuery`` (trends, stickiness, lifecycle, paths), as an :class:`InsightActorsNode`."""
+    ``InsightActorsQuery`` (trends, stickiness, lifecycle, paths, retention), as an :class:`InsightActorsNode`."""
     source = _object(query.get("source"), "query__source")
     if source.get("kind") == "InsightActorsQuery":
         return _insight_actors(query, source)
