@@ -27,8 +27,10 @@ from local_backend.store.engine.spec import Engine
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
 from tests.factories import NOW
+from tests.route_contexts import share_route_contexts
 
 matplotlib.use("Agg")
+share_route_contexts()
 
 # Fixtures that start the ClickHouse HTTP shim (tests/clickhouse_shim.py), a server process on a loopback port.
 SHIM_FIXTURES = frozenset({"shim_server", "server_port", "cluster_port"})
