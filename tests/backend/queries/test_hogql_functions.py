@@ -153,12 +153,18 @@ def generated_expressions() -> list[str]:
     return expressions
 
 
+# The server engine runs the very SQL chdb runs (one ClickHouse dialect), through another client: every fifth
+# generated expression there checks its binding and decoding, all of them run on SQLite and chdb.
+SERVER_SAMPLE = 5
+
+
 def test_no_operator_or_function_over_a_property_fails(conn, project, clock, engine) -> None:
     persons = {"ann": {"age": 25}, "ben": {"age": "40"}, "cy": {"age": "old"}}
     events = [("e", who, f"{DAY}T10:00:00Z", props) for who, props in PROPERTIES.items()]
     add_events(conn, project["id"], events, persons=persons)
     failures = []
-    for expression in generated_expressions():
+    expressions = generated_expressions()
+    for expression in expressions[::SERVER_SAMPLE] if engine == "clickhouse-http" else expressions:
         for breakdown, properties in ((expression, []), (None, [{"key": expression, "type": "hogql"}])):
             filter = TrendsFilter(
                 events=[{"id": "e"}],
