@@ -98,7 +98,21 @@ def point_urls(item: Mapping[str, Any], points: int) -> list[str | None]:
     return urls + [None] * (points - len(urls))
 
 
+class PeopleUrls(tuple):
+    """Each row's people URL (or None), by row position: a tuple that pandas' deep copy of ``attrs`` shares.
+
+    pandas deep-copies a frame's ``attrs`` into every frame made from it (a column, a slice, a sort): a list of
+    a few hundred URLs was copied element by element hundreds of times while a builder drew one chart. The URLs
+    never change, so a copy of this tuple is the tuple itself.
+    """
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PeopleUrls:
+        return self
+
+
 def keep_people_urls(frame: pd.DataFrame, urls: list[str | None]) -> None:
     """Record each row's people URL in ``attrs["people_urls"]`` (by row position) when any point has one."""
     if any(url is not None for url in urls):
-        frame.attrs["people_urls"] = urls
+        frame.attrs["people_urls"] = PeopleUrls(urls)
