@@ -3,8 +3,8 @@
 After each run the builder hands the panel the result's points (`toolkit.widgets.people_points`). The panel
 lists them in a picker under the chart; choosing one fetches its persons and shows them as a table, one row a
 person with their properties as columns. Under ipympl (``%matplotlib widget``) a click on the chart picks the
-point under the mouse too (a point of a line, or anywhere in a funnel's bar); with a PNG (inline, Agg) the
-picker is the way. "Save as cohort" makes a static cohort of exactly the listed persons
+point under the mouse too (a point of a line; anywhere in a funnel's or stickiness bar, a lifecycle segment,
+a retention cell or a paths node); with a PNG (inline, Agg) the picker is the way. "Save as cohort" makes a static cohort of exactly the listed persons
 (`toolkit.Client.create_cohort`) named by the name box, and says what it made.
 
 Nothing needs a browser: ``panel.pick(i)``, ``panel.click_at(x, y)`` (data coordinates) and
@@ -159,12 +159,13 @@ class PeoplePanel:
         return self.people if self.error is None else None
 
     def point_at(self, x: float, y: float) -> int | None:
-        """The point drawn at ``(x, y)`` (data coordinates of the first axes): a bar containing it, else the
-        anchor nearest on screen within `toolkit.plots.hover.HOVER_RADIUS` pixels."""
+        """The point drawn at ``(x, y)`` (data coordinates of the first axes): a bar or box containing it, else
+        the anchor nearest on screen within `toolkit.plots.hover.HOVER_RADIUS` pixels."""
         for index, point in enumerate(self.points):
             if point.anchor is not None and point.width is not None:
                 left, top = point.anchor[0] - point.width / 2, point.anchor[1]
-                if left <= x <= left + point.width and min(0.0, top) <= y <= max(0.0, top):
+                low, high = (top - point.height / 2, top + point.height / 2) if point.height else (top, 0.0)
+                if left <= x <= left + point.width and min(low, high) <= y <= max(low, high):
                     return index
         anchored = [(index, point.anchor) for index, point in enumerate(self.points) if point.anchor is not None]
         if not anchored or self.figure is None or not self.figure.axes:
