@@ -8,7 +8,7 @@ that computes what the builder shows, with only the fields that differ from the 
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, fields, is_dataclass
 from pprint import pformat
 from typing import Any
 
@@ -79,13 +79,22 @@ def request_code(request: Any, client_name: str = "client") -> str:
         interval='week',
     )
     """
-    lines = [f"{client_name}.{_CALLS[type(request)]}("]
+    return _call(f"{client_name}.{_CALLS[type(request)]}", request)
+
+
+def _call(head: str, request: Any) -> str:
+    """``head(field=value, ...)`` with the fields that differ from the defaults; a request inside (a paths
+    funnel) as ``toolkit.FunnelRequest(...)``."""
+    lines = [f"{head}("]
     for item in fields(request):
         value = getattr(request, item.name)
         if value == _default(item):
             continue
-        text = pformat(value, width=100, sort_dicts=False).replace("\n", "\n    ")
-        lines.append(f"    {item.name}={text},")
+        if is_dataclass(value):
+            text = _call(f"toolkit.{type(value).__name__}", value)
+        else:
+            text = pformat(value, width=100, sort_dicts=False)
+        lines.append(f"    {item.name}={text.replace(chr(10), chr(10) + '    ')},")
     lines.append(")")
     return "\n".join(lines)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import toolkit
 from toolkit import LifecycleRequest, PathsRequest, RetentionRequest, StickinessRequest
 from toolkit.widgets import LifecycleBuilder, PathsBuilder, RetentionBuilder, StickinessBuilder, TrendBuilder
 
@@ -297,3 +298,13 @@ def test_an_unseen_retention_event_is_named_before_anything_is_sent(client, fake
     assert builder.run() is None
     assert "never seen in this project: event 'purchsae'" in builder.error
     assert sent(fake, RETENTION) == []
+
+
+def test_a_paths_funnel_given_to_the_builder_is_sent_and_copied_as_code(client):
+    funnel = toolkit.FunnelRequest(steps=["signup", "purchase"], funnel_window_interval=7)
+    builder = PathsBuilder(client, include_event_types=["custom_event"], funnel=funnel, funnel_step=2)
+    assert builder.request.to_dict()["funnel_filter"] == funnel.to_dict()
+    assert "    funnel=toolkit.FunnelRequest(\n        steps=['signup', 'purchase'],\n" in builder.code()
+    recorder = Recorder()
+    eval(builder.code(), {"client": recorder, "toolkit": toolkit})
+    assert recorder.calls[0].to_dict() == builder.request.to_dict()
