@@ -16,10 +16,12 @@ from ..entities import Entity, entity_dict
 from .catalog import Catalog, EntityKey, entity_key
 from .controls import check_date
 
-__all__ = ["SAME_AS_TARGET", "EndDateControl", "EntityPicker", "SeriesList"]
+__all__ = ["NO_ENTITY", "SAME_AS_TARGET", "EndDateControl", "EntityPicker", "SeriesList"]
 
 SAME_AS_TARGET = "Same as the first event"
 """How the returning-event picker names "no returning event of its own"."""
+NO_ENTITY = ""
+"""The value of that empty choice: no event is named "" (a None value would show as no choice at all)."""
 
 _SHOWN_KEYS = {"id", "type", "order"}
 
@@ -45,8 +47,9 @@ class EntityPicker:
         self.extra = {name: item for name, item in (value or {}).items() if name not in _SHOWN_KEYS}
         options: list[tuple[str, EntityKey | None]] = list(catalog.entity_options(*([key] if key is not None else [])))
         if optional:
-            options = [(none_label, None), *options]
-        if key is None and not optional:
+            options = [(none_label, NO_ENTITY), *options]
+            key = NO_ENTITY if key is None else key
+        if key is None:
             key = options[0][1] if options else None
         self.dropdown = widgets.Dropdown(options=options, value=key, description=description)
         self._given = key
@@ -54,7 +57,7 @@ class EntityPicker:
     def value(self) -> dict[str, Any] | None:
         """The picked entity as a dict (None for the empty choice); kept keys stay while the pick is unchanged."""
         key = self.dropdown.value
-        if key is None:
+        if key is None or key == NO_ENTITY:
             return None
         return {**_entity(key), **(self.extra if key == self._given else {})}
 

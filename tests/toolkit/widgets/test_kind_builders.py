@@ -76,6 +76,10 @@ def test_retention_comes_back_with_the_target_unless_told_and_reads_no_start_dat
     builder = RetentionBuilder(client, "signup", date_from="-30d")
     request = builder.request
     assert request.returning_entity is None and request.date_from is None and request.date_to is None
+    assert builder.returning.dropdown.label == "Same as the first event"  # a choice the page shows, not a blank
+    builder.returning.dropdown.value = "purchase"
+    builder.returning.dropdown.label = "Same as the first event"
+    assert builder.request.returning_entity is None
     assert (request.period, request.total_intervals, request.retention_type) == ("Day", 11, "retention_recurring")
     builder.dates.date_to.value = "next tuesday"
     with pytest.raises(ValueError, match="date_to: 'next tuesday' is neither a date"):

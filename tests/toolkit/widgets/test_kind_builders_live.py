@@ -136,3 +136,15 @@ def test_the_people_of_a_cell_save_as_a_static_cohort(engagement_client):
     made = builder.people.save_cohort("Viewed on 5 January")
     assert made is not None, builder.people.error
     assert made.loc[0, "name"] == "Viewed on 5 January" and int(made.loc[0, "count"]) == 2
+
+
+def test_the_cohort_name_follows_the_picked_point_until_one_is_typed(engagement_client):
+    builder = StickinessBuilder(engagement_client, events=["view"], **RANGE)
+    builder.run()
+    builder.people.pick(0)
+    assert builder.people.cohort_name.value == "view · 1 day: 2"
+    builder.people.pick(1)
+    assert builder.people.cohort_name.value == "view · 2 days: 1"
+    builder.people.cohort_name.value = "Came back once"
+    builder.people.pick(2)
+    assert builder.people.cohort_name.value == "Came back once"
