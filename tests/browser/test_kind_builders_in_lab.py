@@ -249,3 +249,80 @@ def test_the_people_listed_are_as_many_as_the_point_counts(driven, request):
         assert 0 < len(driven.people_shown) <= driven.value, f"see {driven.screenshot}"
     else:
         assert len(driven.people_shown) == driven.value, f"see {driven.screenshot}"
+
+
+# a click on the interactive chart -----------------------------------------------------------------------------
+
+# where the busiest clickable point of ``{name}`` is, as a share of its figure (matplotlib counts y from the
+# bottom), and the persons the client lists for its row
+TARGET_CODE = """
+import json as _json
+_points = [point for point in {name}.people.points if point.anchor is not None and point.row is not None]
+_point = max(_points, key=lambda point: abs(point.value or 0))
+_x, _y = {name}.figure.axes[0].transData.transform(_point.anchor)
+_box = {name}.figure.bbox
+_people = client.people({name}.df.iloc[_point.row])
+print(_json.dumps({{"x": _x / _box.width, "y": _y / _box.height, "label": _point.label,
+                   "expected": sorted(ids[0] for ids in _people["distinct_ids"])}}))
+"""
+
+
+@dataclass(frozen=True)
+class Clicked:
+    """What a click inside a cell or segment of a builder's ipympl chart listed."""
+
+    label: str
+    picked: str | None
+    shown: list[str]
+    expected: list[str]
+    screenshot: Path
+
+
+@pytest.fixture(scope="module")
+def kinds_clicked(
+    kinds_page: Any, lab: JupyterLab, screenshots: Path, kinds_driven: dict[str, KindDriven]
+) -> dict[str, Clicked]:
+    """The retention and lifecycle builders run again under ``%matplotlib widget``, then their busiest cell or
+    segment clicked on the canvas (the kernel goes back to inline afterwards)."""
+    page = kinds_page
+    found = {}
+    run_in_kernel(lab, NOTEBOOK, "get_ipython().run_line_magic('matplotlib', 'widget')")
+    try:
+        for name in ("retention", "lifecycle"):
+            builder = _builder(page, KINDS[name][0])
+            with screenshot_on_failure(page, screenshots / f"04_builders_{name}_click_failed.png"):
+                builder.locator("button.widget-button", has_text="Run").click()
+                canvas = builder.locator(".jupyter-matplotlib-canvas-div canvas").first
+                canvas.wait_for(timeout=RUN_TIMEOUT_MS)
+                wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+                code = textwrap.dedent(TARGET_CODE.format(name=name))
+                target = json.loads(run_in_kernel(lab, NOTEBOOK, code).strip().splitlines()[-1])
+                box = canvas.bounding_box()
+                page.mouse.click(box["x"] + target["x"] * box["width"], box["y"] + (1 - target["y"]) * box["height"])
+                wait_for(
+                    page,
+                    """([output, label]) => [...output.querySelectorAll('.widget-html')]
+                        .some(note => note.textContent.includes('behind ' + label))""",
+                    arg=[builder.element_handle(), target["label"]],
+                    what=f"the people of the clicked point of the {name} builder",
+                    timeout_ms=RUN_TIMEOUT_MS,
+                )
+                wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
+                shown = builder.evaluate(PEOPLE_SCRIPT)
+                builder.scroll_into_view_if_needed()
+                screenshot = screenshot_notebook(page, screenshots / f"04_builders_{name}_people_clicked.png")
+            picked = run_in_kernel(
+                lab, NOTEBOOK, f"print({name}.people.point.label if {name}.people.point is not None else '')"
+            ).strip()
+            found[name] = Clicked(target["label"], picked, sorted(shown), target["expected"], screenshot)
+    finally:
+        run_in_kernel(lab, NOTEBOOK, "get_ipython().run_line_magic('matplotlib', 'inline')")
+    return found
+
+
+@pytest.mark.parametrize("name", ["retention", "lifecycle"])
+def test_a_click_inside_a_cell_or_segment_lists_its_people(kinds_clicked, name):
+    clicked = kinds_clicked[name]
+    assert clicked.picked == clicked.label, f"the click picked another point: see {clicked.screenshot}"
+    assert len(clicked.expected) > 1, f"click a busier point: see {clicked.screenshot}"
+    assert clicked.shown == clicked.expected, f"see {clicked.screenshot}"
