@@ -148,3 +148,31 @@ def test_the_cohort_name_follows_the_picked_point_until_one_is_typed(engagement_
     builder.people.cohort_name.value = "Came back once"
     builder.people.pick(2)
     assert builder.people.cohort_name.value == "Came back once"
+
+
+def test_broken_down_stickiness_bars_each_pick_their_own_value_s_people(engagement_client):
+    # by plan: free (bob, cy) 2, 0, 0, 0; pro dee 2 days and ann 3 days: 0, 1, 1, 0
+    builder = StickinessBuilder(engagement_client, events=["view"], breakdown="plan", breakdown_type="event", **RANGE)
+    frame = builder.run()
+    assert frame is not None, builder.error
+    _same_frame(frame, engagement_client.stickiness(builder.request))
+    free = builder.people.points[_index(builder, "view · free · 1 day: 2")]
+    pro = builder.people.points[_index(builder, "view · pro · 3 days: 1")]
+    assert free.anchor is not None and pro.anchor is not None and free.width is not None
+    assert _who(builder.people.click_at(free.anchor[0], free.anchor[1] / 2)) == ["bob", "cy"]
+    assert _who(builder.people.click_at(pro.anchor[0], pro.anchor[1] / 2)) == ["ann"]
+    # the two values' bars of one bucket sit side by side, not on top of each other
+    two_days = [point for point in builder.people.points if "2 days" in point.label]
+    assert len({point.anchor[0] for point in two_days}) == 2
+
+
+def test_a_broken_down_retention_draws_a_table_per_value_and_lists_each_value_s_cells(engagement_client):
+    # each cohort under its start event's plan: free bob (6th) and cy (8th); pro ann and dee
+    builder = RetentionBuilder(engagement_client, "view", breakdown="plan", **RETENTION)
+    frame = builder.run()
+    assert frame is not None, builder.error
+    _same_frame(frame, engagement_client.retention(builder.request))
+    assert len(builder.figure.axes) == 2
+    assert _who(builder.people.pick(_index(builder, "Day 1 (2026-01-06) · free: in the cohort · 1"))) == ["bob"]
+    assert _who(builder.people.pick(_index(builder, "Day 0 (2026-01-05) · pro: in the cohort · 2"))) == ["ann", "dee"]
+    assert all(point.anchor is None for point in builder.people.points)  # several tables: the picker is the way
