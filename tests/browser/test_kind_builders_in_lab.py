@@ -185,8 +185,8 @@ def kinds_driven(kinds_page: Any, lab: JupyterLab, screenshots: Path) -> dict[st
     found = {}
     for name, (constructor, drive) in KINDS.items():
         builder = _builder(page, constructor)
-        builder.scroll_into_view_if_needed()
         with screenshot_on_failure(page, screenshots / f"04_builders_{name}_failed.png"):
+            builder.scroll_into_view_if_needed()
             expected_code = drive(page, builder)
             run = _drive(page, lab, builder, screenshots, name, expected_code, NOTEBOOK)
             chosen = json.loads(
