@@ -1,22 +1,30 @@
-"""`client.people(...)`: the persons behind one point of a trend, stickiness or lifecycle frame, or behind a
-people URL the API handed out.
+"""`client.people(...)`: the persons behind one point of a trend, stickiness, lifecycle or retention frame, or
+behind a people URL the API handed out; `client.path_people(...)`: the persons behind a node or edge of paths.
 
 The frames keep each row's people URL in ``attrs["people_urls"]`` (by row position; see
-`toolkit.frames.trend_frame`); this follows that URL and its ``next`` links.
+`toolkit.frames.trend_frame`); `people` follows that URL and its ``next`` links (a retention cell's page lists
+``{"person", "appearances"}`` items under ``result``, read as its persons). Paths answers carry no URLs, as
+PostHog's: `path_people` asks ``persons/paths/`` with the request and the node keys.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from numbers import Integral
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 
 from .calculations import _people
 from .frames import persons_frame
+from .insight_requests import PathsRequest
 from .transport import Transport
 
 __all__ = ["PeopleMixin", "people_url"]
+
+_RETENTION = "/persons/retention"
 
 _NO_URLS = (
     "this frame holds no people URLs: they come with the legacy insights/trend/ answer (the local backend's); "
@@ -60,7 +68,7 @@ def people_url(point: Any) -> str:
 
 
 class PeopleMixin(Transport):
-    """The people call of `toolkit.Client`."""
+    """The people calls of `toolkit.Client`."""
 
     def people(self, point: Any, /, *, limit: int | None = None, page_size: int | None = None) -> pd.DataFrame:
         """The persons behind one point of a trend, stickiness or lifecycle frame, or behind a people URL.
@@ -95,4 +103,70 @@ class PeopleMixin(Transport):
         if limit is not None and limit <= 0:
             return persons_frame([])
         size = min(page_size or limit or 100, limit or page_size or 100)
-        return persons_frame(_people(self.paginate(url, page_size=size), limit))
+        pages = (
+            self._retention_people(url, size)
+            if _RETENTION in urlsplit(url).path
+            else self.paginate(url, page_size=size)
+        )
+        return persons_frame(_people(pages, limit))
+
+    def _retention_people(self, url: str, size: int) -> Iterator[dict[str, Any]]:
+        """The persons of a retention cell's pages (their items are ``{"person", "appearances"}``)."""
+        next_url: str | None = url
+        params: dict[str, Any] | None = None if "limit=" in url else {"limit": size}
+        while next_url:
+            body = self.request("GET", next_url, params=params)
+            params = None  # the next links carry them
+            for item in (body or {}).get("result") or []:
+                yield item["person"] if isinstance(item, dict) and "person" in item else item
+            next_url = (body or {}).get("next")
+
+    def path_people(
+        self,
+        request: PathsRequest | None = None,
+        /,
+        *,
+        start_key: str | None = None,
+        end_key: str | None = None,
+        dropoff_key: str | None = None,
+        limit: int | None = None,
+        **fields: Any,
+    ) -> pd.DataFrame:
+        """The persons behind a node or an edge of a paths result (each once; an edge's ``value`` counts
+        sessions, so it may be more).
+
+        Parameters
+        ----------
+        request : PathsRequest, optional
+            The paths (or its fields as keywords).
+        start_key, end_key : str, optional
+            Nodes as `paths` names them in ``source`` / ``target`` (``"2_/pricing"``): both, the persons who
+            made that edge; ``start_key`` alone, who went on from the node; ``end_key`` alone, who reached it.
+        dropoff_key : str, optional
+            Alone: the persons whose path ended at this node.
+        limit : int, optional
+            At most this many persons.
+
+        Returns
+        -------
+        pandas.DataFrame
+            `toolkit.frames.PERSON_COLUMNS`.
+
+        Raises
+        ------
+        toolkit.ValidationError
+            For a key naming no node or edge of the result (its ``attr`` names the key).
+
+        Examples
+        --------
+        >>> client.path_people(start_point="/home", start_key="1_/home", end_key="2_/pricing")  # doctest: +SKIP
+        """
+        request = request if request is not None else PathsRequest(**fields)
+        keys = {"path_start_key": start_key, "path_end_key": end_key, "path_dropoff_key": dropoff_key}
+        params = {
+            key: value if isinstance(value, str) else json.dumps(value) for key, value in request.to_dict().items()
+        }
+        params.update({key: value for key, value in keys.items() if value})
+        if limit is not None and limit <= 0:
+            return persons_frame([])
+        return persons_frame(_people(self.paginate(self.project_path("persons/paths/"), params, limit=limit), limit))

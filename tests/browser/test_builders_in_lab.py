@@ -145,11 +145,19 @@ def _click_run(page: Any, builder: Any, name: str) -> None:
     wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
 
 
-def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: str, expected_code: str) -> Driven:
+def _drive(
+    page: Any,
+    lab: JupyterLab,
+    builder: Any,
+    screenshots: Path,
+    name: str,
+    expected_code: str,
+    notebook: str = NOTEBOOK,
+) -> Driven:
     """Click Run on ``builder`` (controls already changed), then compare with ``expected_code``'s direct call.
 
     ``expected_code`` defines ``request`` (written by hand), ``frame`` (the direct call with it) and ``shown``
-    (the builder); the kernel renders the frame's table and plot the way the builder does.
+    (the builder); the kernel of ``notebook`` renders the frame's table and plot the way the builder does.
     """
     tables = builder.locator(".widget-output table")
     images_before, tables_before = _images(builder), tables.count()
@@ -157,7 +165,7 @@ def _drive(page: Any, lab: JupyterLab, builder: Any, screenshots: Path, name: st
     _click_run(page, builder, name)
     builder.scroll_into_view_if_needed()
     screenshot = screenshot_notebook(page, screenshots / f"04_builders_{name}_clicked.png")
-    printed = run_in_kernel(lab, NOTEBOOK, textwrap.dedent(expected_code) + COMPARE_CODE)
+    printed = run_in_kernel(lab, notebook, textwrap.dedent(expected_code) + COMPARE_CODE)
     answer = json.loads(printed.strip().splitlines()[-1])
     return Driven(
         images_before=images_before,

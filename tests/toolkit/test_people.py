@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from toolkit import Client
+from toolkit import Client, ValidationError
 from toolkit.frames import PERSON_COLUMNS, stickiness_frame
 
 from .engagement_events import RANGE
@@ -100,3 +100,65 @@ def test_a_frame_without_people_urls_names_what_to_do(analyst):
     assert "people_urls" not in frame.attrs
     with pytest.raises(ValueError, match="ActorsQuery"):
         analyst.people(frame.loc[0])
+
+
+RETENTION = {"target_entity": "view", "period": "Day", "total_intervals": 4, "date_to": "2026-01-08"}
+"""Cohorts of 5, 6, 7 and 8 January: who viewed that day, and who of them viewed again 1, 2, 3 days later."""
+
+
+def _cell(frame: pd.DataFrame, day: str, period: int) -> pd.Series:
+    return frame[(frame["cohort_date"] == pd.Timestamp(day, tz="UTC")) & (frame["period"] == period)].iloc[0]
+
+
+def test_the_people_behind_a_retention_cell(analyst):
+    frame = analyst.retention(**RETENTION)
+    # 5 January's cohort: dee (09:00) and ann (10:00); ann is back on the 6th and 8th, dee on the 7th
+    assert _who(analyst.people(_cell(frame, "2026-01-05", 0))) == ["ann", "dee"]
+    assert _who(analyst.people(_cell(frame, "2026-01-05", 1))) == ["ann"]
+    assert _who(analyst.people(_cell(frame, "2026-01-05", 2))) == ["dee"]
+    # 6 January's cohort: ann and bob; nobody of them viewed on the 7th, ann on the 8th
+    assert _who(analyst.people(_cell(frame, "2026-01-06", 1))) == []
+    assert _who(analyst.people(_cell(frame, "2026-01-06", 2))) == ["ann"]
+    people = analyst.people(_cell(frame, "2026-01-08", 0), page_size=1)
+    assert list(people.columns) == list(PERSON_COLUMNS) and _who(people) == ["ann", "cy"]
+
+
+PATH_EVENTS = pd.DataFrame(
+    {
+        "event": ["home", "pricing", "signup", "home", "pricing", "home", "signup"],
+        "distinct_id": ["pia", "pia", "pia", "quin", "quin", "rae", "rae"],
+        "timestamp": pd.to_datetime(
+            [
+                "2026-01-06 10:00",
+                "2026-01-06 10:05",
+                "2026-01-06 10:10",
+                "2026-01-06 11:00",
+                "2026-01-06 11:02",
+                "2026-01-06 12:00",
+                "2026-01-06 12:03",
+            ]
+        ),
+        "properties": [{}] * 7,
+    }
+)
+"""Three sessions on 6 January: pia home, pricing, signup; quin home, pricing; rae home, signup. The views of
+the engagement events that day are sessions of one item (hours apart), so they make no edge."""
+PATHS = {"include_event_types": ["custom_event"], "date_from": "2026-01-06", "date_to": "2026-01-06"}
+
+
+def test_the_people_behind_a_path_node_and_edge(analyst):
+    analyst.load_events(PATH_EVENTS, progress=False)
+    edges = analyst.paths(**PATHS)
+    assert sorted(zip(edges["source"], edges["target"], edges["value"], strict=True)) == [
+        ("1_home", "2_pricing", 2),
+        ("1_home", "2_signup", 1),
+        ("2_pricing", "3_signup", 1),
+    ]
+    assert _who(analyst.path_people(**PATHS, end_key="2_pricing")) == ["pia", "quin"]
+    assert _who(analyst.path_people(**PATHS, start_key="1_home", end_key="2_signup")) == ["rae"]
+    assert _who(analyst.path_people(**PATHS, start_key="2_pricing")) == ["pia"]
+    assert _who(analyst.path_people(**PATHS, dropoff_key="2_pricing")) == ["quin"]
+    assert len(analyst.path_people(**PATHS, end_key="1_home", limit=2)) == 2  # of the three who reached it
+    with pytest.raises(ValidationError) as raised:
+        analyst.path_people(**PATHS, end_key="9_nowhere")
+    assert raised.value.attr == "path_end_key"

@@ -128,6 +128,8 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
     >>> request_title({"request": {"events": [{"id": "a"}], "breakdown": [7], "breakdown_type": "cohort"},
     ...                "breakdown_labels": {"7": "Power users"}})
     'a by cohort: Power users'
+    >>> request_title({"request": {"insight": "PATHS", "include_event_types": ["$pageview"], "start_point": "/"}})
+    'paths of $pageview from /'
     """
     request = attrs.get("request")
     if not isinstance(request, Mapping):
@@ -136,6 +138,14 @@ def request_title(attrs: Mapping[str, Any]) -> str | None:
         [*request.get("events", []), *request.get("actions", [])],
         key=lambda entity: entity.get("order") or 0 if isinstance(entity, Mapping) else 0,
     )
+    if request.get("insight") == "PATHS":
+        kinds = ", ".join(request.get("include_event_types") or []) or "every event"
+        ends = [
+            f"{word} {request[key]}" for word, key in (("from", "start_point"), ("to", "end_point")) if request.get(key)
+        ]
+        return " ".join([f"paths of {kinds}", *ends])
+    if not entities and isinstance(request.get("target_entity"), Mapping):  # retention: its cohort event
+        entities = [request["target_entity"]]
     if not entities:
         return None
     joiner = " → " if request.get("insight") == "FUNNELS" else ", "

@@ -1,4 +1,4 @@
-"""`Builder`: what the trend and funnel builders share.
+"""`Builder`: what every builder shares (trend, funnel, retention, paths, stickiness, lifecycle).
 
 A builder turns its controls into a request object (`Builder.request`), runs it through the client
 (`Builder.run`, also the Run button), keeps the frame and figure (`Builder.df`, `Builder.figure`), shows
@@ -38,12 +38,13 @@ from ..plots.style import request_title
 from .catalog import Catalog
 from .controls import BreakdownControl, DateRangeControl, PropertyFilterEditor
 from .results import STALE_NOTE, ResultArea, watch_values
-from .reuse import request_code, request_from_filters
+from .reuse import builder_name, request_code, request_entities, request_from_filters
 from .runs import BusyNote, RunTickets, clicked_in_page, running_loop
 
-__all__ = ["INTERVALS", "Builder", "UnseenNamesError", "error_message"]
+__all__ = ["BREAKDOWN_FIELDS", "INTERVALS", "Builder", "UnseenNamesError", "error_message"]
 
 INTERVALS = ["hour", "day", "week", "month"]
+BREAKDOWN_FIELDS = ("breakdown", "breakdown_type", "breakdown_limit")
 
 
 class UnseenNamesError(ValueError):
@@ -85,7 +86,7 @@ def _unreachable(error: TransportError) -> str:
 
 
 class Builder:
-    """Base of `TrendBuilder` and `FunnelBuilder`; subclasses give the request class and their controls."""
+    """Base of every builder (`TrendBuilder`, ...); subclasses give the request class and their controls."""
 
     request_class: type
     run_label = "Run"
@@ -125,11 +126,11 @@ class Builder:
         self.save_button.on_click(lambda _button: self._clicked(self.save))
         self.code_button.on_click(lambda _button: self._clicked(self.toggle_code))
         self.dates.load(initial.date_from, initial.date_to)
-        if initial.interval is not None:
-            if initial.interval not in INTERVALS:
-                self.interval.options = [*INTERVALS, initial.interval]
-            self.interval.value = initial.interval
-        self.breakdown.load(initial.breakdown, initial.breakdown_type, initial.breakdown_limit)
+        interval = getattr(initial, "interval", None)  # retention has periods, paths neither
+        if interval is not None:
+            self.interval.options = INTERVALS if interval in INTERVALS else [*INTERVALS, interval]
+            self.interval.value = interval
+        self.breakdown.load(*(getattr(initial, name, None) for name in BREAKDOWN_FIELDS))
         self.filters.load(initial.properties)
 
     def _ready(self) -> None:
@@ -264,7 +265,7 @@ class Builder:
             raise ValueError(f"insight {id_or_short_id} holds no filters a builder can show")
         request = request_from_filters(filters)
         if not isinstance(request, cls.request_class):
-            other = "FunnelBuilder" if cls.request_class.__name__.startswith("Trend") else "TrendBuilder"
+            other = builder_name(request)
             raise ValueError(f"insight {id_or_short_id} is a {filters.get('insight')} insight: open it with {other}")
         builder = cls(client, **{item.name: getattr(request, item.name) for item in fields(request)})
         name = frame.loc[0, "name"] if "name" in frame.columns else None
@@ -293,13 +294,14 @@ class Builder:
         """Refuse events and properties the project never saw: PostHog would answer a chart of zeros."""
         unseen: list[str] = []
         events = self.catalog.seen_events()
-        for item in map(entity_dict, getattr(request, "events", None) or getattr(request, "steps", None) or []):
+        for item in map(entity_dict, request_entities(request)):
             name = item.get("id")
             if events is not None and item.get("type") != "actions" and name not in (None, "") and name not in events:
                 unseen.append(f"event {name!r}")
         used = [(row.type.value, row.key.value.strip()) for row in self.filters.rows]
-        if isinstance(request.breakdown, str) and request.breakdown_type in ("event", "person", None):
-            used.append((request.breakdown_type or "event", request.breakdown))
+        breakdown, breakdown_type = getattr(request, "breakdown", None), getattr(request, "breakdown_type", None)
+        if isinstance(breakdown, str) and breakdown_type in ("event", "person", None):
+            used.append((breakdown_type or "event", breakdown))
         for kind, key in used:
             known = self.catalog.seen_properties(kind) if kind in ("event", "person") else None
             if known is not None and key and key not in known:

@@ -3,9 +3,10 @@
 After each run the builder hands the panel the result's points (`toolkit.widgets.people_points`). The panel
 lists them in a picker under the chart; choosing one fetches its persons and shows them as a table, one row a
 person with their properties as columns. Under ipympl (``%matplotlib widget``) a click on the chart picks the
-point under the mouse too (a point of a line, or anywhere in a funnel's bar); with a PNG (inline, Agg) the
-picker is the way. "Save as cohort" makes a static cohort of exactly the listed persons
-(`toolkit.Client.create_cohort`) named by the name box, and says what it made.
+point under the mouse too (a point of a line; anywhere in a funnel's or stickiness bar, a lifecycle segment,
+a retention cell or a paths node); with a PNG (inline, Agg) the picker is the way. "Save as cohort" makes a
+static cohort of exactly the listed persons (`toolkit.Client.create_cohort`) named by the name box (the picked
+point's label until a name is typed), and says what it made.
 
 Nothing needs a browser: ``panel.pick(i)``, ``panel.click_at(x, y)`` (data coordinates) and
 ``panel.save_cohort("name")`` do what the controls do. Errors become the message (`error`), never a traceback.
@@ -107,6 +108,7 @@ class PeoplePanel:
         self.message = widgets.HTML()
         self.table = widgets.HTML()
         self.cohort_name = widgets.Text(placeholder="Cohort name", description="Cohort")
+        self._named = ""
         self.save_button = widgets.Button(description="Save as cohort", icon="users", disabled=True)
         self.saved = widgets.HTML()
         self.picker.observe(self._picked, names="value")
@@ -159,12 +161,13 @@ class PeoplePanel:
         return self.people if self.error is None else None
 
     def point_at(self, x: float, y: float) -> int | None:
-        """The point drawn at ``(x, y)`` (data coordinates of the first axes): a bar containing it, else the
-        anchor nearest on screen within `toolkit.plots.hover.HOVER_RADIUS` pixels."""
+        """The point drawn at ``(x, y)`` (data coordinates of the first axes): a bar or box containing it, else
+        the anchor nearest on screen within `toolkit.plots.hover.HOVER_RADIUS` pixels."""
         for index, point in enumerate(self.points):
             if point.anchor is not None and point.width is not None:
                 left, top = point.anchor[0] - point.width / 2, point.anchor[1]
-                if left <= x <= left + point.width and min(0.0, top) <= y <= max(0.0, top):
+                low, high = (top - point.height / 2, top + point.height / 2) if point.height else (top, 0.0)
+                if left <= x <= left + point.width and min(low, high) <= y <= max(low, high):
                     return index
         anchored = [(index, point.anchor) for index, point in enumerate(self.points) if point.anchor is not None]
         if not anchored or self.figure is None or not self.figure.axes:
@@ -213,7 +216,8 @@ class PeoplePanel:
         noun = "person" if count == 1 else "persons"
         self.message.value = self._note(f"{count:,} {noun} behind {point.label}{shown}")
         self.table.value = scrolling_table(table_html(people_table(people), max_rows=PEOPLE_ROWS)) if count else ""
-        self.cohort_name.value = self.cohort_name.value or point.label
+        if self.cohort_name.value in ("", self._named):  # a name typed in the box stays; a label follows the pick
+            self.cohort_name.value = self._named = point.label
         self.save_button.disabled = count == 0
         return people
 

@@ -54,6 +54,9 @@ class PeoplePoint:
         A bar's width: a click inside the bar (from 0 to ``anchor``'s height) picks it.
     row : int or None
         The position of its row in the result frame (``frame.iloc[row]``).
+    height : float or None
+        With ``width``, a box centred on ``anchor`` (a heat-map cell, a stacked segment, a paths node): a click
+        inside it picks it.
     """
 
     label: str
@@ -62,6 +65,7 @@ class PeoplePoint:
     anchor: tuple[float, float] | None = None
     width: float | None = None
     row: int | None = None
+    height: float | None = None
 
 
 PointsOf = Callable[[Any, Any, pd.DataFrame, Figure | None], list[PeoplePoint]]
