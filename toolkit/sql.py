@@ -2,8 +2,9 @@
 
 The query is sent to ``/api/projects/:id/query/`` as a ``HogQLQuery``. PostHog adds ``LIMIT 100`` to a query
 that has none and caps an answer at 50,000 rows (`MAX_ROWS`); ``HogQLQuery`` has no ``limit`` or ``offset``
-field. So the toolkit reads pages itself: it sends ``select * from (<query>) as t limit <page> offset <n>``
-and asks for the next page while a page comes back full. A query's own ``LIMIT`` still holds inside.
+field. So the toolkit reads pages itself: it sends ``<query> limit <page> offset <n>`` (or, for a query with a
+``LIMIT`` or ``UNION`` of its own, ``select * from (<query>) as t limit <page> offset <n>``, its own ``LIMIT``
+holding inside) and asks for the next page while a page comes back full.
 
 Values are sent in ``values`` and named in the text as HogQL placeholders (``{name}``): never pasted in.
 """
@@ -32,6 +33,7 @@ MAX_ROWS = 50_000
 
 _PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
 _TOP_ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
+_OWN_CLAUSES = re.compile(r"\b(?:limit|offset|union|intersect|except|settings)\b", re.IGNORECASE)
 
 
 def code_outside_literals(query: str) -> str:
@@ -91,28 +93,41 @@ def placeholder_names(query: str) -> list[str]:
     return names
 
 
-def _orders_rows(query: str) -> bool:
-    code = code_outside_literals(query)
+def _top_level(query: str) -> str:
+    """The code of ``query`` outside literals, comments and parentheses (blanked): its outermost clauses."""
     depth, top = 0, []
-    for char in code:
+    for char in code_outside_literals(query):
         depth += (char == "(") - (char == ")")
         top.append(char if depth == 0 and char not in "()" else " ")
-    return bool(_TOP_ORDER_BY.search("".join(top)))
+    return "".join(top)
+
+
+def _orders_rows(query: str) -> bool:
+    return bool(_TOP_ORDER_BY.search(_top_level(query)))
 
 
 def paged_query(query: str, *, limit: int, offset: int) -> str:
-    """The text of one page of ``query``: its rows wrapped in a ``LIMIT``/``OFFSET`` of their own.
+    """The text of one page of ``query``: ``LIMIT``/``OFFSET`` after it, or around it when it has its own.
 
-    The query stands on lines of its own, so that a trailing ``--`` comment cannot swallow the rest.
+    A query whose outermost clauses hold no ``LIMIT``, ``OFFSET``, set operation (a ``UNION``'s limit would
+    bind to its last ``select``) or ``SETTINGS`` gets the page's clauses after it; any other is wrapped, its
+    own ``LIMIT`` still holding inside. The added clauses stand on a line of their own, so that a trailing
+    ``--`` comment cannot swallow them.
 
     Examples
     --------
-    >>> print(paged_query("select event from events;", limit=3, offset=6))
+    >>> print(paged_query("select event from events order by event;", limit=3, offset=6))
+    select event from events order by event
+    limit 3 offset 6
+    >>> print(paged_query("select event from events limit 10", limit=3, offset=6))
     select * from (
-    select event from events
+    select event from events limit 10
     ) as t limit 3 offset 6
     """
-    return f"select * from (\n{_body(query)}\n) as t limit {int(limit)} offset {int(offset)}"
+    body = _body(query)
+    if _OWN_CLAUSES.search(_top_level(body)):
+        return f"select * from (\n{body}\n) as t limit {int(limit)} offset {int(offset)}"
+    return f"{body}\nlimit {int(limit)} offset {int(offset)}"
 
 
 def _body(query: str) -> str:

@@ -19,7 +19,7 @@ from toolkit.sql import MAX_ROWS, hogql_value, paged_query, placeholder_names
 from .fakes import Call, FakeSession
 
 QUERY_PATH = "/api/projects/1/query/"
-PAGE = re.compile(r"\) as t limit (\d+) offset (\d+)$")
+PAGE = re.compile(r"\nlimit (\d+) offset (\d+)$|\) as t limit (\d+) offset (\d+)$")
 
 
 def _answer(rows, *, columns=("n",), types=(("n", "UInt64"),), timezone="UTC", query="select n from t"):
@@ -46,14 +46,19 @@ def _rows_server(rows):
     """A query endpoint that serves ``rows`` (one UInt64 column ``n``) by the page the text asks."""
 
     def answer(call: Call):
-        limit, offset = (int(part) for part in PAGE.search(call.json["query"]["query"]).groups())
+        limit, offset = _page(call)
         return 200, _answer([[value] for value in rows[offset : offset + limit]])
 
     return answer
 
 
+def _page(call: Call) -> tuple[int, int]:
+    limit, offset = (int(part) for part in PAGE.search(call.json["query"]["query"]).groups() if part is not None)
+    return limit, offset
+
+
 def _pages(fake: FakeSession) -> list[tuple[int, int]]:
-    return [tuple(int(part) for part in PAGE.search(call.json["query"]["query"]).groups()) for call in fake.calls]
+    return [_page(call) for call in fake.calls]
 
 
 def test_every_clickhouse_type_becomes_its_dtype(client, fake):
@@ -155,7 +160,7 @@ def test_more_than_posthogs_default_hundred_rows_come_back_in_one_request(client
     assert _pages(fake) == [(MAX_ROWS, 0)]
     sent = fake.calls[0].json
     assert sent["query"]["kind"] == "HogQLQuery"
-    assert sent["query"]["query"] == "select * from (\nselect n from t order by n\n) as t limit 50000 offset 0"
+    assert sent["query"]["query"] == "select n from t order by n\nlimit 50000 offset 0"
     assert "values" not in sent["query"]
 
 
@@ -250,10 +255,39 @@ def test_placeholders_are_found_outside_literals_and_comments():
     assert placeholder_names(query) == ["a", "g"]
 
 
-def test_the_page_wraps_the_query_on_lines_of_its_own():
-    assert paged_query("select 1 -- one;\n;", limit=5, offset=10) == (
-        "select * from (\nselect 1 -- one;\n) as t limit 5 offset 10"
-    )
+@pytest.mark.parametrize(
+    "query, page",
+    [
+        # the page's clauses go after the query, on a line of their own (a trailing comment cannot hide them)
+        ("select 1 -- one;\n;", "select 1 -- one;\nlimit 5 offset 10"),
+        ("select n from t order by n desc", "select n from t order by n desc\nlimit 5 offset 10"),
+        # a LIMIT inside a subquery or a window is not the query's own
+        ("select n from (select n from t limit 3)", "select n from (select n from t limit 3)\nlimit 5 offset 10"),
+        ("select 'limit' as l", "select 'limit' as l\nlimit 5 offset 10"),
+        # a query with its own LIMIT keeps it inside the page
+        ("select n from t limit 12", "select * from (\nselect n from t limit 12\n) as t limit 5 offset 10"),
+        ("select n from t LIMIT 3 BY n", "select * from (\nselect n from t LIMIT 3 BY n\n) as t limit 5 offset 10"),
+        # a UNION's LIMIT would bind to its last select
+        ("select 1 union all select 2", "select * from (\nselect 1 union all select 2\n) as t limit 5 offset 10"),
+    ],
+)
+def test_the_page_of_a_query(query, page):
+    assert paged_query(query, limit=5, offset=10) == page
+
+
+def test_a_query_with_its_own_limit_is_read_in_pages_within_it(client, fake):
+    rows = [10, 20, 30, 40, 50]
+
+    def answer(call: Call):
+        # the server applies the inner LIMIT 3 first, then the page
+        limit, offset = _page(call)
+        assert "limit 3\n) as t" in call.json["query"]["query"]
+        return 200, _answer([[value] for value in rows[:3][offset : offset + limit]])
+
+    fake.routes[("POST", QUERY_PATH)] = answer
+    frame = client.sql("select n from t order by n limit 3", page_size=2, progress=False)
+    assert frame["n"].tolist() == [10, 20, 30]
+    assert _pages(fake) == [(2, 0), (2, 2)]
 
 
 def test_a_hogql_error_is_a_validation_error_with_the_servers_detail(client, fake):

@@ -55,7 +55,7 @@ def test_a_cell_runs_against_the_only_client_and_shows_its_frame(shell):
     assert frame["event"].tolist() == ["signup", "purchase"] and str(frame["c"].dtype) == "Int64"
     text = fake.calls[0].json["query"]["query"]
     assert "select event, count() as c from events group by event" in text
-    assert text.endswith("limit 50000 offset 0")
+    assert text.endswith("\nlimit 50000 offset 0")
 
 
 def test_placeholders_come_from_the_notebooks_variables_as_values(shell):
@@ -72,7 +72,7 @@ def test_a_name_keeps_the_frame_and_limit_bounds_the_rows(shell):
     shell.user_ns["analyst"] = _client(fake)
     result = shell.run_cell("%%sql counts --limit 1\nselect event, count() as c from events group by event\n")
     assert shell.user_ns["counts"] is result.result
-    assert fake.calls[0].json["query"]["query"].endswith("limit 1 offset 0")
+    assert fake.calls[0].json["query"]["query"].endswith("\nlimit 1 offset 0")
     assert len(result.result) == 1
 
 
