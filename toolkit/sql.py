@@ -4,7 +4,8 @@ The query is sent to ``/api/projects/:id/query/`` as a ``HogQLQuery``. PostHog a
 that has none and caps an answer at 50,000 rows (`MAX_ROWS`); ``HogQLQuery`` has no ``limit`` or ``offset``
 field. So the toolkit reads pages itself: it sends ``<query> limit <page> offset <n>`` (or, for a query with a
 ``LIMIT`` or ``UNION`` of its own, ``select * from (<query>) as t limit <page> offset <n>``, its own ``LIMIT``
-holding inside) and asks for the next page while a page comes back full.
+holding inside) and asks for the next page while a page comes back full, or short with ``hasMore`` set (a
+server that answers fewer rows than a page asks for says so).
 
 Values are sent in ``values`` and named in the text as HogQL placeholders (``{name}``): never pasted in.
 """
@@ -248,7 +249,9 @@ class SqlMixin(Transport):
                 rows.extend(page)
                 if bar is not None:
                     bar.update(len(page))
-                if len(page) < wanted or wanted <= 0 or (limit is not None and len(rows) >= limit):
+                # A short page ends the rows, unless the server says it cut the page short itself (hasMore).
+                cut_short = bool(answer.get("hasMore")) and bool(page)
+                if (len(page) < wanted and not cut_short) or wanted <= 0 or (limit is not None and len(rows) >= limit):
                     break
                 if bar is None:
                     if not _orders_rows(query):

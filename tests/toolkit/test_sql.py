@@ -178,6 +178,27 @@ def test_rows_filling_the_last_page_exactly_need_one_empty_page_to_end(client, f
     assert _pages(fake) == [(2, 0), (2, 2), (2, 4)]
 
 
+def test_a_page_the_server_cut_short_with_has_more_is_followed_by_the_next(client, fake):
+    rows = [10, 20, 30, 40, 50]
+
+    def answer(call: Call):
+        # a server answering at most 2 rows a page, whatever the page asks, and saying so with hasMore
+        limit, offset = _page(call)
+        page = rows[offset : offset + min(limit, 2)]
+        return 200, {**_answer([[value] for value in page]), "hasMore": offset + len(page) < len(rows)}
+
+    fake.routes[("POST", QUERY_PATH)] = answer
+    frame = client.sql("select n from t order by n", page_size=4, progress=False)
+    assert frame["n"].tolist() == [10, 20, 30, 40, 50]
+    assert _pages(fake) == [(4, 0), (4, 2), (4, 4)]
+
+
+def test_an_empty_page_ends_the_rows_even_with_has_more(client, fake):
+    fake.routes[("POST", QUERY_PATH)] = (200, {**_answer([]), "hasMore": True})
+    assert len(client.sql("select n from t", progress=False)) == 0
+    assert len(fake.calls) == 1
+
+
 def test_limit_returns_the_first_rows_and_asks_no_more(client, fake):
     fake.routes[("POST", QUERY_PATH)] = _rows_server([10, 20, 30, 40, 50])
     frame = client.sql("select n from t order by n", limit=3, page_size=2, progress=False)
