@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-__all__ = ["hogql_function_name"]
+__all__ = ["NAMED", "hogql_function_name"]
+
+NAMED = (exp.Anonymous, exp.AnonymousAggFunc)
+"""Calls sqlglot keeps by their written name, arguments in ``expressions``."""
 
 # sqlglot's node classes for functions it reads by name, with the HogQL spelling the allowlist knows
 _KNOWN: dict[type[exp.Expression], str] = {
@@ -39,6 +42,6 @@ _KNOWN: dict[type[exp.Expression], str] = {
 
 
 def hogql_function_name(node: exp.Func) -> str:
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, NAMED):
         return str(node.name)
     return _KNOWN.get(type(node)) or node.sql_name()

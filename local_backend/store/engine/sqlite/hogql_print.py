@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..interface.sql_tree import hogql_function_name
+from ..interface.sql_tree import NAMED, hogql_function_name
 
 __all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE"]
 
@@ -64,7 +64,7 @@ class SQLitePrinter:
 
     def _function(self, node: exp.Func) -> exp.Expression:
         name = hogql_function_name(node).lower()
-        args = list(node.expressions) if isinstance(node, exp.Anonymous) else []
+        args = list(node.expressions) if isinstance(node, NAMED) else []
         if name == "hogql_property":
             kind = _call("il_json_type", args[0], args[1])
             missing = exp.or_(
@@ -94,7 +94,7 @@ class SQLitePrinter:
             unit = _unit(node.args.get("unit"))
             return _call("il_sql_diff", exp.Literal.string(unit), node.expression, node.this, _tz())
         if name in ("uniq", "uniqexact"):
-            value = node.this if not isinstance(node, exp.Anonymous) else args[0]
+            value = node.this if not isinstance(node, NAMED) else args[0]
             return exp.Count(this=exp.Distinct(expressions=[value]))
         if isinstance(node, exp.Quantile):
             return _call("il_quantile", node.this, node.args["quantile"])
