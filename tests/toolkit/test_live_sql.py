@@ -1,5 +1,6 @@
-"""`Client.sql` through the local backend in the test process: HogQL over the hand-written events of
-`tests.toolkit.engagement_events` (its docstring has the table), every number counted from that table.
+"""`Client.sql` through the local backend in the test process, on SQLite and on chdb (embedded ClickHouse):
+HogQL over the hand-written events of `tests.toolkit.engagement_events` (its docstring has the table), every
+number counted from that table.
 
 ``view``: ann 4 (4, 5, 6, 8 January, 10:00), dee 2 (5 and 7 January, 09:00), bob 2 (6 January, 11:00 and
 15:00), cy 1 (8 January, 12:00): 9 views; eve's ``other`` on 6 January at 10:30: 10 events in all. The
@@ -8,12 +9,36 @@ project's timezone is UTC.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pandas as pd
 import pytest
 
+from local_backend.store.engine.clickhouse.client import ChdbClient
+from local_backend.store.engine.spec import Engine, parse_engine
+from tests.backend.store.clickhouse.mirror import pooled_database_name, release_database
 from toolkit import Client, ValidationError
 
 from .inprocess import InProcessSession
+
+
+@pytest.fixture(scope="module")
+def chdb_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The process's chdb folder: the one already open if another test opened one first (one per process)."""
+    return ChdbClient.open_folder() or str(tmp_path_factory.mktemp("chdb"))
+
+
+@pytest.fixture(params=["sqlite", "chdb"])
+def engine_spec(request: pytest.FixtureRequest) -> Iterator[Engine | None]:
+    """The engine recorded in the test's database before its app opens it: SQLite, or a chdb database."""
+    if request.param == "sqlite":
+        yield None
+        return
+    pytest.importorskip("chdb")
+    folder = request.getfixturevalue("chdb_folder")
+    name = pooled_database_name()
+    yield parse_engine(f"chdb:{folder}?database={name}")
+    release_database(ChdbClient.open(folder, database=name))
 
 
 @pytest.fixture
@@ -27,8 +52,10 @@ def _query_calls(client: Client) -> int:
     return sum(path.endswith("/query/") for path in session.paths)
 
 
-def test_counts_by_event_with_their_dtypes(analyst):
+def test_counts_by_event_with_their_dtypes(analyst, engine_spec):
     frame = analyst.sql("select event, count() as c from events group by event order by c desc", progress=False)
+    # the engine the answer names is the one the test chose
+    assert ("clickhouse" in frame.attrs, "sqlite" in frame.attrs) == (engine_spec is not None, engine_spec is None)
     assert frame["event"].tolist() == ["view", "other"]
     assert frame["c"].tolist() == [9, 1]
     assert frame.dtypes.astype(str).tolist() == ["string", "Int64"]
