@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
-# the eight notebooks of the documentation, one topic each
+# the nine notebooks of the documentation, one topic each
 NOTEBOOKS = [
     "01_quickstart.ipynb",
     "02_trends.ipynb",
@@ -16,4 +16,5 @@ NOTEBOOKS = [
     "06_connecting_to_posthog.ipynb",
     "07_large_data.ipynb",
     "08_retention_paths_stickiness_lifecycle.ipynb",
+    "09_sql.ipynb",
 ]

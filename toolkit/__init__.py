@@ -5,6 +5,9 @@ Examples
 >>> import toolkit
 >>> client = toolkit.Client(base_url="http://127.0.0.1:8000", api_key="phx_...", project_id=1)  # doctest: +SKIP
 >>> client.trend(events=["$pageview"], date_from="-30d", wide=True)  # doctest: +SKIP
+>>> client.sql("select event, count() as c from events group by event order by c desc")  # doctest: +SKIP
+
+In a notebook, ``%load_ext toolkit`` adds the ``%%sql`` cell magic (`toolkit.magic`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from .insight_requests import (
     event,
 )
 from .io import to_csv, to_parquet
+from .magic import load_ipython_extension
 from .unseen_names import InsightWarning
 
 __all__ = [
@@ -78,6 +82,7 @@ __all__ = [
     "action",
     "event",
     "frames",
+    "load_ipython_extension",
     "local",
     "plot_funnel",
     "plot_funnel_trends",

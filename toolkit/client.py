@@ -1,7 +1,7 @@
 """`Client`: every endpoint as a method that returns a typed DataFrame.
 
 The methods come from one module per resource (``insights``, ``plugins``, ``calculations``, ``engagement``,
-``data``, ``capture``, ``people``, ``cohorts``, ``projects``), each a mixin over `toolkit.transport.Transport`,
+``data``, ``capture``, ``people``, ``cohorts``, ``projects``, ``sql``), each a mixin over `toolkit.transport.Transport`,
 which holds the settings, the session, error mapping and pagination.
 """
 
@@ -18,6 +18,7 @@ from .insights import InsightsMixin
 from .people import PeopleMixin
 from .plugins import PluginsMixin
 from .projects import ProjectsMixin
+from .sql import SqlMixin
 from .transport import DEFAULT_BACKOFF_FACTOR, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 
 __all__ = ["Client"]
@@ -33,6 +34,7 @@ class Client(
     DataMixin,
     ProjectsMixin,
     CaptureMixin,
+    SqlMixin,
 ):
     """A connection to a PostHog-compatible API (the local backend or PostHog itself).
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
+from ..queries.sql import read_hogql_node, run_hogql_query
 from ..results.funnel_actors import funnel_actors_response
 from ..results.insight_actors import insight_actors_response
 from ..results.modes import execution_mode
@@ -70,6 +71,9 @@ async def run_query(
     conn: sqlite3.Connection = Depends(get_conn),
 ) -> dict[str, Any]:
     now = get_settings(request).clock.now()
+    if body.query.get("kind") == "HogQLQuery":  # SQL: rows straight from the engine, not a cached calculation
+        node = read_hogql_node(body.query)
+        return await compute_off_loop(request, conn, lambda: run_hogql_query(conn, access.project, node, now))
     if is_actors_query(body.query):  # the people behind a number: a list, not a cached calculation
         access.caller.require_scope("person:read")  # as the legacy people lists do
         node = translate_actors_query(body.query)

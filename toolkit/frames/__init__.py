@@ -4,6 +4,7 @@
 `toolkit.frames.resources`      the resource endpoints: insights, plugins, activity, projects, ...
 `toolkit.frames.results`        the calculations: a module per kind, trends to lifecycle
 `toolkit.frames.readable_tables`  a frame as a table to read (`toolkit.readable_table`)
+`toolkit.frames.sql`            a HogQL answer, typed by its ClickHouse column types
 ==============================  =====================================================================
 
 Each ``*_frame`` function documents its columns and dtypes; an empty payload gives an empty frame with the
@@ -47,6 +48,7 @@ from .results import (
     time_to_convert_frame,
     trend_frame,
 )
+from .sql import sql_frame
 
 __all__ = [
     "ACTIVITY_COLUMNS",
@@ -71,6 +73,7 @@ __all__ = [
     "projects_frame",
     "retention_frame",
     "sharing_frame",
+    "sql_frame",
     "stickiness_frame",
     "time_to_convert_frame",
     "trend_frame",

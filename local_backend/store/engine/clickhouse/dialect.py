@@ -173,6 +173,10 @@ class ClickHouseDialect:
         )
         return _keyed(sql, key)
 
+    def property_text(self, column: str, key: str) -> Sql:
+        """A HogQL query's ``properties.key``: as :meth:`text`, but NULL for a JSON null or a missing key."""
+        return self._typed(column, key, booleans=("'true'", "'false'"), null="NULL", missing="NULL")
+
     def extract(self, column: str, key: str) -> Sql:
         """The JSON value as text, NULL for null or missing; true/false as ``'1'``/``'0'`` (SQLite's 1/0).
 

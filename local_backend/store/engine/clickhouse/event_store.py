@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ....errors import APIError
 from ....guard import check_deadline, raise_timeout, seconds_left
 from ...event_rows import EARLIEST_PLAUSIBLE_MICROS, from_micros
 from ..interface import (
@@ -44,11 +45,14 @@ from ..interface import (
     PersonEventScan,
     PropertyValues,
     SpanAggregate,
+    SqlAnswer,
+    SqlRun,
     StoredEvent,
     TopValues,
 )
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
+from .hogql_print import print_clickhouse
 from .listing import (
     clickhouse_has_events,
     clickhouse_property_keys,
@@ -352,6 +356,18 @@ class ClickHouseEventStore:
             (row[0], row[1], row[2], *(_json_value(row[3 + 2 * i], row[4 + 2 * i]) for i in range(count)))
             for row in rows
         )
+
+    def run_sql(self, request: SqlRun) -> SqlAnswer:
+        params: dict[str, Any] = {**request.params, "hogql_project": request.project_id, "hogql_now": request.now_us}
+        sql = print_clickhouse(request.tree, set(request.ctes), self._dialect, request.timezone, params)
+        bound = {name: value for name, value in params.items() if value is not None}
+        try:
+            rows = _timed(lambda timeout: self.client.query_rows(sql, bound, timeout=timeout))
+        except APIError:
+            raise
+        except Exception as error:  # ClickHouse refused the statement: the query's fault, said as ClickHouse says it
+            raise ValueError(f"The query could not run: {str(error).splitlines()[0][:300]}") from None
+        return SqlAnswer(engine_key="clickhouse", sql=sql, rows=rows[: request.max_rows])
 
     def list_events(self, request: EventListing) -> list[StoredEvent]:
         return list_clickhouse_events(self, request)

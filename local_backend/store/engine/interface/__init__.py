@@ -35,6 +35,7 @@ from .reads import (
     StoredEvent,
     TopValues,
 )
+from .sql_run import SqlAnswer, SqlRun
 from .writes import (
     EVENT_ROW_COLUMNS,
     EventRewrite,
@@ -64,6 +65,8 @@ __all__ = [
     "EventListing",
     "StoredEvent",
     "PropertyValues",
+    "SqlRun",
+    "SqlAnswer",
     "Dialect",
     "Sql",
     "HOGQL_SCALARS",

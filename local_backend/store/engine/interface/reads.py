@@ -34,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .dialect import Dialect
+from .sql_run import SqlAnswer, SqlRun
 
 __all__ = [
     "EventStore",
@@ -53,6 +54,8 @@ __all__ = [
     "EventListing",
     "StoredEvent",
     "PropertyValues",
+    "SqlRun",
+    "SqlAnswer",
 ]
 
 Fragment = tuple[str, list[Any]]
@@ -322,6 +325,10 @@ class EventStore(Protocol):
 
     def person_events(self, request: PersonEventScan) -> Iterator[tuple[Any, ...]]:
         """The scan's rows, ordered by person, timestamp, then event name."""
+        ...
+
+    def run_sql(self, request: SqlRun) -> SqlAnswer:
+        """The rows of a checked HogQL query over ``request.project_id``'s events and persons only."""
         ...
 
     def list_events(self, request: EventListing) -> list[StoredEvent]:

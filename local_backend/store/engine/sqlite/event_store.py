@@ -41,12 +41,16 @@ from ..interface import (
     PropertyValues,
     Span,
     SpanAggregate,
+    SqlAnswer,
+    SqlRun,
     StoredEvent,
     TopValues,
 )
 from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, sqlite_flagged_rows
+from .hogql_print import print_sqlite
+from .hogql_times import register_time_functions
 from .listing import (
     get_sqlite_event,
     list_sqlite_events,
@@ -87,6 +91,7 @@ class SQLiteEventStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         register_functions(conn)
+        register_time_functions(conn)
 
     @property
     def dialect(self) -> SQLiteDialect:
@@ -286,6 +291,23 @@ class SQLiteEventStore:
         )
         params += [request.project_id, request.lower, request.upper, *where_params]
         return iter(self._cursor().execute(sql, params))
+
+    def run_sql(self, request: SqlRun) -> SqlAnswer:
+        sql = print_sqlite(request.tree, set(request.ctes))
+        params = {
+            **request.params,
+            "hogql_project": request.project_id,
+            "hogql_tz": request.timezone,
+            "hogql_now": request.now_us,
+        }
+        cursor = self._cursor()
+        try:
+            rows = cursor.execute(sql, params).fetchmany(request.max_rows)
+        except sqlite3.OperationalError as error:
+            if "interrupt" in str(error):
+                raise
+            raise ValueError(f"The query could not run: {error}") from None
+        return SqlAnswer(engine_key="sqlite", sql=sql, rows=rows)
 
     def list_events(self, request: EventListing) -> list[StoredEvent]:
         return list_sqlite_events(self.conn, request)

@@ -1,0 +1,130 @@
+"""Engine-free rewrites of a checked tree: property access made one call, the default LIMIT, value binding.
+
+``properties.x``, ``properties['x']`` and ``person.properties.x`` (PostHog's implicit person join) become
+``hogql_property(<column>, 'x')`` where the column is ``properties`` or ``person_properties`` of the same
+table; each engine's printer writes that call as its JSON read. The key travels as a string literal, which
+sqlglot prints escaped; values from the node stay named parameters bound by the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import ValidationError
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "PROPERTY_CALL", "rewrite_properties", "apply_limit", "bind_values"]
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 50_000
+PROPERTY_CALL = "hogql_property"
+
+
+def _property(table: str | None, column: str, key: str) -> exp.Expression:
+    source = exp.column(column, table=table) if table else exp.column(column)
+    return exp.Anonymous(this=PROPERTY_CALL, expressions=[source, exp.Literal.string(key)])
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Column):
+        parts = [part.name for part in node.parts]
+        if len(parts) >= 2 and parts[-2] == "properties" and parts[:-2] in ([], ["person"]):
+            return _property(None, "person_properties" if parts[:-2] else "properties", parts[-1])
+        if len(parts) >= 3 and parts[-2] == "properties":
+            if parts[-3] == "person":
+                return _property(parts[0] if len(parts) == 4 else None, "person_properties", parts[-1])
+            return _property(parts[-3], "properties", parts[-1])
+        if len(parts) == 2 and parts[0] == "person" and parts[1] == "properties":
+            return exp.column("person_properties")
+        if parts[-1] == "$session_id":
+            return exp.column("session_id", table=parts[-2] if len(parts) > 1 else None)
+        return node
+    if isinstance(node, exp.Bracket):
+        target = node.this
+        keys = node.expressions
+        if isinstance(target, exp.Column) and target.name == "properties" and len(keys) == 1:
+            if not (isinstance(keys[0], exp.Literal) and keys[0].is_string):
+                raise ValidationError("A property name in brackets must be a string literal.", attr="query")
+            table = target.table or None
+            column = "person_properties" if table == "person" else "properties"
+            return _property(None if table == "person" else table, column, keys[0].this)
+        raise ValidationError("Only properties['name'] may be read with brackets.", attr="query")
+    return node
+
+
+def rewrite_properties(tree: exp.Query) -> exp.Query:
+    return tree.transform(_rewrite)
+
+
+def apply_limit(tree: exp.Query, cap: int) -> tuple[exp.Query, int]:
+    """The tree with PostHog's default LIMIT (``cap``) where it has none or a larger one, and the limit kept."""
+    limit = tree.args.get("limit")
+    own: int | None = None
+    if isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and not limit.expression.is_string:
+        own = int(limit.expression.this)
+    elif limit is not None:
+        raise ValidationError("LIMIT must be a whole number.", attr="query")
+    kept = cap if own is None else min(own, cap)
+    return tree.limit(kept, copy=True), kept
+
+
+def bind_values(tree: exp.Query, values: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of the tree's placeholders, each from ``values``; a 400 for a placeholder without one."""
+    params: dict[str, Any] = {}
+    for placeholder in tree.find_all(exp.Placeholder):
+        name = placeholder.name
+        if name not in values:
+            raise ValidationError(f"No value for the placeholder {{{name}}}.", attr="values")
+        value = values[name]
+        if not isinstance(value, str | int | float | bool) and value is not None:
+            raise ValidationError(f"The value of {{{name}}} must be a string, number, boolean or null.", attr="values")
+        params["v_" + name] = value
+        placeholder.set("this", exp.var("v_" + name))
+    return params
+
+
+def expand_stars(tree: exp.Query) -> exp.Query:
+    """``*`` written out as the columns of the FROM source: PostHog's event or person columns, or a
+    subquery's / CTE's own."""
+    from .types import star_names
+
+    ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
+    for select in list(tree.find_all(exp.Select)):
+        if not any(isinstance(e, exp.Star) for e in select.expressions) or not select.args.get("from_"):
+            continue
+        source = select.args["from_"].this
+        names = star_names(source, ctes)
+        expanded: list[exp.Expression] = []
+        for expression in select.expressions:
+            if isinstance(expression, exp.Star):
+                expanded.extend(exp.column(name) for name in names)
+            else:
+                expanded.append(expression)
+        select.set("expressions", expanded)
+    return tree
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def read_time_literals(tree: exp.Query) -> exp.Query:
+    """A text compared with a DateTime read as a time in the project's zone, as HogQL does
+    (``timestamp >= '2024-01-01'``): the text becomes ``toDateTime('...')``."""
+    from .types import DATETIME, column_types, type_of
+
+    ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
+    for node in list(tree.find_all(*_COMPARISONS, exp.Between)):
+        select = node.find_ancestor(exp.Select)
+        scope = column_types(select, ctes) if select is not None else {}
+        if isinstance(node, exp.Between):
+            if type_of(node.this, scope) == DATETIME:
+                for key in ("low", "high"):
+                    side = node.args[key]
+                    if isinstance(side, exp.Literal) and side.is_string:
+                        side.replace(exp.Anonymous(this="toDateTime", expressions=[side.copy()]))
+            continue
+        for this, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(this, exp.Literal) and this.is_string and type_of(other, scope) == DATETIME:
+                this.replace(exp.Anonymous(this="toDateTime", expressions=[this.copy()]))
+    return tree

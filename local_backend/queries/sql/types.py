@@ -1,0 +1,163 @@
+"""Each output column's ClickHouse type, read from the tree (never from values), through subqueries and CTEs.
+
+Both engines answer with these names; the SQLite engine converts values on the way out by them (a
+``DateTime64`` travels as UTC microseconds inside SQLite and leaves as ISO text in the project's zone).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ...store.engine.interface.sql_tree import hogql_function_name
+
+__all__ = ["DATETIME", "column_types", "type_of", "output_columns"]
+
+DATETIME = "DateTime"
+_EVENT_COLUMNS = {
+    "uuid": "UUID",
+    "event": "String",
+    "timestamp": DATETIME,
+    "distinct_id": "String",
+    "person_id": "UUID",
+    "properties": "String",
+    "elements_chain": "String",
+    "session_id": "Nullable(String)",
+    "created_at": DATETIME,
+    "person_properties": "String",
+}
+_PERSON_COLUMNS = {"id": "UUID", "created_at": DATETIME, "properties": "String", "is_identified": "Bool"}
+EVENT_STAR = ("uuid", "event", "properties", "timestamp", "distinct_id", "elements_chain", "created_at")
+PERSON_STAR = ("id", "created_at", "properties", "is_identified")
+_BY_FUNCTION = {
+    "count": "UInt64",
+    "countif": "UInt64",
+    "uniq": "UInt64",
+    "uniqexact": "UInt64",
+    "avg": "Float64",
+    "median": "Float64",
+    "quantile": "Float64",
+    "tostartofhour": DATETIME,
+    "tostartofday": DATETIME,
+    "tostartofweek": "Date",
+    "tostartofmonth": "Date",
+    "todate": "Date",
+    "todatetime": DATETIME,
+    "datediff": "Int64",
+    "now": DATETIME,
+    "today": "Date",
+    "totimezone": DATETIME,
+    "lower": "String",
+    "upper": "String",
+    "concat": "String",
+    "substring": "String",
+    "length": "UInt64",
+    "trim": "String",
+    "tostring": "String",
+    "toint": "Int64",
+    "tofloat": "Float64",
+    "match": "Bool",
+    "hogql_property": "Nullable(String)",
+    "datetrunc": DATETIME,
+    "row_number": "UInt64",
+    "rank": "UInt64",
+    "dense_rank": "UInt64",
+    "floor": "Float64",
+}
+_SAME_AS_ARGUMENT = {"sum", "min", "max", "if", "coalesce", "ifnull", "multiif", "round", "abs", "lag", "lead"}
+
+
+def _name(node: exp.Expression) -> str:
+    return hogql_function_name(node).lower() if isinstance(node, exp.Func) else ""
+
+
+def type_of(node: exp.Expression, scope: dict[str, str]) -> str:
+    """The ClickHouse type of ``node`` with the columns of ``scope`` (name -> type) in reach."""
+    if isinstance(node, exp.Alias | exp.Paren):
+        return type_of(node.this, scope)
+    if isinstance(node, exp.Column):
+        return scope.get(node.name, "String")
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return "String"
+        return "Float64" if "." in str(node.this) else "Int64"
+    if isinstance(node, exp.Boolean) or isinstance(node, exp.Predicate | exp.Not | exp.And | exp.Or):
+        return "Bool"
+    if isinstance(node, exp.Null):
+        return "Nullable(Nothing)"
+    if isinstance(node, exp.Window):
+        return type_of(node.this, scope)
+    if isinstance(node, exp.Div):
+        return "Float64"
+    if isinstance(node, exp.Sub | exp.Add) and isinstance(node.expression, exp.Interval):
+        return type_of(node.this, scope)
+    if isinstance(node, exp.Binary):
+        left, right = type_of(node.left, scope), type_of(node.right, scope)
+        return "Float64" if "Float64" in (left, right) else "Int64"
+    if isinstance(node, exp.Cast):
+        return "String"
+    if isinstance(node, exp.Case):
+        first = node.args.get("ifs") or []
+        return type_of(first[0].args["true"], scope) if first else "String"
+    name = _name(node)
+    if name in _BY_FUNCTION:
+        return _BY_FUNCTION[name]
+    if name in _SAME_AS_ARGUMENT:
+        argument = node.args.get("true") if name == "if" else (node.this or (node.expressions or [None])[0])
+        if name == "multiif" and len(node.expressions) > 1:
+            argument = node.expressions[1]
+        kind = type_of(argument, scope) if argument is not None else "String"
+        return "Int64" if name == "sum" and kind in ("Int64", "UInt64", "Bool") else kind
+    return "String"
+
+
+def _source_columns(source: exp.Expression, ctes: dict[str, exp.Query]) -> dict[str, str]:
+    if isinstance(source, exp.Table):
+        name = source.name.lower()
+        if name in ctes:
+            return dict(output_columns(ctes[name], ctes))
+        return dict(_EVENT_COLUMNS) if name == "events" else dict(_PERSON_COLUMNS)
+    if isinstance(source, exp.Subquery):
+        return dict(output_columns(source.this, ctes))
+    return {}
+
+
+def column_types(select: exp.Select, ctes: dict[str, exp.Query]) -> dict[str, str]:
+    """The columns in reach of ``select``'s expressions: those of its FROM and JOIN sources."""
+    scope: dict[str, str] = {}
+    sources = [select.args["from_"].this] if select.args.get("from_") else []
+    sources += [join.this for join in select.args.get("joins") or []]
+    for source in sources:
+        for name, kind in _source_columns(source, ctes).items():
+            scope.setdefault(name, kind)
+    return scope
+
+
+def star_names(source: exp.Expression, ctes: dict[str, exp.Query]) -> list[str]:
+    if isinstance(source, exp.Table) and source.name.lower() not in ctes:
+        return list(EVENT_STAR if source.name.lower() == "events" else PERSON_STAR)
+    return list(_source_columns(source, ctes))
+
+
+def output_columns(query: exp.Query, ctes: dict[str, exp.Query] | None = None) -> list[tuple[str, str]]:
+    """(name, type) of each column ``query`` answers with, ``*`` expanded."""
+    ctes = dict(ctes or {})
+    for cte in query.find_all(exp.CTE):
+        ctes.setdefault(cte.alias_or_name.lower(), cte.this)
+    if isinstance(query, exp.Union):
+        return output_columns(query.left, ctes)
+    if isinstance(query, exp.Subquery):
+        return output_columns(query.this, ctes)
+    assert isinstance(query, exp.Select)
+    scope = column_types(query, ctes)
+    columns: list[tuple[str, str]] = []
+    for expression in query.expressions:
+        if isinstance(expression, exp.Star) or (isinstance(expression, exp.Column) and expression.is_star):
+            source = query.args["from_"].this
+            for name in star_names(source, ctes):
+                columns.append((name, scope.get(name, "String")))
+            continue
+        name = (
+            expression.alias_or_name if isinstance(expression, exp.Alias | exp.Column) else expression.sql("clickhouse")
+        )
+        columns.append((name, type_of(expression, scope)))
+    return columns

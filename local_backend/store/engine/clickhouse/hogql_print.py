@@ -1,0 +1,155 @@
+"""A checked HogQL tree printed as ClickHouse SQL over this project's rows only.
+
+HogQL is ClickHouse SQL, so most of the tree prints as it is. What changes: every ``events`` / ``persons``
+reference (not a CTE of the query's own) becomes a subquery of this project's rows, times stored as UTC
+microseconds become ``DateTime64(6, '<project zone>')``, persons are read at their last version and after
+merges, ``now()`` is the query's clock, and a property read is the dialect's JSON read. Values and keys are
+bound parameters (``{name:Type}``); the zone, checked against the zone database, is a literal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ..interface.sql_tree import NAMED, hogql_function_name
+from .dialect import ClickHouseDialect
+from .params import bind, clickhouse_type, string_literal
+
+__all__ = ["print_clickhouse"]
+
+_MARK = "__hogql_fragment_{}__"
+
+
+def _events_source(dialect: ClickHouseDialect, tz: str) -> str:
+    zone = string_literal(tz)
+    persons = (
+        f"(SELECT id, argMax(uuid, version) AS uuid, argMax(properties, version) AS properties"
+        f" FROM {dialect.table('persons')} WHERE project_id = {{hogql_project:Int64}} GROUP BY id)"
+    )
+    overrides = (
+        f"(SELECT old_person_id, argMax(person_id, version) AS person_id FROM {dialect.table('person_overrides')}"
+        " WHERE project_id = {hogql_project:Int64} GROUP BY old_person_id)"
+    )
+    return (
+        f"SELECT ev.uuid AS uuid, ev.event AS event, fromUnixTimestamp64Micro(ev.timestamp, {zone}) AS timestamp,"
+        " ev.distinct_id AS distinct_id, p.uuid AS person_id, ev.properties AS properties,"
+        " ev.elements_chain AS elements_chain, ev.session_id AS session_id,"
+        f" fromUnixTimestamp64Micro(ev.created_at, {zone}) AS created_at, p.properties AS person_properties"
+        f" FROM {dialect.table('events')} AS ev LEFT JOIN {overrides} AS ov ON ov.old_person_id = ev.person_id"
+        f" INNER JOIN {persons} AS p ON p.id = if(ov.old_person_id = ev.person_id, ov.person_id, ev.person_id)"
+        " WHERE ev.project_id = {hogql_project:Int64}"
+    )
+
+
+def _persons_source(dialect: ClickHouseDialect, tz: str) -> str:
+    return (
+        f"SELECT argMax(uuid, version) AS id,"
+        f" fromUnixTimestamp64Micro(argMax(created_at, version), {string_literal(tz)}) AS created_at,"
+        " argMax(properties, version) AS properties, false AS is_identified"
+        f" FROM {dialect.table('persons')} WHERE project_id = {{hogql_project:Int64}} GROUP BY id"
+    )
+
+
+class _Printer:
+    def __init__(self, dialect: ClickHouseDialect, tz: str, params: dict[str, Any]) -> None:
+        self.dialect = dialect
+        self.tz = tz
+        self.params = params
+        self.fragments: dict[str, str] = {}
+
+    def _zone(self) -> exp.Expression:
+        return exp.Literal.string(self.tz)
+
+    def _now(self) -> exp.Expression:
+        clock = exp.Placeholder(this=exp.var("hogql_now"), kind=exp.DataType.build("Int64"))
+        return exp.Anonymous(this="fromUnixTimestamp64Micro", expressions=[clock, self._zone()])
+
+    def _fragment(self, sql: str, params: list[Any]) -> exp.Expression:
+        index = len(self.fragments)
+        text, named = bind(sql, params)
+        for name, value in named.items():
+            renamed = f"hogql_f{index}_{name}"
+            text = text.replace("{" + name + ":", "{" + renamed + ":")
+            self.params[renamed] = value
+        mark = _MARK.format(index)
+        self.fragments[mark] = text
+        return exp.Anonymous(this=mark, expressions=[])
+
+    def __call__(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Placeholder) and node.name.startswith("v_"):
+            value = self.params.get(node.name)
+            if value is None:
+                return exp.Null()
+            return exp.Placeholder(this=exp.var(node.name), kind=exp.DataType.build(clickhouse_type(value)))
+        if not isinstance(node, exp.Func) or isinstance(node, exp.Binary | exp.Unary):
+            return node
+        name = hogql_function_name(node).lower()
+        args = list(node.expressions) if isinstance(node, NAMED) else []
+        if name == "hogql_property":
+            column = args[0].sql(dialect="clickhouse")
+            sql, params = self.dialect.property_text(column, str(args[1].this))
+            return self._fragment(sql, params)
+        if name == "now":
+            return self._now()
+        if name == "today":
+            return exp.Anonymous(this="toDate", expressions=[self._now(), self._zone()])
+        if name == "todatetime":
+            return exp.Anonymous(
+                this="parseDateTime64BestEffort", expressions=[args[0], exp.Literal.number(6), self._zone()]
+            )
+        if name == "todate" and len(args) == 1:
+            return exp.Anonymous(this="toDate", expressions=[args[0], self._zone()])
+        if name in ("tostartofhour", "tostartofday") and len(args) == 1:
+            return exp.Anonymous(this=node.name, expressions=[args[0], self._zone()])
+        if name in ("tostartofweek", "tostartofmonth") and len(args) == 1:
+            return exp.Anonymous(this=node.name, expressions=[args[0]])
+        if name == "datediff":
+            return exp.Anonymous(
+                this="dateDiff", expressions=[exp.Literal.string(_unit(node)), node.expression, node.this, self._zone()]
+            )
+        if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
+            return exp.Anonymous(
+                this="dateTrunc", expressions=[exp.Literal.string(_unit(node)), node.this, self._zone()]
+            )
+        if name in ("toint", "tofloat"):
+            target = "toInt64OrNull" if name == "toint" else "toFloat64OrNull"
+            return exp.Anonymous(this=target, expressions=[exp.Anonymous(this="toString", expressions=args)])
+        if name in ("uniq", "uniqexact"):
+            value = args[0] if isinstance(node, NAMED) else node.this
+            return exp.Anonymous(this="uniqExact", expressions=[value])
+        if name in ("median", "quantile"):
+            level = node.args.get("quantile") if name == "quantile" else exp.Literal.number(0.5)
+            return exp.Anonymous(this="quantileExactInclusive", expressions=[node.this, level])
+        return node
+
+
+def _unit(node: exp.Expression) -> str:
+    unit = node.args.get("unit")
+    if unit is None:
+        return "day"
+    return str(unit.this).lower() if isinstance(unit, exp.Literal) else unit.name.lower()
+
+
+def print_clickhouse(
+    tree: exp.Query, ctes: set[str], dialect: ClickHouseDialect, tz: str, params: dict[str, Any]
+) -> str:
+    """``tree`` as ClickHouse SQL; fills ``params`` with the keys it binds besides the node's values."""
+    printer = _Printer(dialect, tz, params)
+    printed = tree.transform(printer)
+    sources = {"events": _events_source(dialect, tz), "persons": _persons_source(dialect, tz)}
+    for table in list(printed.find_all(exp.Table)):
+        if table.name.lower() in ctes:
+            continue
+        mark = _MARK.format(f"t{len(printer.fragments)}")
+        printer.fragments[mark] = f"({sources[table.name.lower()]})"
+        table.replace(
+            exp.Table(
+                this=exp.to_identifier(mark), alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
+            )
+        )
+    text = printed.sql(dialect="clickhouse")
+    for mark, fragment in printer.fragments.items():
+        text = text.replace(f"{mark}()", fragment).replace(mark, fragment)
+    return text

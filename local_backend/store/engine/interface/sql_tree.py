@@ -1,0 +1,47 @@
+"""The HogQL name of a function node in a sqlglot tree, shared by the checker and each engine's printer."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+__all__ = ["NAMED", "hogql_function_name"]
+
+NAMED = (exp.Anonymous, exp.AnonymousAggFunc)
+"""Calls sqlglot keeps by their written name, arguments in ``expressions``."""
+
+# sqlglot's node classes for functions it reads by name, with the HogQL spelling the allowlist knows
+_KNOWN: dict[type[exp.Expression], str] = {
+    exp.Count: "count",
+    exp.CountIf: "countIf",
+    exp.ApproxDistinct: "uniq",
+    exp.Sum: "sum",
+    exp.Avg: "avg",
+    exp.Min: "min",
+    exp.Max: "max",
+    exp.Quantile: "quantile",
+    exp.Median: "median",
+    exp.TimestampTrunc: "dateTrunc",
+    exp.DateTrunc: "dateTrunc",
+    exp.DateDiff: "dateDiff",
+    exp.If: "if",
+    exp.Coalesce: "coalesce",
+    exp.Lower: "lower",
+    exp.Upper: "upper",
+    exp.Length: "length",
+    exp.Trim: "trim",
+    exp.Substring: "substring",
+    exp.Concat: "concat",
+    exp.Round: "round",
+    exp.Floor: "floor",
+    exp.RegexpLike: "match",
+    exp.CurrentTimestamp: "now",
+    exp.CurrentDate: "today",
+    exp.Abs: "abs",
+    exp.RowNumber: "row_number",
+}
+
+
+def hogql_function_name(node: exp.Func) -> str:
+    if isinstance(node, NAMED):
+        return str(node.name)
+    return _KNOWN.get(type(node)) or node.sql_name()

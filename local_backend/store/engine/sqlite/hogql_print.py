@@ -1,0 +1,131 @@
+"""A checked HogQL tree printed as SQLite SQL over this project's rows only.
+
+Every ``events`` / ``persons`` reference (not a CTE of the query's own) becomes a subquery of this project's
+rows, so no shape of query (join, alias, subquery, union) reaches another project or another table. Functions
+are written with SQLite's own or with :mod:`.hogql_times`; the project id is a bound parameter, as are the
+node's values and the query's clock.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..interface.sql_tree import NAMED, hogql_function_name
+
+__all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE"]
+
+EVENTS_SOURCE = (
+    "SELECT e.uuid AS uuid, e.event AS event, e.timestamp AS timestamp, e.distinct_id AS distinct_id,"
+    " p.uuid AS person_id, e.properties AS properties, e.elements_chain AS elements_chain,"
+    " e.session_id AS session_id, e.created_at AS created_at, p.properties AS person_properties"
+    " FROM events AS e JOIN persons AS p ON p.id = e.person_id WHERE e.project_id = :hogql_project"
+)
+PERSONS_SOURCE = (
+    "SELECT uuid AS id, created_at AS created_at, properties AS properties, is_identified AS is_identified"
+    " FROM persons WHERE project_id = :hogql_project"
+)
+_STARTS = {"tostartofhour": "hour", "tostartofday": "day"}
+_START_DATES = {"tostartofweek": "week", "tostartofmonth": "month"}
+
+
+def _call(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _tz() -> exp.Expression:
+    return exp.Placeholder(this=exp.var("hogql_tz"))
+
+
+def _unit(node: exp.Expression | None) -> str:
+    if node is None:
+        return "day"
+    if isinstance(node, exp.Literal):
+        return str(node.this).lower()
+    return node.name.lower()
+
+
+def _interval(node: exp.Interval) -> tuple[exp.Expression, str]:
+    amount = node.this
+    if isinstance(amount, exp.Literal) and amount.is_string:
+        amount = exp.Literal.number(amount.this)
+    return amount, _unit(node.args.get("unit"))
+
+
+class SQLitePrinter:
+    def __call__(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Add | exp.Sub) and isinstance(node.expression, exp.Interval):
+            amount, unit = _interval(node.expression)
+            if isinstance(node, exp.Sub):
+                amount = exp.Neg(this=amount)
+            return _call("il_sql_add", node.this, amount, exp.Literal.string(unit), _tz())
+        if isinstance(node, exp.Func):
+            return self._function(node)
+        return node
+
+    def _function(self, node: exp.Func) -> exp.Expression:
+        name = hogql_function_name(node).lower()
+        args = list(node.expressions) if isinstance(node, NAMED) else []
+        if name == "hogql_property":
+            kind = _call("il_json_type", args[0], args[1])
+            missing = exp.or_(
+                exp.Is(this=kind, expression=exp.Null()),
+                exp.EQ(this=kind.copy(), expression=exp.Literal.string("null")),
+            )
+            return exp.If(this=missing, true=exp.Null(), false=_call("il_json_text", args[0].copy(), args[1].copy()))
+        if name == "now":
+            return exp.Placeholder(this=exp.var("hogql_now"))
+        if name == "today":
+            return _call("il_sql_date", exp.Placeholder(this=exp.var("hogql_now")), _tz())
+        if name in _STARTS:
+            return _call("il_sql_start", exp.Literal.string(_STARTS[name]), args[0], _tz())
+        if name in _START_DATES:
+            return _call("il_sql_start_date", exp.Literal.string(_START_DATES[name]), args[0], _tz())
+        if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
+            value = node.this
+            unit = _unit(node.args.get("unit"))
+            return _call("il_sql_start", exp.Literal.string(unit), value, _tz())
+        if name == "todate":
+            return _call("il_sql_date", args[0], _tz())
+        if name == "todatetime":
+            return _call("il_sql_datetime", args[0], _tz())
+        if name == "totimezone":
+            return args[0]
+        if isinstance(node, exp.DateDiff):
+            unit = _unit(node.args.get("unit"))
+            return _call("il_sql_diff", exp.Literal.string(unit), node.expression, node.this, _tz())
+        if name in ("uniq", "uniqexact"):
+            value = node.this if not isinstance(node, NAMED) else args[0]
+            return exp.Count(this=exp.Distinct(expressions=[value]))
+        if isinstance(node, exp.Quantile):
+            return _call("il_quantile", node.this, node.args["quantile"])
+        if isinstance(node, exp.Median):
+            return _call("il_quantile", node.this, exp.Literal.number(0.5))
+        if name == "multiif":
+            ifs = [exp.If(this=args[i], true=args[i + 1]) for i in range(0, len(args) - 1, 2)]
+            return exp.Case(ifs=ifs, default=args[-1])
+        if name == "ifnull":
+            return exp.Coalesce(this=args[0], expressions=args[1:])
+        if name == "tostring":
+            return exp.Cast(this=args[0], to=exp.DataType.build("TEXT"))
+        if name == "toint":
+            return exp.Cast(this=args[0], to=exp.DataType.build("INTEGER"))
+        if name == "tofloat":
+            return exp.Cast(this=args[0], to=exp.DataType.build("REAL"))
+        if isinstance(node, exp.RegexpLike):
+            return _call("il_regex", node.expression, node.this)
+        if isinstance(node, exp.Floor):
+            return exp.Cast(this=exp.Anonymous(this="floor", expressions=[node.this]), to=exp.DataType.build("REAL"))
+        return node
+
+
+def print_sqlite(tree: exp.Query, ctes: set[str]) -> str:
+    """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL; binds ``hogql_project``,
+    ``hogql_tz`` and ``hogql_now`` besides the node's values."""
+    printed = tree.transform(SQLitePrinter())
+    for table in list(printed.find_all(exp.Table)):
+        if table.name.lower() in ctes:
+            continue
+        source = EVENTS_SOURCE if table.name.lower() == "events" else PERSONS_SOURCE
+        alias = exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
+        table.replace(exp.Subquery(this=exp.maybe_parse(source, dialect="sqlite"), alias=alias))
+    return printed.sql(dialect="sqlite")

@@ -1,0 +1,206 @@
+"""Analyst queries in HogQL, each answered by SQLite and by ClickHouse with the rows worked out here by hand.
+
+The events, written once for the module (Europe/Berlin project, UTC+1 in January; the clock at
+2026-01-15 12:00 UTC = 13:00 local):
+
+=====  =========  ===  ======================  ===============================================
+ #     event      who  timestamp (UTC)         properties
+=====  =========  ===  ======================  ===============================================
+ 1     pageview   a    2026-01-10 23:30        $browser Chrome, amount 10, $session_id s1
+ 2     pageview   a    2026-01-11 10:00        $browser Chrome, amount 5,  $session_id s1
+ 3     pageview   b    2026-01-11 12:00        $browser Safari, amount 20
+ 4     signup     b    2026-01-12 09:00        plan pro
+ 5     pageview   c    2026-01-14 18:00        $browser Firefox, amount 1
+ 6     purchase   a    2026-01-15 11:00        amount 30, plan pro
+=====  =========  ===  ======================  ===============================================
+
+Persons: a (email a@x.com), b (email b@y.org), c (no properties). Event 1 is on 2026-01-11 local time.
+A second project holds three pageviews that no answer may count.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from local_backend.queries.sql import read_hogql_node, run_hogql_query
+from local_backend.store.engine.choice import open_database
+from local_backend.store.engine.interface import EventStore, EventWriter
+from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
+from local_backend.store.migrations import migrate
+from local_backend.store.projects import create_project
+from tests.backend.store.clickhouse.mirror import MirroredEngine, chdb_client, release_database
+from tests.factories import NOW, add_events
+
+EVENTS = [
+    ("pageview", "a", "2026-01-10T23:30:00Z", {"$browser": "Chrome", "amount": 10, "$session_id": "s1"}),
+    ("pageview", "a", "2026-01-11T10:00:00Z", {"$browser": "Chrome", "amount": 5, "$session_id": "s1"}),
+    ("pageview", "b", "2026-01-11T12:00:00Z", {"$browser": "Safari", "amount": 20}),
+    ("signup", "b", "2026-01-12T09:00:00Z", {"plan": "pro"}),
+    ("pageview", "c", "2026-01-14T18:00:00Z", {"$browser": "Firefox", "amount": 1}),
+    ("purchase", "a", "2026-01-15T11:00:00Z", {"amount": 30, "plan": "pro"}),
+]
+PERSONS = {"a": {"email": "a@x.com"}, "b": {"email": "b@y.org"}}
+
+
+class BothEngines:
+    """Reads from SQLite, or from a ClickHouse copy of the same rows while :attr:`on_clickhouse` is true."""
+
+    name = "sqlite or chdb"
+    reads_files = False
+
+    def __init__(self, mirrored: MirroredEngine) -> None:
+        self.mirrored = mirrored
+        self.on_clickhouse = False
+
+    def store(self, conn: sqlite3.Connection) -> EventStore:
+        return self.mirrored.store(conn) if self.on_clickhouse else SQLITE_ENGINE.store(conn)
+
+    def writer(self, conn: sqlite3.Connection) -> EventWriter:
+        return SQLITE_ENGINE.writer(conn)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, BothEngines, dict[str, Any]]]:
+    path: Path = tmp_path_factory.mktemp("sql") / "parity.db"
+    migrate(path)
+    client = chdb_client()
+    engine = BothEngines(MirroredEngine(client))
+    conn = open_database(path, engine)
+    project = create_project(conn, name="Shop", timezone="Europe/Berlin", now="2026-01-01T00:00:00Z")
+    other = create_project(conn, name="Other", timezone="UTC", now="2026-01-01T00:00:00Z")
+    add_events(conn, project["id"], EVENTS, persons=PERSONS)
+    add_events(conn, other["id"], [("pageview", "z", "2026-01-11T10:00:00Z", {"$browser": "Chrome"})] * 3)
+    yield conn, engine, project
+    conn.close()
+    release_database(client)
+
+
+@pytest.fixture(params=["sqlite", "chdb"])
+def ask(request: pytest.FixtureRequest, world):
+    conn, engine, project = world
+    engine.on_clickhouse = request.param == "chdb"
+
+    def run(query: str, **node: Any) -> dict[str, Any]:
+        return run_hogql_query(conn, project, read_hogql_node({"kind": "HogQLQuery", "query": query, **node}), NOW)
+
+    yield run
+    engine.on_clickhouse = False
+
+
+BERLIN = "DateTime64(6, 'Europe/Berlin')"
+CASES: list[tuple[str, list[list[Any]]]] = [
+    ("select count() from events", [[6]]),
+    ("select count(*) from events", [[6]]),
+    ("select event, count() as c from events group by event order by c desc, event", [["pageview", 4], ["purchase", 1], ["signup", 1]]),
+    ("select count() from events where event = 'pageview'", [[4]]),
+    ("select countIf(event = 'pageview') as views, countIf(event != 'pageview') as other from events", [[4, 2]]),
+    ("select uniq(distinct_id) from events", [[3]]),
+    ("select uniqExact(person_id) from events", [[3]]),
+    ("select count(distinct event) from events", [[3]]),
+    ("select properties.$browser as b, count() as c from events where b is not null group by b order by b", [["Chrome", 2], ["Firefox", 1], ["Safari", 1]]),
+    ("select properties['$browser'] from events where event = 'purchase'", [[None]]),
+    ("select person.properties.email as email, count() as c from events group by email order by email", [[None, 1], ["a@x.com", 3], ["b@y.org", 2]]),
+    ("select distinct_id from events where person.properties.email like '%@y.org' limit 1", [["b"]]),
+    ("select sum(toFloat(properties.amount)) from events", [[66.0]]),
+    ("select avg(toFloat(properties.amount)) from events where event = 'pageview'", [[9.0]]),
+    ("select min(toFloat(properties.amount)), max(toFloat(properties.amount)) from events", [[1.0, 30.0]]),
+    ("select toDate(timestamp) as d, count() as c from events group by d order by d", [["2026-01-11", 3], ["2026-01-12", 1], ["2026-01-14", 1], ["2026-01-15", 1]]),
+    ("select toStartOfDay(timestamp) as d from events order by timestamp limit 1", [["2026-01-11T00:00:00+01:00"]]),
+    ("select toStartOfHour(timestamp) from events order by timestamp limit 1", [["2026-01-11T00:00:00+01:00"]]),
+    ("select timestamp from events order by timestamp limit 1", [["2026-01-11T00:30:00+01:00"]]),
+    ("select toStartOfWeek(timestamp) as w, count() from events group by w order by w", [["2026-01-11", 5], ["2026-01-11", 1]][:0] + [["2026-01-11", 6]]),
+    ("select toStartOfMonth(timestamp) as m, count() from events group by m", [["2026-01-01", 6]]),
+    ("select count() from events where timestamp >= '2026-01-12'", [[3]]),
+    ("select count() from events where timestamp < '2026-01-11 01:00:00'", [[1]]),
+    ("select count() from events where timestamp > now() - interval 1 day", [[2]]),
+    ("select count() from events where timestamp > now() - interval 3 day", [[3]]),
+    ("select count() from events where toDate(timestamp) = today()", [[1]]),
+    ("select dateDiff('day', min(timestamp), max(timestamp)) from events", [[4]]),
+    ("select dateDiff('hour', min(timestamp), max(timestamp)) from events", [[107]]),
+    ("select distinct event from events order by event", [["pageview"], ["purchase"], ["signup"]]),
+    ("select event from events order by timestamp desc limit 2", [["purchase"], ["pageview"]]),
+    ("select event from events order by timestamp limit 2 offset 2", [["pageview"], ["signup"]]),
+    ("select event, count() as c from events group by event having c > 1", [["pageview", 4]]),
+    ("select count() from (select distinct_id from events group by distinct_id having count() >= 2) as t", [[2]]),
+    ("with views as (select distinct_id from events where event = 'pageview') select count() from views", [[4]]),
+    ("select * from (select event, count() as c from events group by event) as t order by c desc limit 1", [["pageview", 4]]),
+    ("select count() from (select event from events union all select event from events) as u", [[12]]),
+    ("select if(event = 'pageview', 'view', 'other') as k, count() from events group by k order by k", [["other", 2], ["view", 4]]),
+    ("select multiIf(event = 'pageview', 1, event = 'signup', 2, 3) as k from events order by timestamp", [[1], [1], [1], [2], [1], [3]]),
+    ("select coalesce(properties.plan, 'free') as plan, count() from events group by plan order by plan", [["free", 4], ["pro", 2]]),
+    ("select ifNull(properties.plan, 'none') from events where event = 'signup'", [["pro"]]),
+    ("select lower(properties.$browser), upper(event) from events where event = 'pageview' order by timestamp limit 1", [["chrome", "PAGEVIEW"]]),
+    ("select concat(event, '-', distinct_id) from events order by timestamp limit 1", [["pageview-a"]]),
+    ("select substring(event, 1, 4), length(event) from events where event = 'signup'", [["sign", 6]]),
+    ("select trim('  x  ')", [["x"]]),
+    ("select count() from events where event ilike 'PAGE%'", [[4]]),
+    ("select count() from events where event like 'page%'", [[4]]),
+    ("select count() from events where match(event, '^(sign|purch)')", [[2]]),
+    ("select round(avg(toFloat(properties.amount)), 1) from events", [[13.2]]),
+    ("select floor(toFloat(properties.amount) / 3) from events where event = 'purchase'", [[10.0]]),
+    ("select count() from events where event in ('signup', 'purchase')", [[2]]),
+    ("select count() from events where toFloat(properties.amount) between 5 and 20", [[3]]),
+    ("select count() from events where event = 'pageview' and (distinct_id = 'a' or distinct_id = 'c')", [[3]]),
+    ("select count() from events where not (event = 'pageview')", [[2]]),
+    ("select count() from persons", [[3]]),
+    ("select count() from persons where properties.email is not null", [[2]]),
+    ("select count() from events e join persons p on e.person_id = p.id where p.properties.email = 'a@x.com'", [[3]]),
+    ("select $session_id as s, count() from events where s is not null group by s", [["s1", 2]]),
+    ("select count() from events where event = {name}", [[4]]),
+    ("select median(toFloat(properties.amount)) from events where event = 'pageview'", [[7.5]]),
+    ("select quantile(0.5)(toFloat(properties.amount)) from events where event = 'pageview'", [[7.5]]),
+    ("select toString(count()) from events", [["6"]]),
+    ("select toInt(properties.amount) + 1 from events where event = 'purchase'", [[31]]),
+    ("select event, row_number() over (order by timestamp) as n from events order by n limit 2", [["pageview", 1], ["pageview", 2]]),
+]
+
+
+def _ids() -> list[str]:
+    return [f"{index:02d}" for index in range(len(CASES))]
+
+
+def test_the_suite_has_at_least_fifty_queries():
+    assert len(CASES) >= 50
+
+
+@pytest.mark.parametrize(("query", "expected"), CASES, ids=_ids())
+def test_rows(ask, query, expected):
+    answer = ask(query, values={"name": "pageview"} if "{name}" in query else {})
+    assert answer["results"] == expected
+
+
+def test_the_answer_has_posthogs_shape_and_types(ask):
+    answer = ask("select event, count() as c, min(timestamp) as first, toDate(min(timestamp)) as d from events group by event order by event")
+    assert answer["columns"] == ["event", "c", "first", "d"]
+    assert answer["types"] == [["event", "String"], ["c", "UInt64"], ["first", BERLIN], ["d", "Date"]]
+    assert answer["results"][0] == ["pageview", 4, "2026-01-11T00:30:00+01:00", "2026-01-11"]
+    assert answer["limit"] == 100 and answer["offset"] == 0 and answer["hasMore"] is False
+    assert answer["timezone"] == "Europe/Berlin" and answer["is_cached"] is False and answer["error"] is None
+    assert answer["hogql"].endswith("LIMIT 100")
+    ran = [key for key in ("sqlite", "clickhouse") if answer[key]]
+    assert len(ran) == 1
+
+
+def test_types_come_through_subqueries_and_ctes(ask):
+    answer = ask("with t as (select timestamp as ts, toDate(timestamp) as d from events) select * from (select ts, d from t) as s order by ts limit 1")
+    assert answer["types"] == [["ts", BERLIN], ["d", "Date"]]
+    assert answer["results"] == [["2026-01-11T00:30:00+01:00", "2026-01-11"]]
+
+
+def test_star_from_events_is_posthogs_event_columns(ask):
+    answer = ask("select * from events order by timestamp limit 1")
+    assert answer["columns"] == ["uuid", "event", "properties", "timestamp", "distinct_id", "elements_chain", "created_at"]
+
+
+def test_has_more_says_whether_rows_are_left(ask):
+    assert ask("select event from events", limit=5)["hasMore"] is True
+    assert ask("select event from events", limit=6)["hasMore"] is False
+    assert ask("select event from events limit 3", limit=5)["hasMore"] is False
+    paged = ask("select * from (select event, timestamp from events order by timestamp) as t limit 2 offset 4")
+    assert [row[0] for row in paged["results"]] == ["pageview", "purchase"]
+    assert paged["offset"] == 4
