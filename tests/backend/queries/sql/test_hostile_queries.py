@@ -110,7 +110,7 @@ def test_each_escape_is_refused_with_an_envelope(client, filled, query):
         ("select count() from events where event in (select event from events)", 2),
     ],
 )
-def test_shapes_in_reach_read_this_project_only(client, filled, query, expected):
+def test_shapes_in_reach_read_this_project_only(engine, client, filled, query, expected):
     response = _post(client, filled, query)
     assert response.status_code == 200, response.text
     assert response.json()["results"] == [[expected]]
