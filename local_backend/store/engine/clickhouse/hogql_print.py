@@ -141,7 +141,7 @@ def print_clickhouse(
                 this=exp.to_identifier(mark), alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
             )
         )
-    text = printed.sql(dialect="clickhouse")
+    text = printed.sql(dialect="clickhouse", copy=False)
     for mark, fragment in printer.fragments.items():
         text = text.replace(f"{mark}()", fragment).replace(mark, fragment)
     return text

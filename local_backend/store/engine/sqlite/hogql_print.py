@@ -122,10 +122,16 @@ def print_sqlite(tree: exp.Query, ctes: set[str]) -> str:
     """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL; binds ``hogql_project``,
     ``hogql_tz`` and ``hogql_now`` besides the node's values."""
     printed = transform_up(tree, SQLitePrinter())
+    sources = {"events": f"({EVENTS_SOURCE})", "persons": f"({PERSONS_SOURCE})"}
     for table in list(printed.find_all(exp.Table)):
-        if table.name.lower() in ctes:
+        name = table.name.lower()
+        if name in ctes:
             continue
-        source = EVENTS_SOURCE if table.name.lower() == "events" else PERSONS_SOURCE
+        # a name no query can spell (CTE names are identifiers the query wrote; tables are checked), swapped
+        # for the project's rows once printed
         alias = exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
-        table.replace(exp.Subquery(this=exp.maybe_parse(source, dialect="sqlite"), alias=alias))
-    return printed.sql(dialect="sqlite")
+        table.replace(exp.Table(this=exp.to_identifier(f"__hogql_rows_{name}__"), alias=alias))
+    text = printed.sql(dialect="sqlite", copy=False)
+    for name, source in sources.items():
+        text = text.replace(f"__hogql_rows_{name}__", source)
+    return text

@@ -67,6 +67,8 @@ ESCAPES = [
     "select " + " + ".join(["(1"] * 80) + ")" * 80,
     "select 1 from events " + " ".join(f"join events e{i} on 1 = 1" for i in range(2)) + " where x = {missing}",
     "select " + "a" * 20_001,
+    "with __hogql_rows_events__ as (select 1) select * from __hogql_rows_events__",
+    "select '__hogql_fragment_0__' from events",
 ]
 
 
