@@ -168,6 +168,8 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ("select concat(event, '-', distinct_id) from events order by timestamp limit 1", [["pageview-a"]]),
     ("select substring(event, 1, 4), length(event) from events where event = 'signup'", [["sign", 6]]),
     ("select trim('  x  ')", [["x"]]),
+    ("select 'it''s', length('a\\\\b')", [["it's", 3]]),  # HogQL's 'a\\b' is a, a backslash, b
+    ("select count() from events where properties['it''s'] is null", [[6]]),
     ("select count() from events where event ilike 'PAGE%'", [[4]]),
     ("select count() from events where event like 'page%'", [[4]]),
     ("select count() from events where match(event, '^(sign|purch)')", [[2]]),
