@@ -27,6 +27,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "created_at",
     ),
     "persons": ("id", "created_at", "properties", "is_identified"),
+    "groups": ("index", "key", "created_at", "properties"),
 }
 
 FUNCTIONS = frozenset(

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, transform_up, trunc_unit
 
-__all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE"]
+__all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE", "GROUPS_SOURCE"]
 
 EVENTS_SOURCE = (
     "SELECT e.uuid AS uuid, e.event AS event, e.timestamp AS timestamp, e.distinct_id AS distinct_id,"
@@ -24,6 +24,11 @@ PERSONS_SOURCE = (
     "SELECT uuid AS id, created_at AS created_at, properties AS properties, is_identified AS is_identified"
     " FROM persons WHERE project_id = :hogql_project"
 )
+GROUPS_SOURCE = (
+    'SELECT group_type_index AS "index", group_key AS "key", created_at AS created_at, properties AS properties'
+    " FROM groups WHERE project_id = :hogql_project"
+)
+_KEYWORDS = frozenset({"index", "key", "order", "group", "table", "values", "default", "check", "column", "limit"})
 _STARTS = {"tostartofhour": "hour", "tostartofday": "day"}
 _START_DATES = {"tostartofweek": "week", "tostartofmonth": "month"}
 
@@ -53,6 +58,9 @@ def _interval(node: exp.Interval) -> tuple[exp.Expression, str]:
 
 class SQLitePrinter:
     def __call__(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Identifier) and node.name.lower() in _KEYWORDS:  # groups' index and key
+            node.set("quoted", True)
+            return node
         if isinstance(node, exp.Add | exp.Sub) and isinstance(node.expression, exp.Interval):
             amount, unit = _interval(node.expression)
             if isinstance(node, exp.Sub):
@@ -122,7 +130,7 @@ def print_sqlite(tree: exp.Query, ctes: set[str]) -> str:
     """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL; binds ``hogql_project``,
     ``hogql_tz`` and ``hogql_now`` besides the node's values."""
     printed = transform_up(tree, SQLitePrinter())
-    sources = {"events": f"({EVENTS_SOURCE})", "persons": f"({PERSONS_SOURCE})"}
+    sources = {"events": f"({EVENTS_SOURCE})", "persons": f"({PERSONS_SOURCE})", "groups": f"({GROUPS_SOURCE})"}
     for table in list(printed.find_all(exp.Table)):
         name = table.name.lower()
         if name in ctes:
