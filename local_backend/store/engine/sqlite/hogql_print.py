@@ -74,12 +74,7 @@ class SQLitePrinter:
         name = hogql_function_name(node).lower()
         args = list(node.expressions) if isinstance(node, NAMED) else []
         if name == "hogql_property":
-            kind = _call("il_json_type", args[0], args[1])
-            missing = exp.or_(
-                exp.Is(this=kind, expression=exp.Null()),
-                exp.EQ(this=kind.copy(), expression=exp.Literal.string("null")),
-            )
-            return exp.If(this=missing, true=exp.Null(), false=_call("il_json_text", args[0].copy(), args[1].copy()))
+            return _call("il_json_property", args[0], args[1])
         if name == "now":
             return exp.Placeholder(this=exp.var("hogql_now"))
         if name == "today":
