@@ -12,6 +12,7 @@ own functions. Each answers exactly what its SQLite counterpart answers for a te
 ``il_json_type(doc, k)``   ``json_type``: ``null``, ``true``, ``false``, ``text``, ``integer``, ``real``,
                            ``object``, ``array``; NULL when missing
 ``il_json_text(doc, k)``   the property text of :meth:`Dialect.text <.dialect.Dialect.text>`
+``il_json_property(d, k)`` that text, but NULL for a JSON null or a missing key (HogQL's ``properties.k``)
 =========================  ==========================================================================
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from .limits import MAX_INT64, MIN_INT64
 
-__all__ = ["NUL_ESCAPE", "json_value", "json_type", "json_text"]
+__all__ = ["NUL_ESCAPE", "json_value", "json_type", "json_text", "json_property"]
 
 NUL_ESCAPE = "\\u0000"
 """How a NUL is written in the stored JSON text (JSON has no other spelling of it)."""
@@ -90,6 +91,19 @@ def json_text(doc: str | bytes | None, key: str) -> str:
     if isinstance(scalar, float):
         return _real_text(scalar)
     return "" if scalar is None else str(scalar)
+
+
+def json_property(doc: str | bytes | None, key: str) -> str | None:
+    """A HogQL query's ``properties.key``: the property text of :func:`json_text`, None when missing or null."""
+    value = _lookup(doc, key)
+    if value is _MISSING or value is None:
+        return None
+    if isinstance(value, bool):
+        return json.dumps(value)
+    scalar = _scalar(value)
+    if isinstance(scalar, float):
+        return _real_text(scalar)
+    return None if scalar is None else str(scalar)
 
 
 def _real_text(number: float) -> str:

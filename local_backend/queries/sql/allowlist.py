@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...errors import ValidationError
-from ...store.engine.interface.sql_tree import hogql_function_name
+from ...store.engine.interface.sql_tree import NAMED, hogql_function_name
 
 __all__ = ["TABLES", "FUNCTIONS", "check_tree"]
 
@@ -27,6 +27,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "created_at",
     ),
     "persons": ("id", "created_at", "properties", "is_identified"),
+    "groups": ("index", "key", "created_at", "properties"),
 }
 
 FUNCTIONS = frozenset(
@@ -73,6 +74,13 @@ FUNCTIONS = frozenset(
         "match",
     }
 )
+# how many arguments each call written by name takes (sqlglot checks the arity of the calls it knows itself)
+ARITY: dict[str, tuple[int, int]] = {
+    "uniqexact": (1, 1), "tostartofhour": (1, 1), "tostartofday": (1, 1), "tostartofweek": (1, 1),
+    "tostartofmonth": (1, 1), "todate": (1, 1), "todatetime": (1, 1), "totimezone": (2, 2), "today": (0, 0),
+    "multiif": (3, 99), "ifnull": (2, 2), "tostring": (1, 1), "toint": (1, 1), "tofloat": (1, 1),
+    "now": (0, 0), "uniq": (1, 1), "median": (1, 1), "count": (0, 1), "countif": (1, 1),
+}  # fmt: skip
 _ALLOWED_NODES = (
     exp.Select,
     exp.Union,
@@ -145,6 +153,16 @@ def check_tree(tree: exp.Expression) -> None:
             ):
                 if not (isinstance(node.parent, exp.Window) and name.lower() in _WINDOW_FUNCTIONS):
                     raise ValidationError(f"Unsupported function {name}{_where(node)}.", attr="query")
+            bounds = ARITY.get(name.lower())
+            if bounds and isinstance(node, NAMED):
+                low, high = bounds
+                if not low <= len(node.expressions) <= high:
+                    wanted = str(low) if low == high else f"{low} to {high}"
+                    raise ValidationError(f"{name} takes {wanted} arguments{_where(node)}.", attr="query")
+            if name.lower() == "multiif" and len(node.expressions) % 2 == 0:
+                raise ValidationError(
+                    f"multiIf takes pairs of condition and value, then a default{_where(node)}.", attr="query"
+                )
             continue
         if not isinstance(node, _ALLOWED_NODES):
             raise ValidationError(f"{node.key.upper()} is not allowed in a query{_where(node)}.", attr="query")

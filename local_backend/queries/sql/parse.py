@@ -15,10 +15,11 @@ from sqlglot.errors import SqlglotError
 
 from ...errors import ValidationError
 
-__all__ = ["MAX_QUERY_LENGTH", "MAX_DEPTH", "parse_hogql"]
+__all__ = ["MAX_QUERY_LENGTH", "MAX_DEPTH", "RESERVED_PREFIX", "parse_hogql"]
 
 MAX_QUERY_LENGTH = 20_000
 MAX_DEPTH = 64
+RESERVED_PREFIX = "__hogql"
 _TOKEN = re.compile(r"'(?:[^'\\]|\\.|'')*'|`[^`]*`|\"[^\"]*\"|\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}|\$[A-Za-z0-9_$]+")
 
 
@@ -52,6 +53,8 @@ def parse_hogql(text: str) -> exp.Query:
         raise ValidationError("The query is empty.", attr="query")
     if len(text) > MAX_QUERY_LENGTH:
         raise ValidationError(f"The query is longer than {MAX_QUERY_LENGTH} characters.", attr="query")
+    if RESERVED_PREFIX in text.lower():  # the printers' own names for the project's rows
+        raise ValidationError(f"Names starting with {RESERVED_PREFIX} are reserved.", attr="query")
     try:
         statements = sqlglot.parse(_prepare(text), read="clickhouse")
     except SqlglotError as error:

@@ -95,10 +95,12 @@ def expand_stars(tree: exp.Query) -> exp.Query:
             continue
         source = select.args["from_"].this
         names = star_names(source, ctes)
+        # beside a join, * is the FROM source's columns, named through its alias so no column is ambiguous
+        qualifier = (source.alias_or_name or None) if select.args.get("joins") else None
         expanded: list[exp.Expression] = []
         for expression in select.expressions:
             if isinstance(expression, exp.Star):
-                expanded.extend(exp.column(name) for name in names)
+                expanded.extend(exp.column(name, table=qualifier) for name in names)
             else:
                 expanded.append(expression)
         select.set("expressions", expanded)

@@ -26,6 +26,8 @@ _EVENT_COLUMNS = {
     "person_properties": "String",
 }
 _PERSON_COLUMNS = {"id": "UUID", "created_at": DATETIME, "properties": "String", "is_identified": "Bool"}
+_GROUP_COLUMNS = {"index": "Int64", "key": "String", "created_at": DATETIME, "properties": "String"}
+GROUP_STAR = ("index", "key", "created_at", "properties")
 EVENT_STAR = ("uuid", "event", "properties", "timestamp", "distinct_id", "elements_chain", "created_at")
 PERSON_STAR = ("id", "created_at", "properties", "is_identified")
 _BY_FUNCTION = {
@@ -117,7 +119,7 @@ def _source_columns(source: exp.Expression, ctes: dict[str, exp.Query]) -> dict[
         name = source.name.lower()
         if name in ctes:
             return dict(output_columns(ctes[name], ctes))
-        return dict(_EVENT_COLUMNS) if name == "events" else dict(_PERSON_COLUMNS)
+        return dict({"events": _EVENT_COLUMNS, "persons": _PERSON_COLUMNS, "groups": _GROUP_COLUMNS}[name])
     if isinstance(source, exp.Subquery):
         return dict(output_columns(source.this, ctes))
     return {}
@@ -136,7 +138,7 @@ def column_types(select: exp.Select, ctes: dict[str, exp.Query]) -> dict[str, st
 
 def star_names(source: exp.Expression, ctes: dict[str, exp.Query]) -> list[str]:
     if isinstance(source, exp.Table) and source.name.lower() not in ctes:
-        return list(EVENT_STAR if source.name.lower() == "events" else PERSON_STAR)
+        return list({"events": EVENT_STAR, "persons": PERSON_STAR, "groups": GROUP_STAR}[source.name.lower()])
     return list(_source_columns(source, ctes))
 
 

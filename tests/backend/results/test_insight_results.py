@@ -143,7 +143,7 @@ def test_async_query_is_polled_to_completion(client, world, views):
 @pytest.mark.parametrize(
     "method, path, body, status, attr",
     [
-        ("post", "query/", {"query": {"kind": "HogQLQuery"}}, 400, "query__kind"),
+        ("post", "query/", {"query": {"kind": "HogQLQuery"}}, 400, "query"),  # a HogQLQuery needs its SQL
         ("post", "query/", {"query": {"kind": "FunnelsQuery", "series": []}}, 400, "events"),  # no steps
         ("post", "query/", {}, 400, "query"),
         ("get", "query/nope/", None, 404, None),

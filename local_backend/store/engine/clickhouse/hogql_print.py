@@ -52,6 +52,15 @@ def _persons_source(dialect: ClickHouseDialect, tz: str) -> str:
     )
 
 
+def _groups_source(dialect: ClickHouseDialect, tz: str) -> str:
+    return (
+        "SELECT toInt64(g.group_type_index) AS `index`, g.group_key AS `key`,"
+        f" fromUnixTimestamp64Micro(argMax(g.created_at, g.version), {string_literal(tz)}) AS created_at,"
+        f" argMax(g.properties, g.version) AS properties FROM {dialect.table('groups')} AS g"
+        " WHERE g.project_id = {hogql_project:Int64} GROUP BY g.group_type_index, g.group_key"
+    )
+
+
 class _Printer:
     def __init__(self, dialect: ClickHouseDialect, tz: str, params: dict[str, Any]) -> None:
         self.dialect = dialect
@@ -130,7 +139,11 @@ def print_clickhouse(
     """``tree`` as ClickHouse SQL; fills ``params`` with the keys it binds besides the node's values."""
     printer = _Printer(dialect, tz, params)
     printed = transform_up(tree, printer)
-    sources = {"events": _events_source(dialect, tz), "persons": _persons_source(dialect, tz)}
+    sources = {
+        "events": _events_source(dialect, tz),
+        "persons": _persons_source(dialect, tz),
+        "groups": _groups_source(dialect, tz),
+    }
     for table in list(printed.find_all(exp.Table)):
         if table.name.lower() in ctes:
             continue
@@ -141,7 +154,7 @@ def print_clickhouse(
                 this=exp.to_identifier(mark), alias=exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
             )
         )
-    text = printed.sql(dialect="clickhouse")
+    text = printed.sql(dialect="clickhouse", copy=False)
     for mark, fragment in printer.fragments.items():
         text = text.replace(f"{mark}()", fragment).replace(mark, fragment)
     return text

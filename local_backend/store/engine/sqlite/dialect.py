@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ....iso_dates import read_date
-from ....json_values import NUL_ESCAPE, json_text, json_type, json_value
+from ....json_values import NUL_ESCAPE, json_property, json_text, json_type, json_value
 from ....safe_regex import regex_search
 from ..interface import HOGQL_SCALARS, Sql
 
@@ -106,6 +106,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("il_json_value", 2, json_value, deterministic=True)
     conn.create_function("il_json_type", 2, json_type, deterministic=True)
     conn.create_function("il_json_text", 2, json_text, deterministic=True)
+    conn.create_function("il_json_property", 2, json_property, deterministic=True)
 
 
 _PATH_KEY = re.compile(r"[ !#-\[\]-~]*")

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, transform_up, trunc_unit
 
-__all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE"]
+__all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE", "GROUPS_SOURCE"]
 
 EVENTS_SOURCE = (
     "SELECT e.uuid AS uuid, e.event AS event, e.timestamp AS timestamp, e.distinct_id AS distinct_id,"
@@ -24,6 +24,11 @@ PERSONS_SOURCE = (
     "SELECT uuid AS id, created_at AS created_at, properties AS properties, is_identified AS is_identified"
     " FROM persons WHERE project_id = :hogql_project"
 )
+GROUPS_SOURCE = (
+    'SELECT group_type_index AS "index", group_key AS "key", created_at AS created_at, properties AS properties'
+    " FROM groups WHERE project_id = :hogql_project"
+)
+_KEYWORDS = frozenset({"index", "key", "order", "group", "table", "values", "default", "check", "column", "limit"})
 _STARTS = {"tostartofhour": "hour", "tostartofday": "day"}
 _START_DATES = {"tostartofweek": "week", "tostartofmonth": "month"}
 
@@ -53,6 +58,9 @@ def _interval(node: exp.Interval) -> tuple[exp.Expression, str]:
 
 class SQLitePrinter:
     def __call__(self, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Identifier) and node.name.lower() in _KEYWORDS:  # groups' index and key
+            node.set("quoted", True)
+            return node
         if isinstance(node, exp.Add | exp.Sub) and isinstance(node.expression, exp.Interval):
             amount, unit = _interval(node.expression)
             if isinstance(node, exp.Sub):
@@ -66,12 +74,7 @@ class SQLitePrinter:
         name = hogql_function_name(node).lower()
         args = list(node.expressions) if isinstance(node, NAMED) else []
         if name == "hogql_property":
-            kind = _call("il_json_type", args[0], args[1])
-            missing = exp.or_(
-                exp.Is(this=kind, expression=exp.Null()),
-                exp.EQ(this=kind.copy(), expression=exp.Literal.string("null")),
-            )
-            return exp.If(this=missing, true=exp.Null(), false=_call("il_json_text", args[0].copy(), args[1].copy()))
+            return _call("il_json_property", args[0], args[1])
         if name == "now":
             return exp.Placeholder(this=exp.var("hogql_now"))
         if name == "today":
@@ -122,10 +125,16 @@ def print_sqlite(tree: exp.Query, ctes: set[str]) -> str:
     """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL; binds ``hogql_project``,
     ``hogql_tz`` and ``hogql_now`` besides the node's values."""
     printed = transform_up(tree, SQLitePrinter())
+    sources = {"events": f"({EVENTS_SOURCE})", "persons": f"({PERSONS_SOURCE})", "groups": f"({GROUPS_SOURCE})"}
     for table in list(printed.find_all(exp.Table)):
-        if table.name.lower() in ctes:
+        name = table.name.lower()
+        if name in ctes:
             continue
-        source = EVENTS_SOURCE if table.name.lower() == "events" else PERSONS_SOURCE
+        # a name no query can spell (CTE names are identifiers the query wrote; tables are checked), swapped
+        # for the project's rows once printed
         alias = exp.TableAlias(this=exp.to_identifier(table.alias or table.name))
-        table.replace(exp.Subquery(this=exp.maybe_parse(source, dialect="sqlite"), alias=alias))
-    return printed.sql(dialect="sqlite")
+        table.replace(exp.Table(this=exp.to_identifier(f"__hogql_rows_{name}__"), alias=alias))
+    text = printed.sql(dialect="sqlite", copy=False)
+    for name, source in sources.items():
+        text = text.replace(f"__hogql_rows_{name}__", source)
+    return text

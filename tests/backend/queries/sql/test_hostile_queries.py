@@ -67,6 +67,8 @@ ESCAPES = [
     "select " + " + ".join(["(1"] * 80) + ")" * 80,
     "select 1 from events " + " ".join(f"join events e{i} on 1 = 1" for i in range(2)) + " where x = {missing}",
     "select " + "a" * 20_001,
+    "with __hogql_rows_events__ as (select 1) select * from __hogql_rows_events__",
+    "select '__hogql_fragment_0__' from events",
 ]
 
 
@@ -110,7 +112,7 @@ def test_each_escape_is_refused_with_an_envelope(client, filled, query):
         ("select count() from events where event in (select event from events)", 2),
     ],
 )
-def test_shapes_in_reach_read_this_project_only(client, filled, query, expected):
+def test_shapes_in_reach_read_this_project_only(engine, client, filled, query, expected):
     response = _post(client, filled, query)
     assert response.status_code == 200, response.text
     assert response.json()["results"] == [[expected]]

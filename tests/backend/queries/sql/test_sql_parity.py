@@ -14,12 +14,14 @@ The events, written once for the module (Europe/Berlin project, UTC+1 in January
  6     purchase   a    2026-01-15 11:00        amount 30, plan pro
 =====  =========  ===  ======================  ===============================================
 
-Persons: a (email a@x.com), b (email b@y.org), c (no properties). Event 1 is on 2026-01-11 local time.
+Persons: a (email a@x.com), b (email b@y.org), c (no properties). Groups of type 0: acme (name Acme) and
+globex (no properties), both created 2026-01-01 00:00 UTC. Event 1 is on 2026-01-11 local time.
 A second project holds three pageviews that no answer may count.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +76,18 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, BothE
     project = create_project(conn, name="Shop", timezone="Europe/Berlin", now="2026-01-01T00:00:00Z")
     other = create_project(conn, name="Other", timezone="UTC", now="2026-01-01T00:00:00Z")
     add_events(conn, project["id"], EVENTS, persons=PERSONS)
+    for project_id, key, name in (
+        (project["id"], "acme", "Acme"),
+        (project["id"], "globex", None),
+        (other["id"], "z", "Z"),
+    ):
+        properties = json.dumps({"name": name} if name else {})
+        conn.execute(
+            "INSERT INTO groups (project_id, group_type_index, group_key, properties, created_at)"
+            " VALUES (?, 0, ?, ?, ?)",
+            (project_id, key, properties, 1_767_225_600_000_000),  # 2026-01-01 00:00 UTC
+        )
+    conn.commit()
     add_events(conn, other["id"], [("pageview", "z", "2026-01-11T10:00:00Z", {"$browser": "Chrome"})] * 3)
     yield conn, engine, project
     conn.close()
@@ -168,6 +182,8 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ("select concat(event, '-', distinct_id) from events order by timestamp limit 1", [["pageview-a"]]),
     ("select substring(event, 1, 4), length(event) from events where event = 'signup'", [["sign", 6]]),
     ("select trim('  x  ')", [["x"]]),
+    ("select 'it''s', length('a\\\\b')", [["it's", 3]]),  # HogQL's 'a\\b' is a, a backslash, b
+    ("select count() from events where properties['it''s'] is null", [[6]]),
     ("select count() from events where event ilike 'PAGE%'", [[4]]),
     ("select count() from events where event like 'page%'", [[4]]),
     ("select count() from events where match(event, '^(sign|purch)')", [[2]]),
@@ -180,6 +196,8 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ("select count() from persons", [[3]]),
     ("select count() from persons where properties.email is not null", [[2]]),
     ("select count() from events e join persons p on e.person_id = p.id where p.properties.email = 'a@x.com'", [[3]]),
+    ("select key, properties.name from groups where index = 0 order by key", [["acme", "Acme"], ["globex", None]]),
+    ("select count(), min(created_at) from groups", [[2, "2026-01-01T01:00:00+01:00"]]),
     ("select $session_id as s, count() from events where s is not null group by s", [["s1", 2]]),
     ("select count() from events where event = {name}", [[4]]),
     ("select median(toFloat(properties.amount)) from events where event = 'pageview'", [[7.5]]),
