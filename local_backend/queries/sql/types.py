@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ...store.engine.interface.sql_tree import hogql_function_name
+from ...store.engine.interface.sql_tree import DATE_UNITS, hogql_function_name, trunc_unit
 
 __all__ = ["DATETIME", "column_types", "type_of", "output_columns"]
 
@@ -99,6 +99,8 @@ def type_of(node: exp.Expression, scope: dict[str, str]) -> str:
         first = node.args.get("ifs") or []
         return type_of(first[0].args["true"], scope) if first else "String"
     name = _name(node)
+    if name == "datetrunc":
+        return "Date" if trunc_unit(node) in DATE_UNITS else DATETIME
     if name in _BY_FUNCTION:
         return _BY_FUNCTION[name]
     if name in _SAME_AS_ARGUMENT:

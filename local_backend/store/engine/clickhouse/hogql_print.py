@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..interface.sql_tree import NAMED, hogql_function_name
+from ..interface.sql_tree import NAMED, hogql_function_name, transform_up, trunc_unit
 from .dialect import ClickHouseDialect
 from .params import bind, clickhouse_type, string_literal
 
@@ -48,7 +48,7 @@ def _persons_source(dialect: ClickHouseDialect, tz: str) -> str:
         f"SELECT argMax(uuid, version) AS id,"
         f" fromUnixTimestamp64Micro(argMax(created_at, version), {string_literal(tz)}) AS created_at,"
         " argMax(properties, version) AS properties, false AS is_identified"
-        f" FROM {dialect.table('persons')} WHERE project_id = {{hogql_project:Int64}} GROUP BY id"
+        f" FROM {dialect.table('persons')} AS pr WHERE pr.project_id = {{hogql_project:Int64}} GROUP BY pr.id"
     )
 
 
@@ -106,12 +106,11 @@ class _Printer:
         if name in ("tostartofweek", "tostartofmonth") and len(args) == 1:
             return exp.Anonymous(this=node.name, expressions=[args[0]])
         if name == "datediff":
-            return exp.Anonymous(
-                this="dateDiff", expressions=[exp.Literal.string(_unit(node)), node.expression, node.this, self._zone()]
-            )
+            parts = [exp.Literal.string(trunc_unit(node)), node.expression, node.this, self._zone()]
+            return exp.Anonymous(this="dateDiff", expressions=parts)
         if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
             return exp.Anonymous(
-                this="dateTrunc", expressions=[exp.Literal.string(_unit(node)), node.this, self._zone()]
+                this="dateTrunc", expressions=[exp.Literal.string(trunc_unit(node)), node.this, self._zone()]
             )
         if name in ("toint", "tofloat"):
             target = "toInt64OrNull" if name == "toint" else "toFloat64OrNull"
@@ -121,15 +120,8 @@ class _Printer:
             return exp.Anonymous(this="uniqExact", expressions=[value])
         if name in ("median", "quantile"):
             level = node.args.get("quantile") if name == "quantile" else exp.Literal.number(0.5)
-            return exp.Anonymous(this="quantileExactInclusive", expressions=[node.this, level])
+            return exp.ParameterizedAgg(this="quantileExactInclusive", expressions=[level], params=[node.this])
         return node
-
-
-def _unit(node: exp.Expression) -> str:
-    unit = node.args.get("unit")
-    if unit is None:
-        return "day"
-    return str(unit.this).lower() if isinstance(unit, exp.Literal) else unit.name.lower()
 
 
 def print_clickhouse(
@@ -137,7 +129,7 @@ def print_clickhouse(
 ) -> str:
     """``tree`` as ClickHouse SQL; fills ``params`` with the keys it binds besides the node's values."""
     printer = _Printer(dialect, tz, params)
-    printed = tree.transform(printer)
+    printed = transform_up(tree, printer)
     sources = {"events": _events_source(dialect, tz), "persons": _persons_source(dialect, tz)}
     for table in list(printed.find_all(exp.Table)):
         if table.name.lower() in ctes:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
-__all__ = ["NAMED", "hogql_function_name"]
+__all__ = ["NAMED", "DATE_UNITS", "hogql_function_name", "transform_up", "trunc_unit"]
 
 NAMED = (exp.Anonymous, exp.AnonymousAggFunc)
 """Calls sqlglot keeps by their written name, arguments in ``expressions``."""
@@ -45,3 +47,29 @@ def hogql_function_name(node: exp.Func) -> str:
     if isinstance(node, NAMED):
         return str(node.name)
     return _KNOWN.get(type(node)) or node.sql_name()
+
+
+DATE_UNITS = frozenset({"week", "month", "quarter", "year"})
+"""Truncation units whose result is a Date (``toStartOfWeek``, ``toStartOfMonth``, ...); others give a DateTime."""
+
+
+def trunc_unit(node: exp.Expression) -> str:
+    """The unit of a ``dateTrunc`` / ``toStartOf...`` node, lower case."""
+    unit = node.args.get("unit")
+    if unit is None:
+        return "day"
+    return str(unit.this).lower() if isinstance(unit, exp.Literal) else unit.name.lower()
+
+
+def transform_up(tree: exp.Expression, change: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+    """``tree`` with ``change`` applied to every node, each node's children before it (so a call built from
+    its arguments sees them already changed)."""
+    for node in reversed(list(tree.walk(bfs=False))):
+        changed = change(node)
+        if changed is node:
+            continue
+        if node is tree:
+            tree = changed
+        else:
+            node.replace(changed)
+    return tree

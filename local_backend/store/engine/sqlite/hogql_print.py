@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..interface.sql_tree import NAMED, hogql_function_name
+from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, transform_up, trunc_unit
 
 __all__ = ["print_sqlite", "EVENTS_SOURCE", "PERSONS_SOURCE"]
 
@@ -81,9 +81,9 @@ class SQLitePrinter:
         if name in _START_DATES:
             return _call("il_sql_start_date", exp.Literal.string(_START_DATES[name]), args[0], _tz())
         if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
-            value = node.this
-            unit = _unit(node.args.get("unit"))
-            return _call("il_sql_start", exp.Literal.string(unit), value, _tz())
+            unit = trunc_unit(node)
+            start = "il_sql_start_date" if unit in DATE_UNITS else "il_sql_start"
+            return _call(start, exp.Literal.string(unit), node.this, _tz())
         if name == "todate":
             return _call("il_sql_date", args[0], _tz())
         if name == "todatetime":
@@ -112,7 +112,7 @@ class SQLitePrinter:
         if name == "tofloat":
             return exp.Cast(this=args[0], to=exp.DataType.build("REAL"))
         if isinstance(node, exp.RegexpLike):
-            return _call("il_regex", node.expression, node.this)
+            return _call("il_regex", node.this, node.expression)
         if isinstance(node, exp.Floor):
             return exp.Cast(this=exp.Anonymous(this="floor", expressions=[node.this]), to=exp.DataType.build("REAL"))
         return node
@@ -121,7 +121,7 @@ class SQLitePrinter:
 def print_sqlite(tree: exp.Query, ctes: set[str]) -> str:
     """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL; binds ``hogql_project``,
     ``hogql_tz`` and ``hogql_now`` besides the node's values."""
-    printed = tree.transform(SQLitePrinter())
+    printed = transform_up(tree, SQLitePrinter())
     for table in list(printed.find_all(exp.Table)):
         if table.name.lower() in ctes:
             continue
