@@ -26,6 +26,7 @@ from .rewrite import (
     apply_limit,
     bind_values,
     expand_stars,
+    own_limit,
     read_time_literals,
     rewrite_properties,
 )
@@ -112,8 +113,10 @@ def run_hogql_query(
     check_tree(tree)
     cap = node.limit or DEFAULT_LIMIT
     shown, kept = apply_limit(tree, cap)
-    own_limit_smaller = kept < cap
-    run_tree, _ = apply_limit(tree, kept if own_limit_smaller else min(kept + 1, MAX_ROWS + 1))
+    own = own_limit(tree)
+    # the query's own LIMIT within the cap leaves nothing past it to tell of; else one row more tells hasMore
+    own_limit_smaller = own is not None and own <= kept
+    run_tree = tree.limit(kept if own_limit_smaller else min(kept + 1, MAX_ROWS + 1), copy=True)
     names = [_column_name(e) for e in expand_stars(run_tree.copy()).selects]
     run_tree = read_time_literals(expand_stars(rewrite_properties(run_tree)))
     params = bind_values(run_tree, node.values)

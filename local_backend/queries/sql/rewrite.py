@@ -14,7 +14,15 @@ from sqlglot import exp
 
 from ...errors import ValidationError
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "PROPERTY_CALL", "rewrite_properties", "apply_limit", "bind_values"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "PROPERTY_CALL",
+    "rewrite_properties",
+    "apply_limit",
+    "bind_values",
+    "own_limit",
+]
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 50_000
@@ -57,15 +65,21 @@ def rewrite_properties(tree: exp.Query) -> exp.Query:
     return tree.transform(_rewrite)
 
 
-def apply_limit(tree: exp.Query, cap: int) -> tuple[exp.Query, int]:
-    """The tree with PostHog's default LIMIT (``cap``) where it has none or a larger one, and the limit kept."""
+def own_limit(tree: exp.Query) -> int | None:
+    """The query's own outermost LIMIT, None when it has none; a 400 for a LIMIT that is no whole number."""
     limit = tree.args.get("limit")
-    own: int | None = None
+    if limit is None:
+        return None
     if isinstance(limit, exp.Limit) and isinstance(limit.expression, exp.Literal) and not limit.expression.is_string:
-        own = int(limit.expression.this)
-    elif limit is not None:
-        raise ValidationError("LIMIT must be a whole number.", attr="query")
-    kept = cap if own is None else min(own, cap)
+        return int(limit.expression.this)
+    raise ValidationError("LIMIT must be a whole number.", attr="query")
+
+
+def apply_limit(tree: exp.Query, cap: int) -> tuple[exp.Query, int]:
+    """The tree with ``cap`` as its LIMIT where it has none, its own LIMIT up to :data:`MAX_LIMIT` (as PostHog:
+    the default of 100 rows stands only for a query without a LIMIT), and the limit kept."""
+    own = own_limit(tree)
+    kept = cap if own is None else min(own, MAX_LIMIT)
     return tree.limit(kept, copy=True), kept
 
 

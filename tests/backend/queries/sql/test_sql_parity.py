@@ -266,6 +266,9 @@ def test_has_more_says_whether_rows_are_left(ask):
     assert ask("select event from events", limit=5)["hasMore"] is True
     assert ask("select event from events", limit=6)["hasMore"] is False
     assert ask("select event from events limit 3", limit=5)["hasMore"] is False
+    # the query's own LIMIT stands over the default of 100 rows and the node's limit, as in PostHog
+    own = ask("select event from events limit 4", limit=2)
+    assert (len(own["results"]), own["limit"], own["hasMore"]) == (4, 4, False)
     paged = ask("select * from (select event, timestamp from events order by timestamp) as t limit 2 offset 4")
     assert [row[0] for row in paged["results"]] == ["pageview", "purchase"]
     assert paged["offset"] == 4
