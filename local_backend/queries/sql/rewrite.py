@@ -124,9 +124,13 @@ def expand_stars(tree: exp.Query) -> exp.Query:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
+def _reads_as_time(node: exp.Expression) -> bool:
+    return (isinstance(node, exp.Literal) and node.is_string) or isinstance(node, exp.Placeholder)
+
+
 def read_time_literals(tree: exp.Query) -> exp.Query:
-    """A text compared with a DateTime read as a time in the project's zone, as HogQL does
-    (``timestamp >= '2024-01-01'``): the text becomes ``toDateTime('...')``."""
+    """A text or a placeholder compared with a DateTime read as a time in the project's zone, as HogQL does
+    (``timestamp >= '2024-01-01'``, ``timestamp >= {since}``): it becomes ``toDateTime(...)``."""
     from .types import DATETIME, column_types, type_of
 
     ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
@@ -137,10 +141,10 @@ def read_time_literals(tree: exp.Query) -> exp.Query:
             if type_of(node.this, scope) == DATETIME:
                 for key in ("low", "high"):
                     side = node.args[key]
-                    if isinstance(side, exp.Literal) and side.is_string:
+                    if _reads_as_time(side):
                         side.replace(exp.Anonymous(this="toDateTime", expressions=[side.copy()]))
             continue
         for this, other in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(this, exp.Literal) and this.is_string and type_of(other, scope) == DATETIME:
+            if _reads_as_time(this) and type_of(other, scope) == DATETIME:
                 this.replace(exp.Anonymous(this="toDateTime", expressions=[this.copy()]))
     return tree

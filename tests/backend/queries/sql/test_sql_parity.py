@@ -272,3 +272,17 @@ def test_has_more_says_whether_rows_are_left(ask):
     paged = ask("select * from (select event, timestamp from events order by timestamp) as t limit 2 offset 4")
     assert [row[0] for row in paged["results"]] == ["pageview", "purchase"]
     assert paged["offset"] == 4
+
+
+@pytest.mark.parametrize(
+    ("since", "count"),
+    # local (Berlin) times: event 4 is at 10:00 on the 12th, events 5 and 6 later
+    [("2026-01-12", 3), ("2026-01-12 10:30:00", 2), ("2026-01-16", 0)],
+)
+def test_a_placeholder_compared_with_a_time_reads_as_a_time_in_the_project_zone(ask, since, count):
+    answer = ask("select count() from events where timestamp >= {since}", values={"since": since})
+    assert answer["results"] == [[count]]
+    between = ask(
+        "select count() from events where timestamp between {since} and '2026-01-31'", values={"since": since}
+    )
+    assert between["results"] == [[count]]
