@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,10 +19,8 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.queries.trends import TrendsFilter, compute_trends
-from local_backend.store.engine.interface import EventStore, EventWriter
-from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.projects import create_project
-from tests.backend.store.clickhouse.mirror import MirroredEngine, chdb_client, release_database
+from tests.backend.store.clickhouse.mirror import MirroredEngine, SwitchedEngine, chdb_client, release_database
 from tests.factories import add_events
 
 SCALARS: list[Any] = [
@@ -46,28 +43,11 @@ def _value(rng: random.Random, depth: int = 0) -> Any:
     return rng.choice(SCALARS)
 
 
-class BothEngines:
-    """An open engine reading SQLite, or a ClickHouse copy of the same rows while :attr:`on_clickhouse` is true."""
-
-    name = "sqlite or chdb"
-    reads_files = False
-
-    def __init__(self, mirrored: MirroredEngine) -> None:
-        self.mirrored = mirrored
-        self.on_clickhouse = False
-
-    def store(self, conn: sqlite3.Connection) -> EventStore:
-        return self.mirrored.store(conn) if self.on_clickhouse else SQLITE_ENGINE.store(conn)
-
-    def writer(self, conn: sqlite3.Connection) -> EventWriter:
-        return SQLITE_ENGINE.writer(conn)
-
-
 @pytest.fixture
-def event_engine() -> Iterator[BothEngines]:
-    """The test's connection reads from SQLite or from ClickHouse, as the test switches (:class:`BothEngines`)."""
+def event_engine() -> Iterator[SwitchedEngine]:
+    """The test's connection reads from SQLite or from ClickHouse, as the test switches (:class:`SwitchedEngine`)."""
     client = chdb_client()
-    yield BothEngines(MirroredEngine(client))
+    yield SwitchedEngine(MirroredEngine(client))
     release_database(client)
 
 

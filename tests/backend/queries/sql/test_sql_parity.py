@@ -22,7 +22,6 @@ A second project holds three pageviews that no answer may count.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,11 +30,9 @@ import pytest
 
 from local_backend.queries.sql import read_hogql_node, run_hogql_query
 from local_backend.store.engine.choice import open_database
-from local_backend.store.engine.interface import EventStore, EventWriter
-from local_backend.store.engine.sqlite.engine import SQLITE_ENGINE
 from local_backend.store.migrations import migrate
 from local_backend.store.projects import create_project
-from tests.backend.store.clickhouse.mirror import MirroredEngine, chdb_client, release_database
+from tests.backend.store.clickhouse.mirror import MirroredEngine, SwitchedEngine, chdb_client, release_database
 from tests.factories import NOW, add_events
 
 EVENTS = [
@@ -49,29 +46,12 @@ EVENTS = [
 PERSONS = {"a": {"email": "a@x.com"}, "b": {"email": "b@y.org"}}
 
 
-class BothEngines:
-    """Reads from SQLite, or from a ClickHouse copy of the same rows while :attr:`on_clickhouse` is true."""
-
-    name = "sqlite or chdb"
-    reads_files = False
-
-    def __init__(self, mirrored: MirroredEngine) -> None:
-        self.mirrored = mirrored
-        self.on_clickhouse = False
-
-    def store(self, conn: sqlite3.Connection) -> EventStore:
-        return self.mirrored.store(conn) if self.on_clickhouse else SQLITE_ENGINE.store(conn)
-
-    def writer(self, conn: sqlite3.Connection) -> EventWriter:
-        return SQLITE_ENGINE.writer(conn)
-
-
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, BothEngines, dict[str, Any]]]:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, SwitchedEngine, dict[str, Any]]]:
     path: Path = tmp_path_factory.mktemp("sql") / "parity.db"
     migrate(path)
     client = chdb_client()
-    engine = BothEngines(MirroredEngine(client))
+    engine = SwitchedEngine(MirroredEngine(client))
     conn = open_database(path, engine)
     project = create_project(conn, name="Shop", timezone="Europe/Berlin", now="2026-01-01T00:00:00Z")
     other = create_project(conn, name="Other", timezone="UTC", now="2026-01-01T00:00:00Z")

@@ -34,6 +34,7 @@ __all__ = [
     "pooled_database_name",
     "MirroredEngine",
     "MovedEngine",
+    "SwitchedEngine",
 ]
 
 _EVENT_COLUMNS = (
@@ -202,6 +203,24 @@ class MovedEngine:
 
     def store(self, conn: sqlite3.Connection) -> ClickHouseEventStore | SQLiteEventStore:
         return ClickHouseEventStore(conn, self.client) if self.moved else SQLiteEventStore(conn)
+
+    def writer(self, conn: sqlite3.Connection) -> SQLiteEventWriter:
+        return SQLiteEventWriter(conn)
+
+
+class SwitchedEngine:
+    """An open engine reading SQLite, or the ClickHouse copy of a :class:`MirroredEngine` while
+    :attr:`on_clickhouse` is true: one database whose answers a test compares between the two engines."""
+
+    name = "sqlite or chdb"
+    reads_files = False
+
+    def __init__(self, mirrored: MirroredEngine) -> None:
+        self.mirrored = mirrored
+        self.on_clickhouse = False
+
+    def store(self, conn: sqlite3.Connection) -> ClickHouseEventStore | SQLiteEventStore:
+        return self.mirrored.store(conn) if self.on_clickhouse else SQLiteEventStore(conn)
 
     def writer(self, conn: sqlite3.Connection) -> SQLiteEventWriter:
         return SQLiteEventWriter(conn)
