@@ -218,6 +218,24 @@ PROBLEMS_SCRIPT = """(widgets) => {
 }"""
 
 
+@contextmanager
+def notebook_copy_run(browser: Any, lab: JupyterLab, source: str, copy: str, failed_shot: Path) -> Iterator[Any]:
+    """A page on ``copy``, a copy of notebook ``source`` with a kernel of its own, run top to bottom as a reader
+    leaves it (a picture at ``failed_shot`` when that fails); its browser context closed after."""
+    from .lab import VIEWPORT
+
+    (lab.root / copy).write_bytes((lab.root / source).read_bytes())
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        with screenshot_on_failure(page, failed_shot):
+            open_notebook(page, lab, copy)
+            run_all_cells(page)
+        yield page
+    finally:
+        context.close()
+
+
 def save_notebook(page: Any, lab: JupyterLab, name: str) -> dict[str, Any]:
     """Save the open notebook (a copy: see `copy_notebooks`) and return it as the server stored it."""
     page.keyboard.press("Control+s")

@@ -21,6 +21,7 @@ import pytest
 
 from .lab import VIEWPORT, JupyterLab, run_in_kernel
 from .pages import (
+    notebook_copy_run,
     open_notebook,
     run_all_cells,
     screenshot_notebook,
@@ -84,16 +85,8 @@ class Driven:
 @pytest.fixture(scope="module")
 def builders_page(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[Any]:
     """Notebook 4 run top to bottom in the lab (a copy, so it has a kernel of its own), as a reader leaves it."""
-    (lab.root / NOTEBOOK).write_bytes((lab.root / SOURCE).read_bytes())
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        page = context.new_page()
-        with screenshot_on_failure(page, screenshots / "04_builders_driven_failed.png"):
-            open_notebook(page, lab, NOTEBOOK)
-            run_all_cells(page)
+    with notebook_copy_run(browser, lab, SOURCE, NOTEBOOK, screenshots / "04_builders_driven_failed.png") as page:
         yield page
-    finally:
-        context.close()
 
 
 def _builder(page: Any, constructor: str) -> Any:

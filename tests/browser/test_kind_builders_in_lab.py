@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from .lab import VIEWPORT, JupyterLab, run_in_kernel
+from .lab import JupyterLab, run_in_kernel
 from .pages import (
-    open_notebook,
-    run_all_cells,
+    notebook_copy_run,
     screenshot_notebook,
     screenshot_on_failure,
     wait_for,
@@ -38,16 +37,8 @@ NOTEBOOK = "04_builders_kinds.ipynb"
 
 @pytest.fixture(scope="module")
 def kinds_page(browser: Any, lab: JupyterLab, screenshots: Path) -> Iterator[Any]:
-    (lab.root / NOTEBOOK).write_bytes((lab.root / SOURCE).read_bytes())
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        page = context.new_page()
-        with screenshot_on_failure(page, screenshots / "04_builders_kinds_failed.png"):
-            open_notebook(page, lab, NOTEBOOK)
-            run_all_cells(page)
+    with notebook_copy_run(browser, lab, SOURCE, NOTEBOOK, screenshots / "04_builders_kinds_failed.png") as page:
         yield page
-    finally:
-        context.close()
 
 
 def _tick(builder: Any, label: str, checked: bool) -> None:
