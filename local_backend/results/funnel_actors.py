@@ -20,8 +20,8 @@ from ..queries.funnels import (
     refuse_trends_people,
 )
 from ..queries.unsupported_fields import refuse_unsupported_fields
+from .actor_nodes import ActorsNode
 from .actor_rows import actors_query_page
-from .query_nodes import ActorsNode
 
 __all__ = ["funnel_actors_response"]
 

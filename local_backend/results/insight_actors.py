@@ -28,8 +28,8 @@ from ..queries.stickiness import StickinessFilter, StickinessPoint, stickiness_p
 from ..queries.trends import TrendPoint, TrendsFilter, point_on_day, trend_actors
 from ..queries.trends.compare import previous_range
 from ..queries.unsupported_fields import refuse_unsupported_fields
+from .actor_nodes import InsightActorsNode
 from .actor_rows import actors_query_page
-from .query_nodes import InsightActorsNode
 
 __all__ = ["insight_actors_response"]
 

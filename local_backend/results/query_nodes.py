@@ -28,24 +28,13 @@ Node fields that change the answer and are not calculated here are carried onto 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ValidationError
 from ..models.fields import check_int64
 from ..queries.unsupported_fields import carry_node_fields
 
-__all__ = [
-    "QUERY_KINDS",
-    "ActorsNode",
-    "InsightActorsNode",
-    "DEFAULT_ACTORS_LIMIT",
-    "MAX_ACTORS_LIMIT",
-    "is_actors_query",
-    "translate_query",
-    "translate_actors_query",
-    "insight_kind_of",
-]
+__all__ = ["QUERY_KINDS", "translate_query", "insight_kind_of", "node_object"]
 
 QUERY_KINDS = {
     "TrendsQuery": "TRENDS",
@@ -90,7 +79,8 @@ _STICKINESS_FIELDS = {
 _ENTITY_FIELDS = ("custom_name", "math", "math_property", "math_group_type_index", "math_hogql", "properties")
 
 
-def _object(value: Any, attr: str) -> dict[str, Any]:
+def node_object(value: Any, attr: str) -> dict[str, Any]:
+    """A node field that is an object (an absent one as empty); a 400 at ``attr`` for anything else."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -100,7 +90,7 @@ def _object(value: Any, attr: str) -> dict[str, Any]:
 
 def _entity(node: Any, order: int, attr: str) -> tuple[str, dict[str, Any]]:
     """A series node as a legacy entity: ("events" | "actions", entity)."""
-    node = _object(node, attr)
+    node = node_object(node, attr)
     kind = node.get("kind", "EventsNode")
     entity: dict[str, Any] = {"order": order}
     for field in _ENTITY_FIELDS:
@@ -132,7 +122,7 @@ def _series(source: dict[str, Any], legacy: dict[str, Any]) -> None:
 
 
 def _common(source: dict[str, Any], legacy: dict[str, Any]) -> None:
-    date_range = _object(source.get("dateRange"), "query__dateRange")
+    date_range = node_object(source.get("dateRange"), "query__dateRange")
     for key in ("date_from", "date_to"):
         if date_range.get(key) is not None:
             legacy[key] = date_range[key]
@@ -146,7 +136,7 @@ def _common(source: dict[str, Any], legacy: dict[str, Any]) -> None:
         legacy["interval"] = source["interval"]
     if source.get("aggregation_group_type_index") is not None:
         legacy["aggregation_group_type_index"] = source["aggregation_group_type_index"]
-    breakdown = _object(source.get("breakdownFilter"), "query__breakdownFilter")
+    breakdown = node_object(source.get("breakdownFilter"), "query__breakdownFilter")
     for key in (
         "breakdown",
         "breakdown_type",
@@ -165,7 +155,7 @@ def _renamed(block: dict[str, Any], names: dict[str, str], legacy: dict[str, Any
 
 
 def _compare(source: dict[str, Any], legacy: dict[str, Any]) -> None:
-    compare = _object(source.get("compareFilter"), "query__compareFilter")
+    compare = node_object(source.get("compareFilter"), "query__compareFilter")
     if compare.get("compare") is not None:
         legacy["compare"] = compare["compare"]
     if compare.get("compare_to") is not None:
@@ -174,7 +164,7 @@ def _compare(source: dict[str, Any], legacy: dict[str, Any]) -> None:
 
 def _trends(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     _series(source, legacy)
-    trends = _object(source.get("trendsFilter"), "query__trendsFilter")
+    trends = node_object(source.get("trendsFilter"), "query__trendsFilter")
     for key in ("display", "formula"):
         if trends.get(key) is not None:
             legacy[key] = trends[key]
@@ -184,14 +174,14 @@ def _trends(source: dict[str, Any], legacy: dict[str, Any]) -> None:
 
 def _stickiness(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     _series(source, legacy)
-    stickiness = _object(source.get("stickinessFilter"), "query__stickinessFilter")
+    stickiness = node_object(source.get("stickinessFilter"), "query__stickinessFilter")
     _renamed(stickiness, _STICKINESS_FIELDS, legacy)
     _compare(source, legacy)
 
 
 def _lifecycle(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     _series(source, legacy)
-    lifecycle = _object(source.get("lifecycleFilter"), "query__lifecycleFilter")
+    lifecycle = node_object(source.get("lifecycleFilter"), "query__lifecycleFilter")
     if lifecycle.get("display") is not None:
         legacy["display"] = lifecycle["display"]
 
@@ -203,7 +193,7 @@ def _formulas(trends: dict[str, Any], legacy: dict[str, Any]) -> None:
     if nodes is not None:
         if not isinstance(nodes, list):
             raise ValidationError("Expected a list of formula nodes.", attr="query__trendsFilter__formulaNodes")
-        formulas = [_object(node, "query__trendsFilter__formulaNodes").get("formula") for node in nodes]
+        formulas = [node_object(node, "query__trendsFilter__formulaNodes").get("formula") for node in nodes]
     else:
         formulas = trends.get("formulas")
     if not isinstance(formulas, list) or not formulas:
@@ -216,7 +206,7 @@ def _formulas(trends: dict[str, Any], legacy: dict[str, Any]) -> None:
 
 def _funnels(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     _series(source, legacy)
-    funnels = _object(source.get("funnelsFilter"), "query__funnelsFilter")
+    funnels = node_object(source.get("funnelsFilter"), "query__funnelsFilter")
     _renamed(funnels, _FUNNEL_FIELDS, legacy)
     if funnels.get("funnelWindowIntervalUnit") is not None:
         legacy["funnel_window_interval_type"] = str(funnels["funnelWindowIntervalUnit"]).upper()
@@ -227,20 +217,20 @@ def _funnels(source: dict[str, Any], legacy: dict[str, Any]) -> None:
     for index, node in enumerate(exclusions):
         attr = f"query__funnelsFilter__exclusions__{index}"
         _, entity = _entity(node, index, attr)
-        entity["funnel_from_step"] = _object(node, attr).get("funnelFromStep")
-        entity["funnel_to_step"] = _object(node, attr).get("funnelToStep")
+        entity["funnel_from_step"] = node_object(node, attr).get("funnelFromStep")
+        entity["funnel_to_step"] = node_object(node, attr).get("funnelToStep")
         legacy["exclusions"].append(entity)
 
 
 def _retention_entity(node: Any, attr: str) -> dict[str, Any]:
-    node = _object(node, attr)
+    node = node_object(node, attr)
     entity = {key: node[key] for key in ("id", "name", "type", "order", "properties") if node.get(key) is not None}
     entity.setdefault("type", "events")
     return entity
 
 
 def _retention(source: dict[str, Any], legacy: dict[str, Any]) -> None:
-    retention = _object(source.get("retentionFilter"), "query__retentionFilter")
+    retention = node_object(source.get("retentionFilter"), "query__retentionFilter")
     _renamed(retention, _RETENTION_FIELDS, legacy)
     for new, old in (("targetEntity", "target_entity"), ("returningEntity", "returning_entity")):
         if retention.get(new) is not None:
@@ -248,9 +238,9 @@ def _retention(source: dict[str, Any], legacy: dict[str, Any]) -> None:
 
 
 def _paths(source: dict[str, Any], legacy: dict[str, Any]) -> None:
-    paths = _object(source.get("pathsFilter"), "query__pathsFilter")
+    paths = node_object(source.get("pathsFilter"), "query__pathsFilter")
     _renamed(paths, _PATHS_FIELDS, legacy)
-    funnel = _object(source.get("funnelPathsFilter"), "query__funnelPathsFilter")
+    funnel = node_object(source.get("funnelPathsFilter"), "query__funnelPathsFilter")
     if funnel.get("funnelPathType") is not None:
         legacy["funnel_paths"] = funnel["funnelPathType"]
     if funnel.get("funnelStep") is not None:
@@ -274,9 +264,9 @@ _TRANSLATORS = {
 
 def insight_kind_of(query: Any) -> str:
     """The legacy ``insight`` kind a query node computes (``InsightVizNode`` unwrapped)."""
-    node = _object(query, "query")
+    node = node_object(query, "query")
     if node.get("kind") == "InsightVizNode":
-        node = _object(node.get("source"), "query__source")
+        node = node_object(node.get("source"), "query__source")
     kind = node.get("kind")
     if kind not in QUERY_KINDS:
         supported = ", ".join(sorted(QUERY_KINDS))
@@ -293,166 +283,3 @@ def translate_query(query: Any) -> tuple[str, dict[str, Any]]:
     _TRANSLATORS[kind](source, legacy)
     carry_node_fields(kind, source, legacy)
     return kind, legacy
-
-
-DEFAULT_ACTORS_LIMIT = 100
-MAX_ACTORS_LIMIT = 10_000
-_ACTOR_COLUMNS = (["actor"], ["person"])
-# FunnelsActorsQuery fields that would change who is listed, not computed here: a 400 when given
-_UNSUPPORTED_ACTORS_FIELDS = (
-    "funnelCustomSteps",
-    "funnelTrendsDropOff",
-    "funnelTrendsEntrancePeriodStart",
-    "includeRecordings",
-)
-
-
-@dataclass(frozen=True)
-class ActorsNode:
-    """The people behind one funnel number: the funnel's legacy filter, the step, the breakdown value, a page."""
-
-    legacy: dict[str, Any]
-    funnel_step: int
-    breakdown_value: Any
-    limit: int
-    offset: int
-    columns: list[str]
-
-
-def is_actors_query(query: Any) -> bool:
-    return isinstance(query, dict) and query.get("kind") == "ActorsQuery"
-
-
-def _page_number(value: Any, default: int, low: int, high: int, attr: str) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValidationError(f"Expected an integer between {low} and {high}.", attr=attr)
-    return value
-
-
-@dataclass(frozen=True)
-class InsightActorsNode:
-    """The people behind one number of a trend, stickiness, lifecycle or paths query (PostHog's
-    ``InsightActorsQuery``): the insight's kind and legacy filter, the point as PostHog names it (``day``: a
-    trend's or lifecycle's interval start, a stickiness bucket; ``series``: the series' position; ``breakdown``;
-    ``compare``: current or previous; ``status``: a lifecycle status; the paths keys from ``pathsFilter``), a page.
-    """
-
-    kind: str
-    legacy: dict[str, Any]
-    day: Any
-    series: int
-    breakdown: Any
-    compare: str | None
-    status: str | None
-    path_keys: dict[str, str | None]
-    limit: int
-    offset: int
-    columns: list[str]
-    interval: int | None = None
-
-
-_INSIGHT_ACTORS_KINDS = ("TRENDS", "STICKINESS", "LIFECYCLE", "PATHS", "RETENTION")
-_PATH_KEYS = {"pathStartKey": "start_key", "pathEndKey": "end_key", "pathDropoffKey": "dropoff_key"}
-# InsightActorsQuery fields that would change who is listed, not computed here: a 400 when given
-_UNSUPPORTED_INSIGHT_ACTORS_FIELDS = ("includeRecordings",)
-# the point fields of the other kinds, refused beside a retention cohort (which ``interval`` and ``breakdown`` name)
-_NOT_RETENTION_FIELDS = ("day", "status", "compare")
-
-
-def _insight_actors(query: dict[str, Any], source: dict[str, Any]) -> InsightActorsNode:
-    for field in _UNSUPPORTED_INSIGHT_ACTORS_FIELDS:
-        if source.get(field) not in (None, False):
-            raise ValidationError(f"{field} is not supported by this backend yet.", attr=f"query__source__{field}")
-    insight = _object(source.get("source"), "query__source__source")
-    kind = insight_kind_of(insight)
-    if kind not in _INSIGHT_ACTORS_KINDS:
-        raise ValidationError(
-            "An InsightActorsQuery's source is a TrendsQuery, StickinessQuery, LifecycleQuery, PathsQuery or "
-            "RetentionQuery (funnels: FunnelsActorsQuery).",
-            attr="query__source__source__kind",
-        )
-    _, legacy = translate_query(insight)
-    series = source.get("series", 0)
-    if isinstance(series, bool) or not isinstance(series, int) or series < 0:
-        raise ValidationError("series must be the series' position, from 0.", attr="query__source__series")
-    interval = _retention_interval(kind, source)
-    compare = source.get("compare")
-    if compare not in (None, "current", "previous"):
-        raise ValidationError("compare is current or previous.", attr="query__source__compare")
-    paths = _object(insight.get("pathsFilter"), "query__source__source__pathsFilter")
-    select = query.get("select") or ["actor"]
-    if select not in _ACTOR_COLUMNS:
-        raise ValidationError('Only select ["actor"] is supported for insight actors.', attr="query__select")
-    return InsightActorsNode(
-        kind=kind,
-        legacy=legacy,
-        day=source.get("day"),
-        series=series,
-        breakdown=source.get("breakdown"),
-        compare=compare,
-        status=source.get("status"),
-        path_keys={name: paths.get(key) for key, name in _PATH_KEYS.items()},
-        limit=_page_number(query.get("limit"), DEFAULT_ACTORS_LIMIT, 1, MAX_ACTORS_LIMIT, "query__limit"),
-        offset=_page_number(query.get("offset"), 0, 0, 2**62, "query__offset"),
-        columns=list(select),
-        interval=interval,
-    )
-
-
-def _retention_interval(kind: str, source: dict[str, Any]) -> int | None:
-    """A retention cohort's row (``interval``, from 0), required there; elsewhere ``interval`` is a 400."""
-    interval = source.get("interval")
-    if kind != "RETENTION":
-        if interval is not None:
-            raise ValidationError(
-                "interval names a retention cohort: only a RetentionQuery takes it.", attr="query__source__interval"
-            )
-        return None
-    for field in _NOT_RETENTION_FIELDS:
-        if source.get(field) is not None:
-            raise ValidationError(
-                f"{field} does not name a retention cohort: give interval (and breakdown).",
-                attr=f"query__source__{field}",
-            )
-    if isinstance(interval, bool) or not isinstance(interval, int) or interval < 0:
-        raise ValidationError(
-            "A retention's people need interval: the cohort's row, an integer from 0.", attr="query__source__interval"
-        )
-    return interval
-
-
-def translate_actors_query(query: dict[str, Any]) -> ActorsNode | InsightActorsNode:
-    """An ``ActorsQuery`` over a ``FunnelsActorsQuery`` over a ``FunnelsQuery``, as an :class:`ActorsNode`; over an
-    ``InsightActorsQuery`` (trends, stickiness, lifecycle, paths, retention), as an :class:`InsightActorsNode`."""
-    source = _object(query.get("source"), "query__source")
-    if source.get("kind") == "InsightActorsQuery":
-        return _insight_actors(query, source)
-    if source.get("kind") != "FunnelsActorsQuery":
-        raise ValidationError(
-            f"Unsupported actors source '{source.get('kind')}': supported sources are FunnelsActorsQuery and "
-            "InsightActorsQuery.",
-            attr="query__source__kind",
-        )
-    for field in _UNSUPPORTED_ACTORS_FIELDS:
-        if source.get(field) not in (None, False):
-            raise ValidationError(f"{field} is not supported by this backend yet.", attr=f"query__source__{field}")
-    funnel = _object(source.get("source"), "query__source__source")
-    if insight_kind_of(funnel) != "FUNNELS":
-        raise ValidationError("A FunnelsActorsQuery's source is a FunnelsQuery.", attr="query__source__source__kind")
-    _, legacy = translate_query(funnel)
-    step = source.get("funnelStep")
-    if isinstance(step, bool) or not isinstance(step, int):
-        raise ValidationError("funnelStep must be an integer.", attr="query__source__funnelStep")
-    select = query.get("select") or ["actor"]
-    if select not in _ACTOR_COLUMNS:
-        raise ValidationError('Only select ["actor"] is supported for funnel actors.', attr="query__select")
-    return ActorsNode(
-        legacy=legacy,
-        funnel_step=step,
-        breakdown_value=source.get("funnelStepBreakdown"),
-        limit=_page_number(query.get("limit"), DEFAULT_ACTORS_LIMIT, 1, MAX_ACTORS_LIMIT, "query__limit"),
-        offset=_page_number(query.get("offset"), 0, 0, 2**62, "query__offset"),
-        columns=list(select),
-    )

@@ -17,10 +17,11 @@ from ..auth import ProjectAccess, project_access
 from ..errors import NotFound
 from ..models.fields import JSONObject
 from ..queries.sql import read_hogql_node, run_hogql_query
+from ..results.actor_nodes import InsightActorsNode, is_actors_query, translate_actors_query
 from ..results.funnel_actors import funnel_actors_response
 from ..results.insight_actors import insight_actors_response
 from ..results.modes import execution_mode
-from ..results.query_nodes import InsightActorsNode, is_actors_query, translate_actors_query, translate_query
+from ..results.query_nodes import translate_query
 from ..results.service import query_status_body, serve_calculation
 from ..store.query_results import get_query_status
 from ..web.deps import get_conn, get_settings
