@@ -52,7 +52,6 @@ FUNCTIONS = frozenset(
         "datetrunc",
         "now",
         "today",
-        "totimezone",
         "if",
         "multiif",
         "coalesce",
@@ -77,7 +76,7 @@ FUNCTIONS = frozenset(
 # how many arguments each call written by name takes (sqlglot checks the arity of the calls it knows itself)
 ARITY: dict[str, tuple[int, int]] = {
     "uniqexact": (1, 1), "tostartofhour": (1, 1), "tostartofday": (1, 1), "tostartofweek": (1, 1),
-    "tostartofmonth": (1, 1), "todate": (1, 1), "todatetime": (1, 1), "totimezone": (2, 2), "today": (0, 0),
+    "tostartofmonth": (1, 1), "todate": (1, 1), "todatetime": (1, 1), "today": (0, 0),
     "multiif": (3, 99), "ifnull": (2, 2), "tostring": (1, 1), "toint": (1, 1), "tofloat": (1, 1),
     "now": (0, 0), "uniq": (1, 1), "median": (1, 1), "count": (0, 1), "countif": (1, 1),
 }  # fmt: skip
@@ -152,7 +151,8 @@ def check_tree(tree: exp.Expression) -> None:
                 node.find_ancestor(exp.Window) and name.lower() in _WINDOW_FUNCTIONS
             ):
                 if not (isinstance(node.parent, exp.Window) and name.lower() in _WINDOW_FUNCTIONS):
-                    raise ValidationError(f"Unsupported function {name}{_where(node)}.", attr="query")
+                    shown = _as_written(node, name)
+                    raise ValidationError(f"Unsupported function {shown}{_where(node)}.", attr="query")
             bounds = ARITY.get(name.lower())
             if bounds and isinstance(node, NAMED):
                 low, high = bounds
@@ -166,3 +166,9 @@ def check_tree(tree: exp.Expression) -> None:
             continue
         if not isinstance(node, _ALLOWED_NODES):
             raise ValidationError(f"{node.key.upper()} is not allowed in a query{_where(node)}.", attr="query")
+
+
+def _as_written(node: exp.Func, name: str) -> str:
+    """The function's name as HogQL spells it (``arrayMap``, where the parser's own name is ``TRANSFORM``)."""
+    head = node.sql(dialect="clickhouse").split("(", 1)[0].strip()
+    return head if head.replace("_", "").isalnum() else name

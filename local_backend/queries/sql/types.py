@@ -47,7 +47,6 @@ _BY_FUNCTION = {
     "datediff": "Int64",
     "now": DATETIME,
     "today": "Date",
-    "totimezone": DATETIME,
     "lower": "String",
     "upper": "String",
     "concat": "String",

@@ -49,6 +49,7 @@ from ..interface import (
 from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, sqlite_flagged_rows
+from .hogql_numbers import register_number_functions
 from .hogql_print import print_sqlite
 from .hogql_times import register_time_functions
 from .listing import (
@@ -92,6 +93,7 @@ class SQLiteEventStore:
         self.conn = conn
         register_functions(conn)
         register_time_functions(conn)
+        register_number_functions(conn)
 
     @property
     def dialect(self) -> SQLiteDialect:

@@ -91,8 +91,6 @@ class SQLitePrinter:
             return _call("il_sql_date", args[0], _tz())
         if name == "todatetime":
             return _call("il_sql_datetime", args[0], _tz())
-        if name == "totimezone":
-            return args[0]
         if isinstance(node, exp.DateDiff):
             unit = _unit(node.args.get("unit"))
             return _call("il_sql_diff", exp.Literal.string(unit), node.expression, node.this, _tz())
@@ -111,9 +109,9 @@ class SQLitePrinter:
         if name == "tostring":
             return exp.Cast(this=args[0], to=exp.DataType.build("TEXT"))
         if name == "toint":
-            return exp.Cast(this=args[0], to=exp.DataType.build("INTEGER"))
+            return _call("il_sql_to_int", args[0])
         if name == "tofloat":
-            return exp.Cast(this=args[0], to=exp.DataType.build("REAL"))
+            return _call("il_sql_to_float", args[0])
         if isinstance(node, exp.RegexpLike):
             return _call("il_regex", node.this, node.expression)
         if isinstance(node, exp.Floor):

@@ -266,3 +266,15 @@ def test_a_placeholder_compared_with_a_time_reads_as_a_time_in_the_project_zone(
         "select count() from events where timestamp between {since} and '2026-01-31'", values={"since": since}
     )
     assert between["results"] == [[count]]
+
+
+def test_to_int_and_to_float_of_text_that_is_no_number_are_null(ask):
+    # ClickHouse's OrNull readings: a whole-number text for toInt (a whole float counts), any number for toFloat
+    ints = ask("select toInt('12'), toInt('-7'), toInt('2.5'), toInt('abc'), toInt('12abc'), toInt(2.5), toInt(5.0)"
+               " from events limit 1")  # fmt: skip
+    assert ints["results"] == [[12, -7, None, None, None, None, 5]]
+    floats = ask("select toFloat('2.5'), toFloat('abc'), toFloat('1e3'), toFloat(7), toFloat('')"
+                 " from events limit 1")  # fmt: skip
+    assert floats["results"] == [[2.5, None, 1000.0, 7.0, None]]
+    plans = ask("select toInt(properties.plan), toFloat(properties.amount) from events where event = 'signup'")
+    assert plans["results"] == [[None, None]]

@@ -59,3 +59,18 @@ def test_bad_nodes_are_400s_naming_the_field(client, filled, node, attr):
     response = _post(client, filled, node)
     assert response.status_code == 400, response.text
     assert response.json()["attr"].endswith(attr)
+
+
+@pytest.mark.parametrize(
+    "query, named",
+    [
+        ("select toTimeZone(timestamp, 'UTC') from events", "totimezone"),  # not computed yet: refused, not dropped
+        ("select arrayMap(x -> x, [1, 2]) from events", "arraymap"),
+        ("select sqrt(4) from events", "sqrt"),
+    ],
+)
+def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, query, named):
+    response = _post(client, filled, {"kind": "HogQLQuery", "query": query})
+    assert response.status_code == 400, response.text
+    detail = response.json()["detail"]
+    assert named in detail.lower().replace("_", "") and "line 1" in detail.lower(), detail
