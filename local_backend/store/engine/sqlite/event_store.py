@@ -49,9 +49,7 @@ from ..interface import (
 from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, sqlite_flagged_rows
-from .hogql_numbers import register_number_functions
 from .hogql_print import print_sqlite
-from .hogql_times import register_time_functions
 from .listing import (
     get_sqlite_event,
     list_sqlite_events,
@@ -92,8 +90,6 @@ class SQLiteEventStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         register_functions(conn)
-        register_time_functions(conn)
-        register_number_functions(conn)
 
     @property
     def dialect(self) -> SQLiteDialect:
