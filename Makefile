@@ -57,10 +57,9 @@ run: $(STAMP)
 	$(PY) -m local_backend demo --db $(DB) --host $(HOST) --port $(PORT)
 	$(PY) -m local_backend serve --db $(DB) --host $(HOST) --port $(PORT)
 
-# the browser tests need JupyterLab and Chromium and take minutes: test-browser runs them, test does not; the
-# notebooks, the longest files, are handed out first so that no worker is left with one while the other idles
+# the browser tests need JupyterLab and Chromium and take minutes: test-browser runs them, test does not
 test: $(STAMP)
-	$(call beside_schema_test,$(NBVAL) tests --ignore=tests/browser)
+	$(call beside_schema_test,tests --ignore=tests/browser $(NBVAL))
 
 test-fast: $(STAMP)
 	$(call beside_schema_test,tests --ignore=tests/browser -m 'not browser and not slow and not live')
