@@ -15,17 +15,10 @@ import pytest
 
 from local_backend.errors import ValidationError
 from local_backend.queries.trends import TrendsFilter, compute_trends
+from tests.backend.queries.hogql_sweep.sweep import DAY, PROPERTIES
 from tests.factories import add_events
 
 NULL = "$$_posthog_breakdown_null_$$"
-DAY = "2026-01-14"
-# one event per person; the expression is read on each
-PROPERTIES: dict[str, dict[str, Any]] = {
-    "ann": {"name": "MiXed ä", "padded": "  a b  ", "n": 5, "price": 1.25, "delta": -2.5, "paid": True, "big": 10},
-    "ben": {"name": "plain", "n": "12", "price": "2.5", "delta": "-4", "paid": False},
-    "cy": {"n": "abc", "paid": "yes"},
-    "di": {"n": 2.5, "paid": 2},
-}
 
 
 def values_of(conn, project, clock, expression: str) -> dict[Any, int]:
@@ -131,56 +124,6 @@ def test_an_unsupported_function_or_arity_is_a_400_naming_it(conn, project, cloc
         values_of(conn, project, clock, expression)
     assert caught.value.status_code == 400 and caught.value.attr == "breakdown"
     assert expression.split("(")[0].lower() in caught.value.detail.lower()
-
-
-OPERANDS = ["properties.n", "properties.paid", "properties.nothing", "person.properties.age"]
-OTHERS = ["1", "2.5", "'7'", "'a'", "null", "true", "properties.n", "event", "(properties.n > 1)"]
-BINARY = ["=", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "and", "or", "like", "ilike"]
-
-
-def generated_expressions() -> list[str]:
-    """Every operator and function of the subset over property operands (numbers, numeric text, other text,
-    booleans, null and missing values on the events below), each way round."""
-    expressions = [f"{prefix}{operand}" for operand in OPERANDS for prefix in ("-", "not ")]
-    for operand in OPERANDS:
-        for other in OTHERS:
-            expressions += [f"{operand} {op} {other}" for op in BINARY] + [f"{other} {op} {operand}" for op in BINARY]
-            expressions += [f"{operand} in ({other}, 1)", f"{operand} not in ('x', {other})", f"{other} in ({operand})"]
-            expressions += [f"{name}({operand}, {other})" for name in ("concat", "coalesce", "ifNull", "round")]
-            expressions += [f"if({operand}, {other}, 1)", f"if({other}, {operand}, 'x')", f"round({other}, {operand})"]
-        unary = ["lower", "upper", "length", "trim", "toString", "toFloat", "toInt", "round", "abs", "concat"]
-        expressions += [f"{name}({operand})" for name in unary]
-    return expressions
-
-
-# The server engine runs the very SQL chdb runs (one ClickHouse dialect), through another client: every fifth
-# generated expression there checks its binding and decoding, all of them run on SQLite and chdb.
-SERVER_SAMPLE = 5
-
-
-def test_no_operator_or_function_over_a_property_fails(conn, project, clock, engine) -> None:
-    persons = {"ann": {"age": 25}, "ben": {"age": "40"}, "cy": {"age": "old"}}
-    events = [("e", who, f"{DAY}T10:00:00Z", props) for who, props in PROPERTIES.items()]
-    add_events(conn, project["id"], events, persons=persons)
-    failures = []
-    expressions = generated_expressions()
-    for expression in expressions[::SERVER_SAMPLE] if engine == "clickhouse-http" else expressions:
-        for breakdown, properties in ((expression, []), (None, [{"key": expression, "type": "hogql"}])):
-            filter = TrendsFilter(
-                events=[{"id": "e"}],
-                breakdown=breakdown,
-                breakdown_type="hogql" if breakdown else None,
-                properties=properties,
-                date_from=DAY,
-                date_to=DAY,
-            )
-            try:
-                compute_trends(conn, project, filter, clock.now())
-            except ValidationError:
-                continue
-            except Exception as error:  # noqa: BLE001 - every other failure is a 500
-                failures.append(f"{expression} ({'breakdown' if breakdown else 'filter'}): {str(error)[:80]}")
-    assert failures == [], "\n".join(failures)
 
 
 @pytest.mark.parametrize(
