@@ -10,6 +10,7 @@ toolkit's own request classes), posted through an in-process ``TestClient`` with
 the in-process transport adds about 8 ms of its own to each call):
 
   breakdown   TrendBuilder: $pageview, total, last 30 days, broken down by $browser
+  test_accounts  the same, with the project's test-account filter (a person property: email not_icontains)
   compare     TrendBuilder: $pageview, total, last 30 days, compared to the previous period
   funnel      FunnelBuilder: $pageview -> signed_up -> purchase, last 30 days, 14-day window
   default     TrendBuilder's start: $pageview, total, last 7 days
@@ -74,6 +75,18 @@ CALLS: dict[str, tuple[str, Any]] = {
             display="ActionsLineGraph",
             breakdown="$browser",
             breakdown_type="event",
+        ),
+    ),
+    "test_accounts": (
+        "trend",
+        TrendRequest(
+            events=[event("$pageview")],
+            date_from="-30d",
+            interval="day",
+            display="ActionsLineGraph",
+            breakdown="$browser",
+            breakdown_type="event",
+            filter_test_accounts=True,
         ),
     ),
     "compare": (
