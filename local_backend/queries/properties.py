@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -163,12 +164,25 @@ class PropertyCompiler:
             return self._session(prop)
         if prop.type == "person":
             self.note_use("person", prop.key)
-            assert self.person_column is not None  # set in __post_init__
-            return compare_json(self.dialect, self.person_column, prop, value_column=self.person_value_column(prop.key))
+            return self._person(prop)
         if prop.type == "group":
             return compare_json(self.dialect, group_properties_column(self.dialect, prop.group_type_index or 0), prop)
         self.note_use("event", prop.key)
         return compare_json(self.dialect, EVENT_PROPERTIES, prop, value_column=self.event_column(prop.key))
+
+    def _person(self, prop: Property) -> Sql:
+        """A person-property condition: through the dialect's :meth:`~Dialect.person_condition` for the
+        event's own person (which may test each person once), else over :attr:`person_column` row by row."""
+        assert self.person_column is not None  # set in __post_init__
+        if not self._own_persons:
+            return compare_json(self.dialect, self.person_column, prop)
+        column = self.materialized.person.get(prop.key)
+
+        def test(properties: str, column_of: Callable[[str], str]) -> Sql:
+            value_column = column_of(column) if column else None
+            return compare_json(self.dialect, properties, prop, value_column=value_column)
+
+        return self.dialect.person_condition(self.project_id, test)
 
     def _session(self, prop: Property) -> Sql:
         inner = Property(key="d", value=prop.value, operator=prop.operator, type="event")

@@ -7,7 +7,7 @@ without a type, so SQLite applies no affinity and it compares as that value does
 key through its column only where that gives the same answer as the JSON (an ``exact``/``is_not`` on strings
 that cannot read as a number, boolean or null; an event breakdown); every other operator keeps reading the
 JSON. One index,
-``idx_events_browser (project_id, event, v_browser, timestamp, v_os)``, turns a browser filter plus an OS
+``idx_events_browser (project_id, event, v_browser, timestamp, v_os, person_id)``, turns a browser filter plus an OS
 breakdown into an index range scan. Only indexed columns cost ingestion; the others cost nothing to store.
 """
 

@@ -29,6 +29,7 @@ from . import (
     m0021_cohort_members_follow_merges,
     m0030_demo_keys,
     m0031_event_engine,
+    m0032_browser_index_persons,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -49,6 +50,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
     ("0030_demo_keys", m0030_demo_keys.apply),
     ("0031_event_engine", m0031_event_engine.apply),
+    ("0032_browser_index_persons", m0032_browser_index_persons.apply),
 ]
 
 

@@ -110,6 +110,10 @@ class MarkerDialect:
     def person_column(self, column: str) -> str:
         return _call("person_column", column)
 
+    def person_condition(self, project_id: int, test: Any) -> tuple[str, list[Any]]:
+        sql, params = test(self.person_properties(), self.person_column)
+        return _call("person_condition", sql), params
+
     def group_properties(self, index: int) -> str:
         return _call("group_properties", index)
 

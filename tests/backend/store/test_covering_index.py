@@ -19,7 +19,19 @@ GROUP = "coalesce(nullif(CAST(e.v_browser AS TEXT), ''), ?)"
         # grouped by nothing the index holds: the (event, timestamp) index serves it better
         ("e.event", ("e.event = ?", "count(*)"), False),
         (GROUP, ("e.event = ? AND json_extract(e.properties, ?) = ?", "count(*)"), False),
-        (GROUP, ("e.event = ?", "count(DISTINCT e.person_id)"), False),
+        # the index holds the person (migration 0032): unique persons, and a person-property condition as the
+        # SQLite dialect writes it, whose persons are other tables' columns through their own alias
+        (GROUP, ("e.event = ?", "count(DISTINCT e.person_id)"), True),
+        (
+            GROUP,
+            (
+                "e.event = ? AND (CASE WHEN e.person_id IN (SELECT p.id FROM persons p WHERE +p.project_id = ?"
+                " AND json_extract(p.properties, ?) = ?) THEN 1 ELSE 0 END)",
+                "count(*)",
+            ),
+            True,
+        ),
+        (GROUP, ("e.event = ?", "count(DISTINCT e.distinct_id)"), False),
         (GROUP, ("e.event = ? AND e.mat_plan = ?", "count(*)"), False),
         # a column named without the alias, in a subquery: maybe this table's, so not provably covered
         (GROUP, ("e.event IN (SELECT event FROM events WHERE distinct_id = ?)", "count(*)"), False),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ....iso_dates import ISO_PATTERN
@@ -316,6 +316,11 @@ class ClickHouseDialect:
     def person_column(self, column: str) -> str:
         """The person's materialized property column ``column``: the store computes it from the properties."""
         return f"e.{PERSON_COLUMN_PREFIX}{column}"
+
+    def person_condition(self, project_id: int, test: Callable[[str, Callable[[str], str]], Sql]) -> Sql:
+        """``test`` of the event's person: its properties and materialized columns are columns of ``e``
+        already, so each row is tested on its own."""
+        return test(self.person_properties(), self.person_column)
 
     def group_properties(self, index: int) -> str:
         """The properties (JSON) of the event's group of type ``index`` (0..4, checked by the caller)."""

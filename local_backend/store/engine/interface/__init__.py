@@ -13,6 +13,7 @@ from __future__ import annotations
 from .dialect import (
     HOGQL_SCALARS,
     Dialect,
+    PersonTest,
     Sql,
 )
 from .handle import EventEngine
@@ -68,6 +69,7 @@ __all__ = [
     "SqlRun",
     "SqlAnswer",
     "Dialect",
+    "PersonTest",
     "Sql",
     "HOGQL_SCALARS",
     "EVENT_ROW_COLUMNS",

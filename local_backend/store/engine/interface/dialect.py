@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 __all__ = [
     "Dialect",
+    "PersonTest",
     "Sql",
     "HOGQL_SCALARS",
 ]
 
 Sql = tuple[str, list[Any]]
 """SQL text a dialect writes and the parameters its ``?`` marks take, in order."""
+
+PersonTest = Callable[[str, Callable[[str], str]], Sql]
+"""A condition on a person, written by the caller given SQL of the person's properties (JSON) and a function
+giving SQL of one of the person's materialized property columns (:meth:`Dialect.person_condition`)."""
 
 HOGQL_SCALARS = ("lower", "upper", "length", "trim", "coalesce", "ifnull", "round", "abs")
 """The HogQL functions :meth:`Dialect.scalar` writes (lower-case names, as the HogQL compiler passes them)."""
@@ -118,6 +123,12 @@ class Dialect(Protocol):
     def person_column(self, column: str) -> str:
         """The person's materialized property column ``column`` (:mod:`local_backend.store.materialized`),
         holding ``'true'``/``'false'`` for booleans and the extracted value otherwise, for ``e.person_id``."""
+        ...
+
+    def person_condition(self, project_id: int, test: PersonTest) -> Sql:
+        """Condition: ``test`` of the person of ``e.person_id``, the same 1/0/NULL as ``test`` written over
+        :meth:`person_properties` and :meth:`person_column` (an engine may evaluate it once per person of the
+        project ``project_id`` instead of once per row)."""
         ...
 
     def group_properties(self, index: int) -> str:
