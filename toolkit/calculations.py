@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pandas as pd
 
+from .actors_query import actor_pages
 from .errors import APIError, NotFoundError, PermissionDeniedError, ToolkitError
 from .frames import (
     funnel_frame,
@@ -31,7 +32,7 @@ from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, Tre
 from .transport import Transport
 from .unseen_names import Definitions, needed_kinds, warn_unseen_names
 
-__all__ = ["CalculationsMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT"]
+__all__ = ["CalculationsMixin", "QUERY_POLL_INTERVAL", "QUERY_POLL_TIMEOUT", "keep_request"]
 
 QUERY_POLL_INTERVAL = 0.5
 QUERY_POLL_TIMEOUT = 300.0
@@ -182,7 +183,7 @@ class CalculationsMixin(Transport):
         if all_breakdowns:
             response = self._every_page(response)
         frame = trend_frame(response, wide=wide)
-        frame.attrs["request"] = request.to_dict()
+        keep_request(frame, request, response)
         return frame
 
     def funnel(self, request: FunnelRequest | None = None, /, **fields: Any) -> pd.DataFrame:
@@ -306,17 +307,15 @@ class CalculationsMixin(Transport):
             "funnelStep": -step if dropped else step,
             **({"funnelStepBreakdown": breakdown_value} if breakdown_value is not None else {}),
         }
-        persons: list[Any] = []
-        while limit is None or len(persons) < limit:
-            page = {"kind": "ActorsQuery", "source": source, "select": ["actor"]}
-            if persons:
-                page["offset"] = len(persons)
-            answer = self.run_query(page)
-            rows = response_results(answer) or []
-            persons.extend(row[0] if isinstance(row, list) else row for row in rows)
-            if not answer.get("hasMore") or not rows:
-                break
-        return persons_frame(persons[:limit] if limit is not None else persons)
+        return persons_frame(_people(actor_pages(self.run_query, source, page_size=None), limit))
+
+
+def keep_request(frame: pd.DataFrame, request: Any, response: dict[str, Any]) -> None:
+    """Record the request body in ``frame.attrs["request"]`` and, where the query API answered, the node it was
+    sent in ``attrs["query"]`` (`toolkit.Client.people` asks for a point's people over it)."""
+    frame.attrs["request"] = request.to_dict()
+    if response.get("_source") == "query":
+        frame.attrs["query"] = request.to_query()
 
 
 def _label(value: Any) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from .calculations import CalculationsMixin
+from .calculations import CalculationsMixin, keep_request
 from .entities import Entity
 from .frames import lifecycle_frame, stickiness_frame
 from .lifecycle_request import LifecycleRequest
@@ -64,7 +64,7 @@ class EngagementMixin(CalculationsMixin):
         if all_breakdowns:
             response = self._every_page(response)
         frame = stickiness_frame(response, wide=wide)
-        frame.attrs["request"] = request.to_dict()
+        keep_request(frame, request, response)
         return frame
 
     def lifecycle(
@@ -105,5 +105,5 @@ class EngagementMixin(CalculationsMixin):
         response = self.calculate("trend", request)
         self._warn_unseen(request)
         frame = lifecycle_frame(response, wide=wide)
-        frame.attrs["request"] = request.to_dict()
+        keep_request(frame, request, response)
         return frame

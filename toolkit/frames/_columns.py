@@ -98,21 +98,65 @@ def point_urls(item: Mapping[str, Any], points: int) -> list[str | None]:
     return urls + [None] * (points - len(urls))
 
 
-class PeopleUrls(tuple):
-    """Each row's people URL (or None), by row position: a tuple that pandas' deep copy of ``attrs`` shares.
+class RowTuple(tuple):
+    """A value per row, by row position: a tuple that pandas' deep copy of ``attrs`` shares.
 
     pandas deep-copies a frame's ``attrs`` into every frame made from it (a column, a slice, a sort): a list of
-    a few hundred URLs was copied element by element hundreds of times while a builder drew one chart. The URLs
+    a few hundred URLs was copied element by element hundreds of times while a builder drew one chart. The values
     never change, so a copy of this tuple is the tuple itself.
     """
 
     __slots__ = ()
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> PeopleUrls:
+    def __deepcopy__(self, memo: dict[int, Any]) -> RowTuple:
         return self
 
 
-def keep_people_urls(frame: pd.DataFrame, urls: list[str | None]) -> None:
-    """Record each row's people URL in ``attrs["people_urls"]`` (by row position) when any point has one."""
+class PeopleUrls(RowTuple):
+    """Each row's people URL (or None), by row position."""
+
+    __slots__ = ()
+
+
+class ActorPoints(RowTuple):
+    """Each row's point as PostHog's ``InsightActorsQuery`` names it (or None), by row position."""
+
+    __slots__ = ()
+
+
+def actor_point(item: Mapping[str, Any], day: Any = None) -> dict[str, Any] | None:
+    """The point of ``item`` (a series of a trend, stickiness or lifecycle answer) on ``day`` (as its ``days``
+    show it, a stickiness bucket's number; None for an aggregated display) in ``InsightActorsQuery`` fields:
+    ``series`` (the series' ``order``, as PostHog's persons modal sends it), ``day``, ``breakdown`` and ``compare``,
+    each only when the series has it. None for a series that counts no actors of its own (a formula has no
+    ``action``).
+
+    Examples
+    --------
+    >>> actor_point({"action": {"order": 1}, "breakdown_value": "pro", "compare_label": "current"}, "2026-01-05")
+    {'series': 1, 'day': '2026-01-05', 'breakdown': 'pro', 'compare': 'current'}
+    >>> actor_point({"action": None, "breakdown_value": "A*2"}, "2026-01-05") is None
+    True
+    """
+    action = item.get("action")
+    if not isinstance(action, Mapping):
+        return None
+    fields = {
+        "series": action.get("order") or 0,
+        "day": day,
+        "breakdown": item.get("breakdown_value"),
+        "compare": item.get("compare_label"),
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def keep_people_urls(
+    frame: pd.DataFrame, urls: list[str | None], points: list[dict[str, Any] | None] | None = None
+) -> None:
+    """Record each row's people URL in ``attrs["people_urls"]`` (by row position) when any point has one; when
+    none has, each row's ``InsightActorsQuery`` point (``points``) in ``attrs["actor_points"]``, from which
+    `toolkit.Client.people` asks the query API for them (PostHog's query answers carry no URLs)."""
     if any(url is not None for url in urls):
         frame.attrs["people_urls"] = PeopleUrls(urls)
+    elif points and any(point is not None for point in points):
+        frame.attrs["actor_points"] = ActorPoints(points)

@@ -51,7 +51,8 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
         (datetime64[ns, <project tz>], the bucket start), ``status`` (string) and ``value`` (Int64: actors;
         dormant ones negative). ``attrs`` holds the response without its results, plus ``timezone`` and
         ``series`` (the event's name, as trend frames name a series) and, when the answer links its intervals
-        to their people, ``people_urls`` (one per row, by position).
+        to their people, ``people_urls`` (one per row, by position), else ``actor_points`` (each row's
+        ``InsightActorsQuery`` point: ``day``, ``status``).
 
     Examples
     --------
@@ -71,9 +72,11 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
     statuses: list[Any] = []
     values: list[Any] = []
     urls: list[str | None] = []
+    actors: list[dict[str, Any] | None] = []
     for item in series:
         urls.extend(point_urls(item, len(item.get("days") or [])))
         for day, value in zip(item.get("days") or [], item.get("data") or [], strict=True):
+            actors.append({"series": 0, "day": day, "status": _status(item)})
             days.append(day)
             statuses.append(_status(item))
             values.append(value)
@@ -87,7 +90,7 @@ def lifecycle_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.Da
     )
     names = series_names(series[:1])
     frame.attrs = {**response_metadata(response), "timezone": timezone, "series": names[0] if names else None}
-    keep_people_urls(frame, urls)
+    keep_people_urls(frame, urls, actors)
     return wide_lifecycle_frame(frame) if wide else frame
 
 
@@ -106,5 +109,5 @@ def wide_lifecycle_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     wide = tidy.pivot(index="date", columns="status", values="value").reindex(columns=present + others)
     wide.columns.name = None
     wide.index.name = "date"
-    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key not in ("people_urls", "actor_points")}
     return wide

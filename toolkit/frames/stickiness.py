@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._columns import column, keep_people_urls, point_urls, text
+from ._columns import actor_point, column, keep_people_urls, point_urls, text
 from ._responses import response_metadata, response_results
 from .trends import TREND_OPTIONAL_COLUMNS, series_names, wide_column_names
 
@@ -48,7 +48,8 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
         actors active in exactly k intervals, or in k or more when cumulative). ``attrs`` holds the response
         without its results, plus ``timezone`` and ``actors`` (each series' number of actors, by the
         `wide_stickiness_frame` column name) and, when the answer links its buckets to their people,
-        ``people_urls`` (one per row, by position).
+        ``people_urls`` (one per row, by position), else ``actor_points`` (each row's ``InsightActorsQuery`` point,
+        ``day`` the number of intervals).
 
     Examples
     --------
@@ -66,11 +67,13 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
         key: [] for key in ("intervals", "interval_label", "series", "breakdown_value", "compare_label", "value")
     }
     urls: list[str | None] = []
+    actors: list[dict[str, Any] | None] = []
     for name, item in zip(names, series, strict=True):
         days = list(item.get("days") or range(1, len(item.get("data") or []) + 1))
         urls.extend(point_urls(item, len(days)))
         labels = list(item.get("labels") or [None] * len(days))
         for day, label, value in zip(days, labels, item.get("data") or [], strict=True):
+            actors.append(actor_point(item, day))
             rows["intervals"].append(day)
             rows["interval_label"].append(label)
             rows["series"].append(name)
@@ -89,7 +92,7 @@ def stickiness_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.D
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(rows["value"])))
     timezone = response.get("timezone") or "UTC"
     frame.attrs = {**response_metadata(response), "timezone": timezone, "actors": _actors(series, names)}
-    keep_people_urls(frame, urls)
+    keep_people_urls(frame, urls, actors)
     return wide_stickiness_frame(frame) if wide else frame
 
 
@@ -127,5 +130,5 @@ def wide_stickiness_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     )
     wide.columns.name = None
     wide.index.name = "intervals"
-    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key not in ("people_urls", "actor_points")}
     return wide

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..labels import COUNT_MATHS, bucket_rank, series_name
-from ._columns import column, keep_people_urls, point_urls, text
+from ._columns import actor_point, column, keep_people_urls, point_urls, text
 from ._responses import bucket_dates, response_metadata, response_results
 
 __all__ = [
@@ -118,7 +118,8 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
         with ``date`` NaT. ``attrs`` holds the response without its results, plus ``aggregated`` (bool) and,
         for a cohort breakdown, ``breakdown_labels`` (cohort id as text -> the cohort's name), and, when the
         answer links its points to their people, ``people_urls`` (one URL or None per row, by position; read
-        by `toolkit.Client.people`).
+        by `toolkit.Client.people`); when it does not (PostHog's query API), ``actor_points`` (each row's point as an
+        ``InsightActorsQuery`` names it: ``series``, ``day``, ``breakdown``, ``compare``; by position).
 
     Examples
     --------
@@ -137,12 +138,14 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     days: list[Any] = []
     rows: dict[str, list[Any]] = {"series": [], "breakdown_value": [], "compare_label": [], "value": []}
     urls: list[str | None] = []
+    actors: list[dict[str, Any] | None] = []
     for name, item in zip(names, series, strict=True):
         points = [(None, item.get("aggregated_value"))] if aggregated else zip(item["days"], item["data"], strict=True)
         persons = item.get("persons")
         aggregate_url = persons.get("url") if isinstance(persons, Mapping) else None
         urls.extend([aggregate_url] if aggregated else point_urls(item, len(item["days"])))
         for day, value in points:
+            actors.append(actor_point(item, day))
             days.append(day)
             rows["series"].append(name)
             rows["breakdown_value"].append(item.get("breakdown_value"))
@@ -159,7 +162,7 @@ def trend_frame(response: Mapping[str, Any], *, wide: bool = False) -> pd.DataFr
     cohorts = _cohort_names(series)
     if cohorts:
         frame.attrs["breakdown_labels"] = cohorts
-    keep_people_urls(frame, urls)
+    keep_people_urls(frame, urls, actors)
     return wide_trend_frame(frame) if wide else frame
 
 
@@ -232,5 +235,5 @@ def wide_trend_frame(tidy: pd.DataFrame) -> pd.DataFrame:
     )
     wide.columns.name = None
     wide.index.name = "date"
-    wide.attrs = {key: value for key, value in tidy.attrs.items() if key != "people_urls"}
+    wide.attrs = {key: value for key, value in tidy.attrs.items() if key not in ("people_urls", "actor_points")}
     return wide
