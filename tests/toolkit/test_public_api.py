@@ -20,6 +20,7 @@ from toolkit import Client
 
 MODULES = [
     "toolkit",
+    "toolkit.actors_query",
     "toolkit.calculations",
     "toolkit.capture",
     "toolkit.client",
@@ -51,6 +52,7 @@ MODULES = [
     "toolkit.lifecycle_request",
     "toolkit.local",
     "toolkit.magic",
+    "toolkit.people",
     "toolkit.plots",
     "toolkit.plots.bars",
     "toolkit.plots.funnels",
