@@ -67,7 +67,7 @@ def _written_index(index: exp.Expression) -> exp.Expression:
     return index
 
 
-def _array_argument(node: exp.Expression, array: exp.Expression, name: str, scopes: Scopes) -> str:
+def _array_argument(array: exp.Expression, name: str, scopes: Scopes) -> str:
     kind = scopes.type_of(array)
     if not is_array(kind):
         raise _fail(f"{name} reads an array, not {kind}.")
@@ -89,22 +89,26 @@ class _ArrayRewrite:
             return self._literal(node)
         if isinstance(node, exp.Bracket):
             return self._element(node)
+        if isinstance(node, exp.ArrayContains):  # has(arr, x), a predicate to the parser
+            _check_value("has", _array_argument(node.this, "has", self.scopes), node.expression, self.scopes)
+            return node
         if not isinstance(node, exp.Func) or isinstance(node, exp.Binary | exp.Unary):
             return node
         name = hogql_function_name(node).lower()
         if name == "grouparray":
             return self._group_array(node)
         if isinstance(node, exp.Split):
-            return self._split(node)
-        if isinstance(node, exp.ArrayContains):
-            _check_value("has", _array_argument(node, node.this, "has", self.scopes), node.expression, self.scopes)
-        elif name == "indexof":
+            return self._split(node.expression, node.this, node.args.get("limit") is None)
+        if name == "splitbychar":  # the parser keeps a call it cannot read as a split by its name
+            arguments = list(node.expressions) + [exp.Null()] * 2
+            return self._split(arguments[0], arguments[1], len(node.expressions) == 2)
+        if name == "indexof":
             array, value = node.expressions
-            _check_value("indexOf", _array_argument(node, array, "indexOf", self.scopes), value, self.scopes)
+            _check_value("indexOf", _array_argument(array, "indexOf", self.scopes), value, self.scopes)
         elif name == "arraystringconcat":
             self._string_concat(node)
         elif name == "arraysort":
-            _array_argument(node, node.expressions[0], "arraySort", self.scopes)
+            _array_argument(node.expressions[0], "arraySort", self.scopes)
         elif isinstance(node, exp.Length) and is_array(self.scopes.type_of(node.this)):
             return _call("hogql_array_length", node.this)
         elif name in ("empty", "notempty"):
@@ -142,9 +146,8 @@ class _ArrayRewrite:
             raise _fail("Arrays of arrays are not supported.")
         return node
 
-    def _split(self, node: exp.Split) -> exp.Expression:
-        separator, text = node.expression, node.this
-        if node.args.get("limit") is not None:
+    def _split(self, separator: exp.Expression, text: exp.Expression, two_arguments: bool) -> exp.Expression:
+        if not two_arguments:
             raise _fail("splitByChar takes a separator and a text.")
         if not (isinstance(separator, exp.Literal) and separator.is_string and len(separator.this) == 1):
             raise _fail("splitByChar's separator must be a text of one character, written in the query.")
@@ -155,7 +158,7 @@ class _ArrayRewrite:
         return _call("hogql_split_by_char", separator, text)
 
     def _string_concat(self, node: exp.Func) -> None:
-        element = _array_argument(node, node.expressions[0], "arrayStringConcat", self.scopes)
+        element = _array_argument(node.expressions[0], "arrayStringConcat", self.scopes)
         if element not in _TEXT:
             raise _fail(f"arrayStringConcat joins an array of text, not of {element}.")
         if len(node.expressions) == 2:

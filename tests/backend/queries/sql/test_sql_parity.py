@@ -271,6 +271,10 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ),
     # person a is identified (the module's world)
     ("select countIf(is_identified), count() from persons", [[1, 3]]),
+    (
+        "select properties.email, is_identified from persons order by properties.email",
+        [["a@x.com", True], ["b@y.org", False], [None, False]],
+    ),
 ]
 
 
@@ -361,3 +365,34 @@ def test_to_int_and_to_float_of_text_that_is_no_number_are_null(ask):
     assert floats["results"] == [[2.5, None, 1000.0, 7.0, None]]
     plans = ask("select toInt(properties.plan), toFloat(properties.amount) from events where event = 'signup'")
     assert plans["results"] == [[None, None]]
+
+
+def test_arrays_and_zones_are_typed_as_clickhouse_types_them(ask):
+    answer = ask(
+        "select [1, 2.5] as n, ['a', properties.plan] as p, toTimeZone(timestamp, 'Asia/Tokyo') as t,"
+        " splitByChar(',', event) as s, has([1], 1) as h, indexOf([1], 1) as i, ['x'][1] as x"
+        " from events order by timestamp limit 1"
+    )
+    assert answer["types"] == [
+        ["n", "Array(Float64)"],
+        ["p", "Array(Nullable(String))"],
+        ["t", "DateTime64(6, 'Asia/Tokyo')"],
+        ["s", "Array(String)"],
+        ["h", "Bool"],
+        ["i", "UInt64"],
+        ["x", "String"],
+    ]
+    # event 1, 2026-01-10 23:30 UTC, is 08:30 the next morning in Tokyo
+    assert answer["results"] == [[[1.0, 2.5], ["a", None], "2026-01-11T08:30:00+09:00", ["pageview"], True, 1, "x"]]
+    times = ask("select groupArray(timestamp) as ts from events where event = 'signup'")
+    assert times["types"] == [["ts", f"Array({BERLIN})"]]
+    assert times["results"] == [[["2026-01-12T10:00:00+01:00"]]]
+
+
+def test_an_array_read_again_by_its_alias_is_an_array(ask):
+    answer = ask(
+        "select distinct_id, groupArray(event) as evs from events group by distinct_id"
+        " having has(evs, 'purchase') order by distinct_id"
+    )
+    assert [row[0] for row in answer["results"]] == ["a"]
+    assert sorted(answer["results"][0][1]) == ["pageview", "pageview", "purchase"]

@@ -74,3 +74,41 @@ def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, q
     assert response.status_code == 400, response.text
     detail = response.json()["detail"]
     assert named in detail.lower().replace("_", "") and "line 1" in detail.lower(), detail
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("select [1, 'a']", "share one type"),
+        ("select [[1], [2]]", "arrays of arrays"),
+        ("select groupArray([1]) from events", "arrays of arrays"),
+        ("select has(['a'], 1)", "cannot be compared"),
+        ("select indexOf([1], 'a')", "cannot be compared"),
+        ("select has(event, 'a') from events", "reads an array"),
+        ("select arraySort(event) from events", "reads an array"),
+        ("select event[1] from events", "brackets read"),
+        ("select [1, 2][1.5]", "whole number"),
+        ("select [1] = [1]", "not compared"),
+        ("select groupArray(event) as a from events order by a", "not compared"),
+        ("select length([1]) + [1]", "not compared"),
+        ("select splitByChar(', ', event) from events", "one character"),
+        ("select splitByChar(',', event, 2) from events", "a separator and a text"),
+        ("select splitByChar(',', 5)", "splits a text"),
+        ("select arrayStringConcat([1, 2])", "array of text"),
+        ("select arrayStringConcat(['a'], event) from events", "separator"),
+        ("select empty(5)", "array or a text"),
+        ("select groupArray(distinct event) from events", "distinct"),
+        ("select groupArray(event) over () from events", "window"),
+        ("select toTimeZone(timestamp, 'Mars/Olympus') from events", "unknown time zone 'mars/olympus'"),
+        ("select toTimeZone(timestamp, {zone}) from events", "written in the query"),
+        ("select toTimeZone(event, 'UTC') from events", "reads a datetime"),
+        ("select dateDiff('day', toTimeZone(timestamp, 'UTC'), timestamp) from events", "datediff"),
+        ("select toTimeZone(timestamp, 'UTC') + interval 1 day from events", "interval"),
+    ],
+)
+def test_array_and_zone_misuse_is_a_400_saying_why(client, filled, query, said):
+    node = {"kind": "HogQLQuery", "query": query, "values": {"zone": "UTC"} if "{zone}" in query else {}}
+    response = _post(client, filled, node)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["attr"] == "query" and said in body["detail"].lower(), body["detail"]
