@@ -140,14 +140,12 @@ def read_time_literals(tree: exp.Query) -> exp.Query:
     """A text or a placeholder compared with a DateTime read as a time in the project's zone, as HogQL does
     (``timestamp >= '2024-01-01'``, ``timestamp >= {since}``): it becomes ``toDateTime(...)``. Compared with
     a ``toTimeZone`` value, it is read in that value's zone (as ClickHouse reads it)."""
-    from .types import column_types, is_datetime, type_of
+    from .types import Scopes, is_datetime
 
-    ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
+    scopes = Scopes(tree)
     for node in list(tree.find_all(*_COMPARISONS, exp.Between)):
-        select = node.find_ancestor(exp.Select)
-        scope = column_types(select, ctes) if select is not None else {}
         if isinstance(node, exp.Between):
-            kind = type_of(node.this, scope)
+            kind = scopes.type_of(node.this)
             if is_datetime(kind):
                 for key in ("low", "high"):
                     side = node.args[key]
@@ -155,7 +153,7 @@ def read_time_literals(tree: exp.Query) -> exp.Query:
                         side.replace(_as_time(side, kind))
             continue
         for this, other in ((node.left, node.right), (node.right, node.left)):
-            kind = type_of(other, scope)
+            kind = scopes.type_of(other)
             if _reads_as_time(this) and is_datetime(kind):
                 this.replace(_as_time(this, kind))
     return tree

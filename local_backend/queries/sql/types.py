@@ -283,10 +283,8 @@ class Scopes:
         if id(select) not in self._seen:
             scope = column_types(select, self.ctes)
             self._seen[id(select)] = scope
-            # an alias of the select list names its array where the query reads it again (HogQL's aliases)
+            # an alias of the select list names its value where the query reads it again (HogQL's aliases)
             for expression in select.expressions:
                 if isinstance(expression, exp.Alias) and expression.alias not in scope:
-                    kind = type_of(expression.this, scope)
-                    if is_array(kind):
-                        scope[expression.alias] = kind
+                    scope[expression.alias] = type_of(expression.this, scope)
         return type_of(node, self._seen[id(select)])

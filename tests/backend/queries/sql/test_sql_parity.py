@@ -256,6 +256,17 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ),
     # the text is read in the value's zone: 10:30 UTC leaves out event 2 (10:00 UTC)
     ("select count() from events where toTimeZone(timestamp, 'UTC') >= '2026-01-11 10:30:00'", [[4]]),
+    # an alias of a time compares with a text as the time itself does (SQLite compared the text with a number)
+    (
+        "select toTimeZone(timestamp, 'UTC') as t from events where t < '2026-01-11 00:00:00'",
+        [["2026-01-10T23:30:00+00:00"]],
+    ),
+    ("select count() from (select timestamp as t from events where t < '2026-01-11 01:00:00') as s", [[1]]),
+    (
+        "select has([1, NULL], NULL), indexOf([1, NULL], NULL), [1, NULL][5], groupArray(timestamp)[3] from events"
+        " where event = 'signup'",
+        [[True, 2, None, None]],
+    ),
     # in UTC event 1 is on Saturday the 10th: the week from Sunday the 4th
     (
         "select toStartOfWeek(toTimeZone(timestamp, 'UTC')) as w, count() from events group by w order by w",
