@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from ...errors import ValidationError
 from ...store.engine.interface.sql_tree import hogql_function_name, transform_up
-from .types import Scopes, common_type, element_of, is_array, is_datetime
+from .types import Scopes, common_type, element_of, is_array, is_datetime, output_columns
 
 __all__ = ["MAX_ARRAY_ELEMENTS", "rewrite_arrays"]
 
@@ -208,4 +208,9 @@ def rewrite_arrays(tree: exp.Query) -> exp.Query:
                     f"An array ({shown}) may be selected, grouped by or read by an array function, not compared,"
                     " ordered or computed with."
                 )
+    for union in rewritten.find_all(exp.Union):
+        ctes = {cte.alias_or_name.lower(): cte.this for cte in rewritten.find_all(exp.CTE)}
+        left, right = output_columns(union.left, ctes), output_columns(union.right, ctes)
+        if any(is_array(a) != is_array(b) for (_, a), (_, b) in zip(left, right, strict=False)):
+            raise _fail("UNION ALL joins an array column with a column that is no array.")
     return rewritten

@@ -97,6 +97,8 @@ def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, q
         ("select arrayStringConcat([1, 2])", "array of text"),
         ("select arrayStringConcat(['a'], event) from events", "separator"),
         ("select empty(5)", "array or a text"),
+        ("select [1] as x union all select 'abc' as x", "no array"),
+        ("select if(1 = 1, [1], [2])", "not compared"),
         ("select groupArray(distinct event) from events", "distinct"),
         ("select groupArray(event) over () from events", "window"),
         ("select toTimeZone(timestamp, 'Mars/Olympus') from events", "unknown time zone 'mars/olympus'"),
