@@ -1,7 +1,8 @@
 """A HogQLQuery node answered: parse, check, rewrite, run on the project's event store, type the answer.
 
 Reading order: :mod:`.parse` (text to tree, bounds), :mod:`.allowlist` (what may be named), :mod:`.rewrite`
-(property access, ``*``, time literals, values, LIMIT), :mod:`.types` (each column's type from the tree), then
+(property access, ``*``, time literals, values, LIMIT), :mod:`.zones` (``toTimeZone`` and the calendar in its
+zone), :mod:`.arrays` (array reads checked by type), :mod:`.types` (each column's type from the tree), then
 the store's ``run_sql`` prints the tree in its engine's SQL over this project's rows only.
 """
 

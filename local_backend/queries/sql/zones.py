@@ -5,8 +5,8 @@ other text reaches an engine). The answer's type is ``DateTime64(6, 'Zone')`` an
 zone's offset. As in ClickHouse, the calendar functions of such a value read it in its own zone:
 ``toStartOfHour``/``toStartOfDay`` answer a time in that zone, ``toStartOfWeek``/``toStartOfMonth``/``toDate``
 and ``dateTrunc`` its day, week or month there; each call is given the zone as its last argument, which both
-engines' printers read. ``dateDiff`` and interval arithmetic over such a value are a 400 (convert after
-computing instead).
+engines' printers read. ``dateDiff``, interval arithmetic, ``toString`` and ``toDateTime`` over such a value
+are a 400 (compute in the project's zone, then convert; the value itself is shown as ISO text).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ class _ZoneRewrite:
         name = hogql_function_name(node).lower()
         if name == "totimezone":
             return _checked_zone(node, self.scopes)
+        if name in ("tostring", "todatetime") and self._zone(node.expressions[0]):
+            raise _fail(f"{node.name} of a toTimeZone value is not supported; select the value itself.")
         if isinstance(node, exp.DateDiff):
             if self._zone(node.this) or self._zone(node.expression):
                 raise _fail("dateDiff of a toTimeZone value is not supported; compare the times themselves.")

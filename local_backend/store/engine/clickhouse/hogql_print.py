@@ -3,7 +3,8 @@
 HogQL is ClickHouse SQL, so most of the tree prints as it is. What changes: every ``events`` / ``persons``
 reference (not a CTE of the query's own) becomes a subquery of this project's rows, times stored as UTC
 microseconds become ``DateTime64(6, '<project zone>')``, persons are read at their last version and after
-merges, ``now()`` is the query's clock, and a property read is the dialect's JSON read. Values and keys are
+merges (``is_identified`` from the ids the store reads from SQLite, see :data:`IDENTIFIED`), ``now()`` is the
+query's clock, and a property read is the dialect's JSON read. Values and keys are
 bound parameters (``{name:Type}``); the zone, checked against the zone database, is a literal.
 """
 

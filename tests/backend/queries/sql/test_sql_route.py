@@ -106,6 +106,8 @@ def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, q
         ("select toTimeZone(event, 'UTC') from events", "reads a datetime"),
         ("select dateDiff('day', toTimeZone(timestamp, 'UTC'), timestamp) from events", "datediff"),
         ("select toTimeZone(timestamp, 'UTC') + interval 1 day from events", "interval"),
+        ("select toString(toTimeZone(timestamp, 'UTC')) from events", "tostring"),
+        ("select toDateTime(toTimeZone(timestamp, 'UTC')) from events", "todatetime"),
     ],
 )
 def test_array_and_zone_misuse_is_a_400_saying_why(client, filled, query, said):
