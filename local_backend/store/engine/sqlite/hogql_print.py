@@ -3,8 +3,7 @@
 Every ``events`` / ``persons`` reference (not a CTE of the query's own) becomes a subquery of this project's
 rows, so no shape of query (join, alias, subquery, union) reaches another project or another table. Functions
 are written with SQLite's own or with :mod:`.hogql_times`, :mod:`.hogql_numbers` and :mod:`.hogql_arrays`
-(arrays are JSON text); the project id is a bound parameter, as are the
-node's values and the query's clock.
+(arrays are JSON text); the project id is a bound parameter, as are the node's values and the query's clock.
 """
 
 from __future__ import annotations

@@ -116,3 +116,20 @@ def test_array_and_zone_misuse_is_a_400_saying_why(client, filled, query, said):
     assert response.status_code == 400, response.text
     body = response.json()
     assert body["attr"] == "query" and said in body["detail"].lower(), body["detail"]
+
+
+def test_is_identified_is_true_for_a_person_an_identify_event_named(engine, client, world):
+    # anon-1's person becomes user-1's by $identify and is identified; anon-2 only viewed a page
+    batch = [
+        {"event": "$identify", "distinct_id": "user-1", "properties": {"$anon_distinct_id": "anon-1"}},
+        {"event": "$pageview", "distinct_id": "anon-2", "properties": {}},
+    ]
+    captured = client.post("/batch/", json={"api_key": world.project_token, "batch": batch})
+    assert captured.status_code == 200, captured.text
+    node = {
+        "kind": "HogQLQuery",
+        "query": "select is_identified, count() from persons group by is_identified order by is_identified",
+    }
+    body = _post(client, world, node).json()
+    assert body["results"] == [[False, 1], [True, 1]], body
+    assert body["types"][0] == ["is_identified", "Bool"]
