@@ -6,7 +6,7 @@ arrays are not supported, nor arrays anywhere but in a select list, a GROUP BY o
 argument (a comparison or an ORDER BY of arrays would order them differently on SQLite, where an array is JSON
 text). Where a function reads an array or a text alike (``length``, ``empty``), the array form becomes its own
 call (``hogql_array_length``, ...); ``arr[i]`` becomes ``hogql_array_element(arr, i, default)``, the index as
-written (1-based, negative from the end) and the element type's default for an index out of range: ``''``,
+written (1-based, negative from the end) and the element type's default for an index out of range or NULL: ``''``,
 ``0`` or ``false`` as in ClickHouse, NULL for times, dates and elements that may be NULL.
 """
 
@@ -142,8 +142,11 @@ class _ArrayRewrite:
             raise _fail("groupArray(DISTINCT ...) is not supported; group by the value first.")
         if isinstance(node.parent, exp.Window):
             raise _fail("groupArray over a window is not supported.")
-        if is_array(self.scopes.type_of(value)):
+        kind = self.scopes.type_of(value)
+        if is_array(kind):
             raise _fail("Arrays of arrays are not supported.")
+        if kind == "Nullable(Nothing)":
+            raise _fail("groupArray of NULL is not supported: it collects no values.")
         return node
 
     def _split(self, separator: exp.Expression, text: exp.Expression, two_arguments: bool) -> exp.Expression:

@@ -129,7 +129,7 @@ def _not_null(kind: str) -> str:
 def common_type(kinds: list[str]) -> str | None:
     """The type values of ``kinds`` share in one array (ClickHouse's supertype, within the types HogQL queries
     have here); None when they share none (text beside numbers, a time beside text, arrays of arrays)."""
-    present = [kind for kind in kinds if kind != "Nullable(Nothing)"]
+    present = [kind for kind in kinds if kind not in ("Nullable(Nothing)", "Nothing")]
     if not present:
         return "Nullable(Nothing)" if kinds else "Nothing"
     nullable = len(present) < len(kinds) or any(kind.startswith("Nullable(") for kind in present)

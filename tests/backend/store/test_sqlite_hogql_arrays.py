@@ -38,7 +38,7 @@ def test_array_index_is_one_based_and_zero_when_absent(array, value, position):
 
 @pytest.mark.parametrize(
     ("index", "element"),
-    [(1, 10), (3, 30), (-1, 30), (-3, 10), (4, "d"), (0, "d"), (-4, "d"), (None, None)],
+    [(1, 10), (3, 30), (-1, 30), (-3, 10), (4, "d"), (0, "d"), (-4, "d"), (None, "d")],
 )
 def test_array_element_counts_from_one_and_from_the_end(index, element):
     assert array_element("[10,20,30]", index, "d") == element

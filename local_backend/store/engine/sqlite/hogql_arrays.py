@@ -2,9 +2,9 @@
 
 SQLite's own ``json_array``, ``json_group_array`` and ``json_array_length`` build and measure arrays; these read
 them as ClickHouse does: ``indexOf`` (1-based, 0 when absent; NULL finds NULL), ``arr[i]`` (1-based, negative
-from the end, the given default out of range), ``splitByChar``, ``arrayStringConcat`` (NULLs left out) and
-``arraySort`` (ascending, NULLs last). Arrays they make are written as SQLite writes JSON (no spaces), so that
-equal arrays are equal texts.
+from the end, the given default out of range or for a NULL index), ``splitByChar``, ``arrayStringConcat``
+(NULLs left out) and ``arraySort`` (ascending, NULLs last). Arrays they make are written as SQLite writes JSON
+(no spaces), so that equal arrays are equal texts.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ def array_index(array: str | None, value: Any) -> int | None:
 
 
 def array_element(array: str | None, index: int | None, default: Any) -> Any:
-    if array is None or index is None:
+    if array is None:
         return None
+    if index is None:  # no position: the default, as any index out of range
+        return default
     items = _items(array)
     if 1 <= index <= len(items):
         return items[index - 1]

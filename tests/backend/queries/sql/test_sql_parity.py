@@ -208,6 +208,8 @@ CASES: list[tuple[str, list[list[Any]]]] = [
     ("select indexOf(['a'], event) from events limit 1", [[0]]),
     # 1-based; -1 is the last; out of range gives the element type's default (0, '')
     ("select [10, 20, 30][1], [10, 20, 30][-1], [10, 20, 30][4], [10, 20, 30][0], ['x'][2]", [[10, 30, 0, 0, ""]]),
+    # a NULL index (a missing property) is out of range too; the empty array holds no value
+    ("select [1, 2][toInt(properties.nothing)], has([], 1), indexOf([], 1) from events limit 1", [[0, False, 0]]),
     ("select splitByChar('@', person.properties.email) from events where event = 'signup'", [[["b", "y.org"]]]),
     (
         "select splitByChar('@', person.properties.email), splitByChar(',', 'a,,b') from events"

@@ -100,6 +100,7 @@ def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, q
         ("select [1] as x union all select 'abc' as x", "no array"),
         ("select if(1 = 1, [1], [2])", "not compared"),
         ("select groupArray(distinct event) from events", "distinct"),
+        ("select groupArray(NULL) from events", "grouparray of null"),
         ("select groupArray(event) over () from events", "window"),
         ("select toTimeZone(timestamp, 'Mars/Olympus') from events", "unknown time zone 'mars/olympus'"),
         ("select toTimeZone(timestamp, {zone}) from events", "written in the query"),
