@@ -71,6 +71,16 @@ FUNCTIONS = frozenset(
         "like",
         "ilike",
         "match",
+        "array",
+        "grouparray",
+        "has",
+        "indexof",
+        "empty",
+        "notempty",
+        "splitbychar",
+        "arraystringconcat",
+        "arraysort",
+        "totimezone",
     }
 )
 # how many arguments each call written by name takes (sqlglot checks the arity of the calls it knows itself)
@@ -79,6 +89,8 @@ ARITY: dict[str, tuple[int, int]] = {
     "tostartofmonth": (1, 1), "todate": (1, 1), "todatetime": (1, 1), "today": (0, 0),
     "multiif": (3, 99), "ifnull": (2, 2), "tostring": (1, 1), "toint": (1, 1), "tofloat": (1, 1),
     "now": (0, 0), "uniq": (1, 1), "median": (1, 1), "count": (0, 1), "countif": (1, 1),
+    "grouparray": (1, 1), "indexof": (2, 2), "empty": (1, 1), "notempty": (1, 1), "arraystringconcat": (1, 2),
+    "arraysort": (1, 1), "totimezone": (2, 2),
 }  # fmt: skip
 _ALLOWED_NODES = (
     exp.Select,

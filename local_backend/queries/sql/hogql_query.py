@@ -1,12 +1,14 @@
 """A HogQLQuery node answered: parse, check, rewrite, run on the project's event store, type the answer.
 
 Reading order: :mod:`.parse` (text to tree, bounds), :mod:`.allowlist` (what may be named), :mod:`.rewrite`
-(property access, ``*``, time literals, values, LIMIT), :mod:`.types` (each column's type from the tree), then
+(property access, ``*``, time literals, values, LIMIT), :mod:`.zones` (``toTimeZone`` and the calendar in its
+zone), :mod:`.arrays` (array reads checked by type), :mod:`.types` (each column's type from the tree), then
 the store's ``run_sql`` prints the tree in its engine's SQL over this project's rows only.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -20,6 +22,7 @@ from ...models.sql_query import MAX_ROWS, HogQLQueryNode, HogQLQueryResponse
 from ...store.engine.choice import event_store
 from ...store.engine.interface import SqlRun
 from .allowlist import check_tree
+from .arrays import rewrite_arrays
 from .parse import parse_hogql
 from .rewrite import (
     DEFAULT_LIMIT,
@@ -30,7 +33,8 @@ from .rewrite import (
     read_time_literals,
     rewrite_properties,
 )
-from .types import DATETIME, output_columns
+from .types import DATETIME, element_of, is_array, output_columns, zone_of
+from .zones import rewrite_zones
 
 __all__ = ["read_hogql_node", "run_hogql_query"]
 
@@ -64,8 +68,13 @@ def _convert(value: Any, kind: str, zone: ZoneInfo) -> Any:
     base = kind.removeprefix("Nullable(").removesuffix(")") if kind.startswith("Nullable(") else kind
     if value is None:
         return None
+    if is_array(base):  # a list from ClickHouse, JSON text from SQLite
+        items = json.loads(value) if isinstance(value, str | bytes) else list(value)
+        return [_convert(item, element_of(base), zone) for item in items]
     if base == DATETIME:
         return _time_text(value, zone)
+    if zone_of(base):
+        return _time_text(value, ZoneInfo(str(zone_of(base))))
     if base == "Date":
         return value.isoformat() if isinstance(value, date) else str(value)
     if base == "Bool":
@@ -119,6 +128,7 @@ def run_hogql_query(
     run_tree = tree.limit(kept if own_limit_smaller else min(kept + 1, MAX_ROWS + 1), copy=True)
     names = [_column_name(e) for e in expand_stars(run_tree.copy()).selects]
     run_tree = read_time_literals(expand_stars(rewrite_properties(run_tree)))
+    run_tree = rewrite_arrays(rewrite_zones(run_tree))
     params = bind_values(run_tree, node.values)
     columns = output_columns(run_tree)
     if len(names) == len(columns):

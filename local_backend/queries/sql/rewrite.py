@@ -57,7 +57,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             table = target.table or None
             column = "person_properties" if table == "person" else "properties"
             return _property(None if table == "person" else table, column, keys[0].this)
-        raise ValidationError("Only properties['name'] may be read with brackets.", attr="query")
+        return node  # an array's element: checked and rewritten with the arrays (:mod:`.arrays`)
     return node
 
 
@@ -128,23 +128,32 @@ def _reads_as_time(node: exp.Expression) -> bool:
     return (isinstance(node, exp.Literal) and node.is_string) or isinstance(node, exp.Placeholder)
 
 
+def _as_time(side: exp.Expression, kind: str) -> exp.Expression:
+    from .types import zone_of
+
+    zone = zone_of(kind)
+    arguments = [side.copy(), exp.Literal.string(zone)] if zone else [side.copy()]
+    return exp.Anonymous(this="toDateTime", expressions=arguments)
+
+
 def read_time_literals(tree: exp.Query) -> exp.Query:
     """A text or a placeholder compared with a DateTime read as a time in the project's zone, as HogQL does
-    (``timestamp >= '2024-01-01'``, ``timestamp >= {since}``): it becomes ``toDateTime(...)``."""
-    from .types import DATETIME, column_types, type_of
+    (``timestamp >= '2024-01-01'``, ``timestamp >= {since}``): it becomes ``toDateTime(...)``. Compared with
+    a ``toTimeZone`` value, it is read in that value's zone (as ClickHouse reads it)."""
+    from .types import Scopes, is_datetime
 
-    ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
+    scopes = Scopes(tree)
     for node in list(tree.find_all(*_COMPARISONS, exp.Between)):
-        select = node.find_ancestor(exp.Select)
-        scope = column_types(select, ctes) if select is not None else {}
         if isinstance(node, exp.Between):
-            if type_of(node.this, scope) == DATETIME:
+            kind = scopes.type_of(node.this)
+            if is_datetime(kind):
                 for key in ("low", "high"):
                     side = node.args[key]
                     if _reads_as_time(side):
-                        side.replace(exp.Anonymous(this="toDateTime", expressions=[side.copy()]))
+                        side.replace(_as_time(side, kind))
             continue
         for this, other in ((node.left, node.right), (node.right, node.left)):
-            if _reads_as_time(this) and type_of(other, scope) == DATETIME:
-                this.replace(exp.Anonymous(this="toDateTime", expressions=[this.copy()]))
+            kind = scopes.type_of(other)
+            if _reads_as_time(this) and is_datetime(kind):
+                this.replace(_as_time(this, kind))
     return tree

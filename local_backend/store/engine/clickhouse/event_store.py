@@ -52,7 +52,7 @@ from ..interface import (
 )
 from .client import ClickHouseClient
 from .dialect import ClickHouseDialect
-from .hogql_print import print_clickhouse
+from .hogql_print import IDENTIFIED, print_clickhouse, reads_identified
 from .listing import (
     clickhouse_has_events,
     clickhouse_property_keys,
@@ -359,6 +359,11 @@ class ClickHouseEventStore:
 
     def run_sql(self, request: SqlRun) -> SqlAnswer:
         params: dict[str, Any] = {**request.params, "hogql_project": request.project_id, "hogql_now": request.now_us}
+        if reads_identified(request.tree):
+            rows = self.conn.execute(
+                "SELECT id FROM persons WHERE project_id = ? AND is_identified = 1", (request.project_id,)
+            )
+            params[IDENTIFIED] = [int(person_id) for (person_id,) in rows]
         sql = print_clickhouse(request.tree, set(request.ctes), self._dialect, request.timezone, params)
         bound = {name: value for name, value in params.items() if value is not None}
         try:

@@ -3,7 +3,8 @@
 HogQL is ClickHouse SQL, so most of the tree prints as it is. What changes: every ``events`` / ``persons``
 reference (not a CTE of the query's own) becomes a subquery of this project's rows, times stored as UTC
 microseconds become ``DateTime64(6, '<project zone>')``, persons are read at their last version and after
-merges, ``now()`` is the query's clock, and a property read is the dialect's JSON read. Values and keys are
+merges (``is_identified`` from the ids the store reads from SQLite, see :data:`IDENTIFIED`), ``now()`` is the
+query's clock, and a property read is the dialect's JSON read. Values and keys are
 bound parameters (``{name:Type}``); the zone, checked against the zone database, is a literal.
 """
 
@@ -17,7 +18,7 @@ from ..interface.sql_tree import NAMED, hogql_function_name, transform_up, trunc
 from .dialect import ClickHouseDialect
 from .params import bind, clickhouse_type, string_literal
 
-__all__ = ["print_clickhouse"]
+__all__ = ["IDENTIFIED", "print_clickhouse", "reads_identified"]
 
 _MARK = "__hogql_fragment_{}__"
 
@@ -43,11 +44,18 @@ def _events_source(dialect: ClickHouseDialect, tz: str) -> str:
     )
 
 
-def _persons_source(dialect: ClickHouseDialect, tz: str) -> str:
+IDENTIFIED = "hogql_identified"
+"""The parameter holding the ids of the project's identified persons (``Array(Int64)``), read from the
+backend's SQLite persons table: the ClickHouse ``persons`` table keeps no such column."""
+
+
+def _persons_source(dialect: ClickHouseDialect, tz: str, params: dict[str, Any]) -> str:
+    # a query that never reads is_identified is not sent the ids (the column is then never read)
+    identified = f"has({{{IDENTIFIED}:Array(Int64)}}, pr.id)" if IDENTIFIED in params else "false"
     return (
         f"SELECT argMax(uuid, version) AS id,"
         f" fromUnixTimestamp64Micro(argMax(created_at, version), {string_literal(tz)}) AS created_at,"
-        " argMax(properties, version) AS properties, false AS is_identified"
+        f" argMax(properties, version) AS properties, {identified} AS is_identified"
         f" FROM {dialect.table('persons')} AS pr WHERE pr.project_id = {{hogql_project:Int64}} GROUP BY pr.id"
     )
 
@@ -59,6 +67,32 @@ def _groups_source(dialect: ClickHouseDialect, tz: str) -> str:
         f" argMax(g.properties, g.version) AS properties FROM {dialect.table('groups')} AS g"
         " WHERE g.project_id = {hogql_project:Int64} GROUP BY g.group_type_index, g.group_key"
     )
+
+
+def _call(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _array_call(name: str, args: list[exp.Expression]) -> exp.Expression | None:
+    """The calls queries/sql/arrays.py made of array reads, in ClickHouse's own functions; None for others."""
+    if name == "hogql_array_length":
+        return _call("length", args[0])
+    if name == "hogql_array_empty":
+        return _call("empty", args[0])
+    if name == "hogql_array_not_empty":
+        return _call("notEmpty", args[0])
+    if name == "hogql_array_element":  # the default out of range is the one the query's types give
+        array, index, default = args
+        inside = exp.and_(
+            exp.NEQ(this=index.copy(), expression=exp.Literal.number(0)),
+            exp.LTE(this=_call("abs", index.copy()), expression=_call("length", array.copy())),
+        )
+        return exp.If(this=inside, true=_call("arrayElement", array, index), false=default)
+    if name == "hogql_split_by_char":  # NULL text splits into no parts, as on SQLite
+        separator, text = args
+        parts = _call("splitByChar", separator, _call("assumeNotNull", text.copy()))
+        return exp.If(this=_call("isNull", text), true=exp.Array(expressions=[]), false=parts)
+    return None
 
 
 class _Printer:
@@ -104,10 +138,16 @@ class _Printer:
             return self._now()
         if name == "today":
             return exp.Anonymous(this="toDate", expressions=[self._now(), self._zone()])
+        # a second argument is the zone of a toTimeZone value (queries/sql/zones.py), checked against the zone
+        # database; the value carries that zone itself, so the calls reading it in its zone keep one argument
         if name == "todatetime":
-            return exp.Anonymous(
-                this="parseDateTime64BestEffort", expressions=[args[0], exp.Literal.number(6), self._zone()]
-            )
+            zone = args[1] if len(args) == 2 else self._zone()
+            return exp.Anonymous(this="parseDateTime64BestEffort", expressions=[args[0], exp.Literal.number(6), zone])
+        if name in ("tostartofweek", "tostartofmonth") and len(args) == 2:
+            return exp.Anonymous(this=node.name, expressions=[args[0]])
+        array = _array_call(name, args)
+        if array is not None:
+            return array
         if name == "todate" and len(args) == 1:
             return exp.Anonymous(this="toDate", expressions=[args[0], self._zone()])
         if name in ("tostartofhour", "tostartofday") and len(args) == 1:
@@ -118,9 +158,8 @@ class _Printer:
             parts = [exp.Literal.string(trunc_unit(node)), node.expression, node.this, self._zone()]
             return exp.Anonymous(this="dateDiff", expressions=parts)
         if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
-            return exp.Anonymous(
-                this="dateTrunc", expressions=[exp.Literal.string(trunc_unit(node)), node.this, self._zone()]
-            )
+            zone = node.args.get("zone") or self._zone()
+            return exp.Anonymous(this="dateTrunc", expressions=[exp.Literal.string(trunc_unit(node)), node.this, zone])
         if name in ("toint", "tofloat"):
             target = "toInt64OrNull" if name == "toint" else "toFloat64OrNull"
             return exp.Anonymous(this=target, expressions=[exp.Anonymous(this="toString", expressions=args)])
@@ -133,6 +172,11 @@ class _Printer:
         return node
 
 
+def reads_identified(tree: exp.Query) -> bool:
+    """Whether ``tree`` (stars written out) reads the persons' ``is_identified``."""
+    return any(column.name == "is_identified" for column in tree.find_all(exp.Column))
+
+
 def print_clickhouse(
     tree: exp.Query, ctes: set[str], dialect: ClickHouseDialect, tz: str, params: dict[str, Any]
 ) -> str:
@@ -141,7 +185,7 @@ def print_clickhouse(
     printed = transform_up(tree, printer)
     sources = {
         "events": _events_source(dialect, tz),
-        "persons": _persons_source(dialect, tz),
+        "persons": _persons_source(dialect, tz, params),
         "groups": _groups_source(dialect, tz),
     }
     for table in list(printed.find_all(exp.Table)):

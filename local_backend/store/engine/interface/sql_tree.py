@@ -40,6 +40,9 @@ _KNOWN: dict[type[exp.Expression], str] = {
     exp.CurrentDate: "today",
     exp.Abs: "abs",
     exp.RowNumber: "row_number",
+    exp.Array: "array",
+    exp.ArrayContains: "has",
+    exp.Split: "splitByChar",
 }
 
 

@@ -46,6 +46,7 @@ from ....iso_dates import read_date
 from ....json_values import NUL_ESCAPE, json_property, json_text, json_type, json_value
 from ....safe_regex import regex_search
 from ..interface import HOGQL_SCALARS, PersonTest, Sql
+from .hogql_arrays import register_array_functions
 from .hogql_numbers import register_number_functions
 from .hogql_times import register_time_functions
 
@@ -116,6 +117,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("il_json_property", 2, json_property, deterministic=True)
     register_time_functions(conn)  # those of HogQL queries (queries/sql)
     register_number_functions(conn)
+    register_array_functions(conn)
 
 
 _PATH_KEY = re.compile(r"[ !#-\[\]-~]*")

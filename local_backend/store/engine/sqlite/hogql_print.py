@@ -2,8 +2,8 @@
 
 Every ``events`` / ``persons`` reference (not a CTE of the query's own) becomes a subquery of this project's
 rows, so no shape of query (join, alias, subquery, union) reaches another project or another table. Functions
-are written with SQLite's own or with :mod:`.hogql_times`; the project id is a bound parameter, as are the
-node's values and the query's clock.
+are written with SQLite's own or with :mod:`.hogql_times`, :mod:`.hogql_numbers` and :mod:`.hogql_arrays`
+(arrays are JSON text); the project id is a bound parameter, as are the node's values and the query's clock.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ GROUPS_SOURCE = (
 _KEYWORDS = frozenset({"index", "key", "order", "group", "table", "values", "default", "check", "column", "limit"})
 _STARTS = {"tostartofhour": "hour", "tostartofday": "day"}
 _START_DATES = {"tostartofweek": "week", "tostartofmonth": "month"}
+_ZONED = frozenset({*_STARTS, *_START_DATES, "todate", "todatetime"})
 
 
 def _call(name: str, *args: exp.Expression) -> exp.Expression:
@@ -56,6 +57,39 @@ def _interval(node: exp.Interval) -> tuple[exp.Expression, str]:
     return amount, _unit(node.args.get("unit"))
 
 
+def _array_call(node: exp.Func, name: str, args: list[exp.Expression]) -> exp.Expression | None:
+    """An array function (queries/sql/arrays.py) over arrays held as JSON text; None for any other call."""
+    if isinstance(node, exp.Array):
+        return _call("json_array", *node.expressions)
+    if name == "grouparray":  # ClickHouse's groupArray leaves NULLs out
+        value = args[0]
+        where = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+        return exp.Filter(this=_call("json_group_array", value), expression=where)
+    if isinstance(node, exp.ArrayContains):
+        return exp.Paren(this=exp.GT(this=_call("il_array_index", node.this, node.expression), expression=_zero()))
+    if name == "indexof":
+        return _call("il_array_index", *args)
+    if name == "hogql_array_length":
+        return _call("json_array_length", args[0])
+    if name in ("hogql_array_empty", "hogql_array_not_empty", "empty", "notempty"):
+        length = _call("json_array_length" if name.startswith("hogql") else "length", args[0])
+        compare = exp.EQ if name in ("hogql_array_empty", "empty") else exp.GT
+        return exp.Paren(this=compare(this=length, expression=_zero()))
+    if name == "hogql_array_element":
+        return _call("il_array_element", *args)
+    if name == "hogql_split_by_char":
+        return _call("il_split_by_char", *args)
+    if name == "arraystringconcat":
+        return _call("il_array_join", args[0], args[1] if len(args) == 2 else exp.Literal.string(""))
+    if name == "arraysort":
+        return _call("il_array_sort", args[0])
+    return None
+
+
+def _zero() -> exp.Expression:
+    return exp.Literal.number(0)
+
+
 class SQLitePrinter:
     def __call__(self, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Identifier) and node.name.lower() in _KEYWORDS:  # groups' index and key
@@ -79,18 +113,25 @@ class SQLitePrinter:
             return exp.Placeholder(this=exp.var("hogql_now"))
         if name == "today":
             return _call("il_sql_date", exp.Placeholder(this=exp.var("hogql_now")), _tz())
+        # a second argument is the zone of a toTimeZone value (queries/sql/zones.py), else the project's
+        zone = args[1] if len(args) == 2 and name in _ZONED else _tz()
         if name in _STARTS:
-            return _call("il_sql_start", exp.Literal.string(_STARTS[name]), args[0], _tz())
+            return _call("il_sql_start", exp.Literal.string(_STARTS[name]), args[0], zone)
         if name in _START_DATES:
-            return _call("il_sql_start_date", exp.Literal.string(_START_DATES[name]), args[0], _tz())
+            return _call("il_sql_start_date", exp.Literal.string(_START_DATES[name]), args[0], zone)
         if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
             unit = trunc_unit(node)
             start = "il_sql_start_date" if unit in DATE_UNITS else "il_sql_start"
-            return _call(start, exp.Literal.string(unit), node.this, _tz())
+            return _call(start, exp.Literal.string(unit), node.this, node.args.get("zone") or _tz())
         if name == "todate":
-            return _call("il_sql_date", args[0], _tz())
+            return _call("il_sql_date", args[0], zone)
         if name == "todatetime":
-            return _call("il_sql_datetime", args[0], _tz())
+            return _call("il_sql_datetime", args[0], zone)
+        if name == "totimezone":  # the same moment (UTC microseconds); the answer shows it in the zone of its type
+            return args[0]
+        array = _array_call(node, name, args)
+        if array is not None:
+            return array
         if isinstance(node, exp.DateDiff):
             unit = _unit(node.args.get("unit"))
             return _call("il_sql_diff", exp.Literal.string(unit), node.expression, node.this, _tz())

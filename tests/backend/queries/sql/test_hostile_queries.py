@@ -69,6 +69,18 @@ ESCAPES = [
     "select " + "a" * 20_001,
     "with __hogql_rows_events__ as (select 1) select * from __hogql_rows_events__",
     "select '__hogql_fragment_0__' from events",
+    # toTimeZone's zone is checked against the zone database before any engine sees it
+    "select toTimeZone(timestamp, 'UTC'') from system.tables --') from events",
+    "select toTimeZone(timestamp, 'UTC\\') from system.tables --') from events",
+    "select toTimeZone(timestamp, 'Europe/Berlin'' or 1 = 1') from events",
+    "select toTimeZone(timestamp, '../../../etc/passwd') from events",
+    "select toTimeZone(timestamp, concat('U', 'TC')) from events",
+    # arrays are bounded: elements, nesting and depth
+    "select [" + ", ".join(["1"] * 1_001) + "]",
+    "select " + "[" * 70 + "1" + "]" * 70,
+    "select [[1]]",
+    "select has([1], (select count() from users))",
+    "select arrayStringConcat(groupArray(token)) from personal_api_keys",
 ]
 
 
@@ -109,6 +121,8 @@ def test_each_escape_is_refused_with_an_envelope(client, filled, query):
         ("select count() from (select event from events union all select event from events) as u", 4),
         ("select count() from events e join events f on e.uuid = f.uuid", 2),
         ("select count() from persons", 1),
+        ("select countIf(is_identified) from persons", 0),
+        ("select length(groupArray(event)) from events", 2),
         ("select count() from events where event in (select event from events)", 2),
     ],
 )

@@ -67,6 +67,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Switc
             " VALUES (?, 0, ?, ?, ?)",
             (project_id, key, properties, 1_767_225_600_000_000),  # 2026-01-01 00:00 UTC
         )
+    conn.execute(
+        "UPDATE persons SET is_identified = 1 WHERE project_id = ? AND id IN"
+        " (SELECT person_id FROM person_distinct_ids WHERE distinct_id = 'a')",
+        (project["id"],),
+    )
     conn.commit()
     add_events(conn, other["id"], [("pageview", "z", "2026-01-11T10:00:00Z", {"$browser": "Chrome"})] * 3)
     yield conn, engine, project
@@ -188,6 +193,107 @@ CASES: list[tuple[str, list[list[Any]]]] = [
         "select event, row_number() over (order by timestamp) as n from events order by n limit 2",
         [["pageview", 1], ["pageview", 2]],
     ),
+    # arrays: groupArray's order is the order rows are read, so answers sort or measure it
+    ("select [1, 2, 3], ['a'], []", [[[1, 2, 3], ["a"], []]]),
+    ("select arraySort(groupArray(distinct_id)) from events where event = 'pageview'", [[["a", "a", "b", "c"]]]),
+    (
+        "select event, length(groupArray(distinct_id)) as n from events group by event order by event",
+        [["pageview", 4], ["purchase", 1], ["signup", 1]],
+    ),
+    ("select count() from events where has(['signup', 'purchase'], event)", [[2]]),
+    (
+        "select indexOf(['a', 'b', 'c'], distinct_id) as i, count() from events group by i order by i",
+        [[1, 3], [2, 2], [3, 1]],
+    ),
+    ("select indexOf(['a'], event) from events limit 1", [[0]]),
+    # 1-based; -1 is the last; out of range gives the element type's default (0, '')
+    ("select [10, 20, 30][1], [10, 20, 30][-1], [10, 20, 30][4], [10, 20, 30][0], ['x'][2]", [[10, 30, 0, 0, ""]]),
+    # a NULL index (a missing property) is out of range too; the empty array holds no value
+    ("select [1, 2][toInt(properties.nothing)], has([], 1), indexOf([], 1) from events limit 1", [[0, False, 0]]),
+    ("select splitByChar('@', person.properties.email) from events where event = 'signup'", [[["b", "y.org"]]]),
+    (
+        "select splitByChar('@', person.properties.email), splitByChar(',', 'a,,b') from events"
+        " where distinct_id = 'c'",
+        [[[], ["a", "", "b"]]],
+    ),
+    (
+        "select arrayStringConcat(arraySort(groupArray(event)), '-') from events where distinct_id = 'b'",
+        [["pageview-signup"]],
+    ),
+    ("select arrayStringConcat(['x', properties.plan, 'y']) from events where event = 'pageview' limit 1", [["xy"]]),
+    (
+        "select empty(groupArray(properties.plan)), notEmpty(groupArray(properties.$browser)) from events"
+        " where event = 'signup'",
+        [[False, False]],
+    ),
+    ("select length('abc'), length([1, 2]), empty(''), notEmpty('x'), empty([])", [[3, 2, True, True, True]]),
+    (
+        "select distinct_id, arraySort(groupArray(toFloat(properties.amount))) as amounts from events"
+        " group by distinct_id order by distinct_id",
+        [["a", [5.0, 10.0, 30.0]], ["b", [20.0]], ["c", [1.0]]],
+    ),
+    (
+        "select countIf(has(evs, 'signup')) from"
+        " (select distinct_id, groupArray(event) as evs from events group by distinct_id) as t",
+        [[1]],
+    ),
+    ("select groupArray(event)[1] from events where distinct_id = 'c'", [["pageview"]]),
+    # equal arrays group together whichever function made them (on SQLite: the same JSON text); 'b' sorts first
+    (
+        "select x, count() from (select ['b', 'ä'] as x union all select splitByChar(',', 'b,ä') as x"
+        " union all select arraySort(['ä', 'b']) as x) as u group by x",
+        [[["b", "ä"], 3]],
+    ),
+    # toTimeZone: the same moment shown in another zone (event 1 is 2026-01-10 23:30 UTC)
+    ("select toTimeZone(timestamp, 'UTC') from events order by timestamp limit 1", [["2026-01-10T23:30:00+00:00"]]),
+    (
+        "select toTimeZone(timestamp, 'America/New_York') from events order by timestamp limit 1",
+        [["2026-01-10T18:30:00-05:00"]],
+    ),
+    (
+        "select toDate(toTimeZone(timestamp, 'UTC')) as d, count() from events group by d order by d",
+        [["2026-01-10", 1], ["2026-01-11", 2], ["2026-01-12", 1], ["2026-01-14", 1], ["2026-01-15", 1]],
+    ),
+    (
+        "select toStartOfDay(toTimeZone(timestamp, 'Asia/Tokyo')) from events order by timestamp limit 1",
+        [["2026-01-11T00:00:00+09:00"]],
+    ),
+    (
+        "select toStartOfHour(toTimeZone(timestamp, 'Asia/Kolkata')) from events order by timestamp limit 1",
+        [["2026-01-11T05:00:00+05:30"]],
+    ),
+    # the text is read in the value's zone: 10:30 UTC leaves out event 2 (10:00 UTC)
+    ("select count() from events where toTimeZone(timestamp, 'UTC') >= '2026-01-11 10:30:00'", [[4]]),
+    # an alias of a time compares with a text as the time itself does (SQLite compared the text with a number)
+    (
+        "select toTimeZone(timestamp, 'UTC') as t from events where t < '2026-01-11 00:00:00'",
+        [["2026-01-10T23:30:00+00:00"]],
+    ),
+    ("select count() from (select timestamp as t from events where t < '2026-01-11 01:00:00') as s", [[1]]),
+    (
+        "select has([1, NULL], NULL), indexOf([1, NULL], NULL), [1, NULL][5], groupArray(timestamp)[3] from events"
+        " where event = 'signup'",
+        [[True, 2, None, None]],
+    ),
+    # in UTC event 1 is on Saturday the 10th: the week from Sunday the 4th
+    (
+        "select toStartOfWeek(toTimeZone(timestamp, 'UTC')) as w, count() from events group by w order by w",
+        [["2026-01-04", 1], ["2026-01-11", 5]],
+    ),
+    (
+        "select dateTrunc('day', toTimeZone(timestamp, 'UTC')) from events order by timestamp limit 1",
+        [["2026-01-10T00:00:00+00:00"]],
+    ),
+    (
+        "select arraySort(groupArray(toTimeZone(timestamp, 'UTC'))) from events where distinct_id = 'b'",
+        [[["2026-01-11T12:00:00+00:00", "2026-01-12T09:00:00+00:00"]]],
+    ),
+    # person a is identified (the module's world)
+    ("select countIf(is_identified), count() from persons", [[1, 3]]),
+    (
+        "select properties.email, is_identified from persons order by properties.email",
+        [["a@x.com", True], ["b@y.org", False], [None, False]],
+    ),
 ]
 
 
@@ -278,3 +384,34 @@ def test_to_int_and_to_float_of_text_that_is_no_number_are_null(ask):
     assert floats["results"] == [[2.5, None, 1000.0, 7.0, None]]
     plans = ask("select toInt(properties.plan), toFloat(properties.amount) from events where event = 'signup'")
     assert plans["results"] == [[None, None]]
+
+
+def test_arrays_and_zones_are_typed_as_clickhouse_types_them(ask):
+    answer = ask(
+        "select [1, 2.5] as n, ['a', properties.plan] as p, toTimeZone(timestamp, 'Asia/Tokyo') as t,"
+        " splitByChar(',', event) as s, has([1], 1) as h, indexOf([1], 1) as i, ['x'][1] as x"
+        " from events order by timestamp limit 1"
+    )
+    assert answer["types"] == [
+        ["n", "Array(Float64)"],
+        ["p", "Array(Nullable(String))"],
+        ["t", "DateTime64(6, 'Asia/Tokyo')"],
+        ["s", "Array(String)"],
+        ["h", "Bool"],
+        ["i", "UInt64"],
+        ["x", "String"],
+    ]
+    # event 1, 2026-01-10 23:30 UTC, is 08:30 the next morning in Tokyo
+    assert answer["results"] == [[[1.0, 2.5], ["a", None], "2026-01-11T08:30:00+09:00", ["pageview"], True, 1, "x"]]
+    times = ask("select groupArray(timestamp) as ts from events where event = 'signup'")
+    assert times["types"] == [["ts", f"Array({BERLIN})"]]
+    assert times["results"] == [[["2026-01-12T10:00:00+01:00"]]]
+
+
+def test_an_array_read_again_by_its_alias_is_an_array(ask):
+    answer = ask(
+        "select distinct_id, groupArray(event) as evs from events group by distinct_id"
+        " having has(evs, 'purchase') order by distinct_id"
+    )
+    assert [row[0] for row in answer["results"]] == ["a"]
+    assert sorted(answer["results"][0][1]) == ["pageview", "pageview", "purchase"]

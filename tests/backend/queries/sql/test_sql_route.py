@@ -64,7 +64,7 @@ def test_bad_nodes_are_400s_naming_the_field(client, filled, node, attr):
 @pytest.mark.parametrize(
     "query, named",
     [
-        ("select toTimeZone(timestamp, 'UTC') from events", "totimezone"),  # not computed yet: refused, not dropped
+        ("select hasAny([1], [2]) from events", "hasany"),
         ("select arrayMap(x -> x, [1, 2]) from events", "arraymap"),
         ("select sqrt(4) from events", "sqrt"),
     ],
@@ -74,3 +74,63 @@ def test_a_function_not_supported_is_a_400_naming_it_and_where(client, filled, q
     assert response.status_code == 400, response.text
     detail = response.json()["detail"]
     assert named in detail.lower().replace("_", "") and "line 1" in detail.lower(), detail
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("select [1, 'a']", "share one type"),
+        ("select [[1], [2]]", "arrays of arrays"),
+        ("select groupArray([1]) from events", "arrays of arrays"),
+        ("select has(['a'], 1)", "cannot be compared"),
+        ("select indexOf([1], 'a')", "cannot be compared"),
+        ("select has(event, 'a') from events", "reads an array"),
+        ("select arraySort(event) from events", "reads an array"),
+        ("select event[1] from events", "brackets read"),
+        ("select [1, 2][1.5]", "whole number"),
+        ("select [1] = [1]", "not compared"),
+        ("select groupArray(event) as a from events order by a", "not compared"),
+        ("select length([1]) + [1]", "not compared"),
+        ("select splitByChar(', ', event) from events", "one character"),
+        ("select splitByChar(',', event, 2) from events", "a separator and a text"),
+        ("select splitByChar(',', 5)", "splits a text"),
+        ("select arrayStringConcat([1, 2])", "array of text"),
+        ("select arrayStringConcat(['a'], event) from events", "separator"),
+        ("select empty(5)", "array or a text"),
+        ("select [1] as x union all select 'abc' as x", "no array"),
+        ("select if(1 = 1, [1], [2])", "not compared"),
+        ("select groupArray(distinct event) from events", "distinct"),
+        ("select groupArray(NULL) from events", "grouparray of null"),
+        ("select groupArray(event) over () from events", "window"),
+        ("select toTimeZone(timestamp, 'Mars/Olympus') from events", "unknown time zone 'mars/olympus'"),
+        ("select toTimeZone(timestamp, {zone}) from events", "written in the query"),
+        ("select toTimeZone(event, 'UTC') from events", "reads a datetime"),
+        ("select dateDiff('day', toTimeZone(timestamp, 'UTC'), timestamp) from events", "datediff"),
+        ("select toTimeZone(timestamp, 'UTC') + interval 1 day from events", "interval"),
+        ("select toString(toTimeZone(timestamp, 'UTC')) from events", "tostring"),
+        ("select toDateTime(toTimeZone(timestamp, 'UTC')) from events", "todatetime"),
+    ],
+)
+def test_array_and_zone_misuse_is_a_400_saying_why(client, filled, query, said):
+    node = {"kind": "HogQLQuery", "query": query, "values": {"zone": "UTC"} if "{zone}" in query else {}}
+    response = _post(client, filled, node)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["attr"] == "query" and said in body["detail"].lower(), body["detail"]
+
+
+def test_is_identified_is_true_for_a_person_an_identify_event_named(engine, client, world):
+    # anon-1's person becomes user-1's by $identify and is identified; anon-2 only viewed a page
+    batch = [
+        {"event": "$identify", "distinct_id": "user-1", "properties": {"$anon_distinct_id": "anon-1"}},
+        {"event": "$pageview", "distinct_id": "anon-2", "properties": {}},
+    ]
+    captured = client.post("/batch/", json={"api_key": world.project_token, "batch": batch})
+    assert captured.status_code == 200, captured.text
+    node = {
+        "kind": "HogQLQuery",
+        "query": "select is_identified, count() from persons group by is_identified order by is_identified",
+    }
+    body = _post(client, world, node).json()
+    assert body["results"] == [[False, 1], [True, 1]], body
+    assert body["types"][0] == ["is_identified", "Bool"]
