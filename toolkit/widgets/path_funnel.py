@@ -225,7 +225,9 @@ class PathFunnelControl:
         if not kind:
             return {"funnel": None, "funnel_step": None, "funnel_paths": None}
         step = self._checked_step(kind)
-        changes: dict[str, Any] = {"steps": [row.value() for row in self.steps]}
+        # a plain event or action by its name or id, as one writes it by hand (and copy-as-code shows it)
+        steps = [row.value() if row.extra else row.entity.value for row in self.steps]
+        changes: dict[str, Any] = {"steps": steps}
         if not self._own_dates:
             changes.update(date_from=dates.get("date_from"), date_to=dates.get("date_to"))
         if not self._own_test_accounts:
