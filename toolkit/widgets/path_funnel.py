@@ -170,17 +170,25 @@ class PathFunnelControl:
     def _name(self, number: int) -> str:
         return f"step {number} ({self.steps[number - 1].entity.label})"
 
-    def _describe(self, _change: Any = None) -> None:
-        """The note: which stretch of whose paths the choice keeps, or why the funnel cannot answer it."""
+    @property
+    def description(self) -> str:
+        """The note's words: which stretch of whose paths the choice keeps, or why the funnel cannot answer it
+        ("" with No funnel).
+
+        Raises
+        ------
+        ValueError
+            For a choice the funnel cannot answer (the note shows the same message).
+
+        Examples
+        --------
+        >>> builder.funnel.description  # doctest: +SKIP
+        'Paths from step 1 (signed_up) on, of the people who dropped off before step 2 (onboarding_completed).'
+        """
         kind = self.restriction.value
         if not kind:
-            self.note.value = ""
-            return
-        try:
-            step = self._checked_step(kind)
-        except ValueError as error:
-            self.note.value = _note(str(error), "#b00020")
-            return
+            return ""
+        step = self._checked_step(kind)
         number = abs(step)
         who = f"who reached {self._name(number)}" if step > 0 else f"who dropped off before {self._name(number)}"
         reached = number if step > 0 else number - 1  # the step whose event times the stretch
@@ -189,7 +197,13 @@ class PathFunnelControl:
             "before": f"up to {self._name(reached)}" + (" and a conversion window after it" if step < 0 else ""),
             "between": f"from {self._name(reached - 1)} to {self._name(reached)}" if reached > 1 else "",
         }.get(kind, f"restricted by {kind}")
-        self.note.value = _note(f"Paths {stretch}, of the people {who}.")
+        return f"Paths {stretch}, of the people {who}."
+
+    def _describe(self, _change: Any = None) -> None:
+        try:
+            self.note.value = _note(self.description) if self.restriction.value else ""
+        except ValueError as error:
+            self.note.value = _note(str(error), "#b00020")
 
     def _checked_step(self, kind: str) -> int:
         """``funnel_step``: the step number, negative for the people who dropped off before it."""

@@ -393,7 +393,8 @@ def test_a_new_restriction_starts_on_the_project_s_most_common_first_steps(clien
     builder.funnel.restriction.value = "after"
     assert [row.entity.value for row in builder.funnel.steps] == ["signup", "purchase"]
     assert builder.request.funnel_step == 2
-    assert "of the people who reached step 2 (purchase)" in builder.funnel.note.value
+    assert builder.funnel.description == "Paths from step 2 (purchase) on, of the people who reached step 2 (purchase)."
+    assert builder.funnel.description in builder.funnel.note.value
 
 
 def test_an_unseen_funnel_step_is_named_before_anything_is_sent(client, fake):
