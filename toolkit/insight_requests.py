@@ -286,6 +286,33 @@ class PathsRequest(RequestBase):
     funnel_paths: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_filters(cls, filters: dict[str, Any]) -> PathsRequest:
+        """Rebuild a paths request from a legacy body or a saved insight's ``filters``, its funnel
+        (``funnel_filter``) as a `FunnelRequest`; unknown keys go to ``extra``.
+
+        A ``funnel_step`` inside ``funnel_filter`` (where PostHog's legacy front end puts it) is read as the
+        paths' ``funnel_step``.
+
+        Examples
+        --------
+        >>> request = PathsRequest.from_filters({"insight": "PATHS", "funnel_paths": "funnel_path_before_step",
+        ...     "funnel_filter": {"insight": "FUNNELS", "events": [{"id": "a"}, {"id": "b"}], "funnel_step": 2}})
+        >>> [step["id"] for step in request.funnel.steps], request.funnel_step, request.funnel_paths
+        (['a', 'b'], 2, 'funnel_path_before_step')
+        """
+        rest = dict(filters)
+        funnel_filter = rest.pop("funnel_filter", None)
+        if not isinstance(funnel_filter, dict) or not funnel_filter:
+            return super().from_filters(filters)
+        inner = dict(funnel_filter)
+        inner_step = inner.pop("funnel_step", None)
+        request = super().from_filters(rest)
+        request.funnel = FunnelRequest.from_filters(inner)
+        if request.funnel_step is None:
+            request.funnel_step = inner_step
+        return request
+
     @property
     def funnel_path_type(self) -> str | None:
         """PostHog's name of the funnel restriction (None without a funnel)."""

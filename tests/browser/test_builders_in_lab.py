@@ -319,6 +319,12 @@ PEOPLE_SCRIPT = """(output) => {
         .map(row => row.querySelectorAll('th, td')[column].textContent.trim());
 }"""
 
+# how far (pixels) the people table's box reaches past the right edge of the builder's output (0: it fits)
+PEOPLE_OVERFLOW_SCRIPT = """(output) => {
+    const box = output.querySelector('.widget-html table').closest('.widget-html');
+    return Math.max(0, box.getBoundingClientRect().right - output.getBoundingClientRect().right);
+}"""
+
 
 @dataclass(frozen=True)
 class PeopleShown:
@@ -331,6 +337,7 @@ class PeopleShown:
     expected: list[str]
     value: float
     members: list[str]
+    overflow: float
     screenshot: Path
 
 
@@ -362,6 +369,7 @@ def trend_people(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_d
         )
         wait_for_idle_kernel(page, timeout_ms=RUN_TIMEOUT_MS)
         shown = builder.evaluate(PEOPLE_SCRIPT)
+        overflow = builder.evaluate(PEOPLE_OVERFLOW_SCRIPT)
         message = builder.locator(".widget-html", has_text="behind").first.text_content()
         _fill(_control(builder, "Cohort", "input"), "Busiest day in the lab")
         builder.locator("button.widget-button", has_text="Save as cohort").click()
@@ -396,6 +404,7 @@ def trend_people(builders_page: Any, lab: JupyterLab, screenshots: Path, trend_d
         expected=answer["expected"],
         value=answer["value"],
         members=answer["members"],
+        overflow=overflow,
         screenshot=screenshot,
     )
 
@@ -406,6 +415,10 @@ def test_a_point_picked_under_the_chart_shows_exactly_the_people_it_counts(trend
     assert sorted(trend_people.shown) == sorted(trend_people.expected), f"see {trend_people.screenshot}"
     assert len(trend_people.shown) == trend_people.value, f"see {trend_people.screenshot}"
     assert f"{int(trend_people.value)} persons behind {trend_people.label}" in trend_people.message
+
+
+def test_the_people_table_fits_the_output_area_and_scrolls_sideways_inside_it(trend_people):
+    assert trend_people.overflow <= 1, f"{trend_people.overflow} px past the output: see {trend_people.screenshot}"
 
 
 def test_save_as_cohort_makes_a_cohort_of_those_people_and_says_so(trend_people):

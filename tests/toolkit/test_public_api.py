@@ -77,6 +77,7 @@ MODULES = [
     "toolkit.widgets.catalog",
     "toolkit.widgets.controls",
     "toolkit.widgets.funnel",
+    "toolkit.widgets.path_funnel",
     "toolkit.widgets.people",
     "toolkit.widgets.people_points",
     "toolkit.widgets.results",

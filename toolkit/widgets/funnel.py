@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import ipywidgets as widgets
 import pandas as pd
@@ -26,6 +26,7 @@ __all__ = [
     "WINDOW_UNITS",
     "ExclusionRow",
     "FunnelBuilder",
+    "StepList",
     "StepRow",
 ]
 
@@ -49,10 +50,18 @@ def _entity(key: EntityKey) -> dict[str, Any]:
     return {"id": key, "type": "actions" if isinstance(key, int) else "events"}
 
 
+class StepList(Protocol):
+    """What holds a list of `StepRow` (the funnel builder, the paths builder's funnel): it moves and removes them."""
+
+    def move_step(self, row: StepRow, offset: int) -> None: ...
+
+    def remove_step(self, row: StepRow) -> None: ...
+
+
 class StepRow:
     """One step: event or action, with buttons to move it up or down or remove it; other keys kept."""
 
-    def __init__(self, catalog: Catalog, entity: Entity, builder: FunnelBuilder) -> None:
+    def __init__(self, catalog: Catalog, entity: Entity, builder: StepList) -> None:
         value = entity_dict(entity)
         key = entity_key(value)
         self.extra = {name: item for name, item in value.items() if name not in _STEP_KEYS}

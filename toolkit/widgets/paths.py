@@ -1,4 +1,5 @@
-"""`PathsBuilder`: the steps people take, as a flow drawing (event types, start and end point, steps)."""
+"""`PathsBuilder`: the steps people take, as a flow drawing (event types, start and end point, steps, and a
+funnel whose step's people the paths are restricted to, `path_funnel`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from ..plots.paths import plot_paths
 from ..plots.style import untracked_axes
 from .base import Builder
 from .kind_points import path_points
+from .path_funnel import PathFunnelControl
 from .people import mount_people
+from .starts import common_first_steps
 
 __all__ = ["DEFAULT_STEPS", "EVENT_TYPES", "PathsBuilder"]
 
@@ -30,15 +33,18 @@ _FIT = {"description_width": "initial"}
 
 class PathsBuilder(Builder):
     """Interactive paths: which events make the paths (pageviews, screens, custom events), where they start
-    or end, how many steps they show, dates and filters.
+    or end, how many steps they show, dates and filters, and "Restrict to a funnel": only the paths of the
+    people who reached (or dropped off before) a funnel's step, after it, before it or between it and the
+    step before (`toolkit.widgets.path_funnel.PathFunnelControl`, ``builder.funnel``).
 
     Parameters
     ----------
     client : toolkit.Client
     **initial
         `PathsRequest` fields shown in the controls (``include_event_types``, ``start_point``, ``end_point``,
-        ``step_limit``, ``date_from``, ...); others are sent as given. Given no event types, the builder opens
-        on the project's pageviews (its custom events when it has no ``$pageview``) and shows them at once.
+        ``step_limit``, ``date_from``, ``funnel``, ``funnel_step``, ``funnel_paths``, ...); others are sent as
+        given. Given nothing, the builder opens on the project's pageviews (its custom events when it has no
+        ``$pageview``) and shows them at once.
 
     Attributes
     ----------
@@ -52,6 +58,8 @@ class PathsBuilder(Builder):
     --------
     >>> builder = PathsBuilder(client, include_event_types=["$pageview"], start_point="/pricing")  # doctest: +SKIP
     >>> builder.step_limit.value = 4  # doctest: +SKIP
+    >>> builder.funnel.restriction.value = "after"  # doctest: +SKIP
+    >>> builder.funnel.step.value = 2  # after step 2, of the people who reached it  # doctest: +SKIP
     >>> builder.run()  # doctest: +SKIP
     """
 
@@ -80,6 +88,7 @@ class PathsBuilder(Builder):
             layout=widgets.Layout(width="170px"),
         )
         self._steps_given = request.step_limit is not None
+        self.funnel = PathFunnelControl(self.catalog, request, lambda: common_first_steps(client, self.catalog))
         self.people = mount_people(self, path_points)
         self._ready()
         if fresh:
@@ -94,6 +103,7 @@ class PathsBuilder(Builder):
             "start_point": self.start_point.value.strip() or None,
             "end_point": self.end_point.value.strip() or None,
             "step_limit": None if not self._steps_given and steps == DEFAULT_STEPS else steps,
+            **self.funnel.values(self.dates.values(), self._test_accounts_value()),
         }
 
     def _compute(self, request: PathsRequest) -> pd.DataFrame:
@@ -106,6 +116,7 @@ class PathsBuilder(Builder):
         return [
             widgets.HBox(list(self.event_types.values())),
             widgets.HBox([self.start_point, self.end_point, self.step_limit]),
+            self.funnel.box,
             widgets.HBox([self.dates.box]),
             self.filters.box,
         ]

@@ -8,6 +8,10 @@ a retention cell or a paths node); with a PNG (inline, Agg) the picker is the wa
 static cohort of exactly the listed persons (`toolkit.Client.create_cohort`) named by the name box (the picked
 point's label until a name is typed), and says what it made.
 
+The table fits the output area: it scrolls sideways inside its own box (as wide as the builder), and a long
+property value (a URL, a user agent) is cut to `CELL_CHARS` characters with the whole value as the cell's
+tooltip, so one value does not make its column a screen wide. ``panel.people`` holds every value uncut.
+
 Nothing needs a browser: ``panel.pick(i)``, ``panel.click_at(x, y)`` (data coordinates) and
 ``panel.save_cohort("name")`` do what the controls do. Errors become the message (`error`), never a traceback.
 
@@ -27,20 +31,31 @@ from matplotlib.backend_bases import Event, MouseEvent
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitError
-from ..frames.readable_tables import table_html
 from ..labels import NO_MATHJAX_CLASSES
 from ..plots.hover import HOVER_RADIUS, nearest_point
 from .base import Builder, error_message
 from .people_points import PeoplePoint, PointsOf
 from .results import ipympl_active, scrolling_table
 
-__all__ = ["NO_POINT", "PEOPLE_ROWS", "PROPERTY_COLUMNS", "PeoplePanel", "mount_people", "people_table"]
+__all__ = [
+    "CELL_CHARS",
+    "NO_POINT",
+    "PEOPLE_ROWS",
+    "PROPERTY_COLUMNS",
+    "PeoplePanel",
+    "mount_people",
+    "people_html",
+    "people_table",
+]
 
 NO_POINT = "Pick a point…"
 PEOPLE_ROWS = 500
 """Persons shown in the table at most (the cohort holds them all)."""
 PROPERTY_COLUMNS = 30
 """Person properties shown as columns at most (the most common first)."""
+CELL_CHARS = 40
+"""Characters of a property value shown in its cell; a longer value ends in "…", whole in its tooltip."""
+_IDENTITY = ("distinct_id", "name", "created_at")
 
 
 def people_table(people: pd.DataFrame, *, max_properties: int = PROPERTY_COLUMNS) -> pd.DataFrame:
@@ -75,6 +90,46 @@ def people_table(people: pd.DataFrame, *, max_properties: int = PROPERTY_COLUMNS
     return shown
 
 
+def _cell_text(value: Any) -> str:
+    if value is None or (not isinstance(value, list | dict | tuple) and pd.isna(value)):
+        return ""
+    return str(value)
+
+
+def people_html(shown: pd.DataFrame, *, max_rows: int = PEOPLE_ROWS, cell_chars: int = CELL_CHARS) -> str:
+    """`people_table`'s frame as an HTML table: values escaped, a property value longer than ``cell_chars``
+    cut with "…" and whole in the cell's ``title`` (its tooltip); ``distinct_id``, ``name`` and ``created_at``
+    whole. No row numbers: a person is named by the first column.
+
+    Examples
+    --------
+    >>> shown = pd.DataFrame({"distinct_id": ["ann"], "$current_url": ["https://example.com/" + "a" * 40]})
+    >>> print(people_html(shown, cell_chars=24).split("<tbody>")[1])
+    <tr><td>ann</td><td title="https://example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">https://example.com/aaa…</td></tr></tbody></table>
+    """
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in shown.columns)
+    cut = [str(column) not in _IDENTITY for column in shown.columns]
+    rows = []
+    for values in shown.head(max_rows).itertuples(index=False):
+        cells = []
+        for value, may_cut in zip(values, cut, strict=True):
+            text = _cell_text(value)
+            if may_cut and len(text) > cell_chars:
+                short = html.escape(text[: cell_chars - 1] + "…")
+                cells.append(f'<td title="{html.escape(text, quote=True)}">{short}</td>')
+            else:
+                cells.append(f"<td>{html.escape(text)}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    markup = (
+        f'<table border="0" class="dataframe {NO_MATHJAX_CLASSES}"><thead><tr style="text-align: left;">{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    if len(shown) > max_rows:
+        hidden = len(shown) - max_rows
+        markup += f'<p class="{NO_MATHJAX_CLASSES}">{hidden:,} more row{"s" * (hidden != 1)} not shown</p>'
+    return markup
+
+
 class PeoplePanel:
     """The people of a picked point, and a button that saves them as a static cohort.
 
@@ -106,7 +161,8 @@ class PeoplePanel:
         )
         self.hint = widgets.HTML()
         self.message = widgets.HTML()
-        self.table = widgets.HTML()
+        # as wide as the builder, scrolling sideways: the HTML widget otherwise grows to the table's width
+        self.table = widgets.HTML(layout=widgets.Layout(width="100%", max_width="100%", overflow="auto"))
         self.cohort_name = widgets.Text(placeholder="Cohort name", description="Cohort")
         self._named = ""
         self.save_button = widgets.Button(description="Save as cohort", icon="users", disabled=True)
@@ -215,7 +271,7 @@ class PeoplePanel:
         shown = f" (the first {PEOPLE_ROWS:,} shown)" if count > PEOPLE_ROWS else ""
         noun = "person" if count == 1 else "persons"
         self.message.value = self._note(f"{count:,} {noun} behind {point.label}{shown}")
-        self.table.value = scrolling_table(table_html(people_table(people), max_rows=PEOPLE_ROWS)) if count else ""
+        self.table.value = scrolling_table(people_html(people_table(people))) if count else ""
         if self.cohort_name.value in ("", self._named):  # a name typed in the box stays; a label follows the pick
             self.cohort_name.value = self._named = point.label
         self.save_button.disabled = count == 0

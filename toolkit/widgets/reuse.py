@@ -60,11 +60,14 @@ def builder_name(request: Any) -> str:
 
 
 def request_entities(request: Any) -> list[Entity]:
-    """The events and actions a request names: series, steps, a lifecycle's event, retention's two events."""
+    """The events and actions a request names: series, steps, a lifecycle's event, retention's two events, the
+    steps of the funnel restricting paths."""
     found: list[Entity] = [*(getattr(request, "events", None) or []), *(getattr(request, "steps", None) or [])]
     for name in ("event", "target_entity", "returning_entity"):
         if getattr(request, name, None) is not None:
             found.append(getattr(request, name))
+    if getattr(request, "funnel", None) is not None:
+        found.extend(request_entities(request.funnel))
     return found
 
 

@@ -38,7 +38,7 @@ class Recorder:
 
 def _round_trip(builder) -> None:
     recorder = Recorder()
-    eval(builder.code(), {"client": recorder})
+    eval(builder.code(), {"client": recorder, "toolkit": toolkit})
     assert recorder.calls[0].to_dict() == builder.request.to_dict()
 
 
@@ -307,8 +307,128 @@ def test_an_unseen_retention_event_is_named_before_anything_is_sent(client, fake
 def test_a_paths_funnel_given_to_the_builder_is_sent_and_copied_as_code(client):
     funnel = toolkit.FunnelRequest(steps=["signup", "purchase"], funnel_window_interval=7)
     builder = PathsBuilder(client, include_event_types=["custom_event"], funnel=funnel, funnel_step=2)
-    assert builder.request.to_dict()["funnel_filter"] == funnel.to_dict()
+    # a funnel given without dates takes the builder's (the last 7 days)
+    assert builder.request.to_dict()["funnel_filter"] == {**funnel.to_dict(), "date_from": "-7d"}
+    assert builder.funnel.restriction.value == "after" and builder.funnel.step.value == 2
     assert "    funnel=toolkit.FunnelRequest(\n        steps=['signup', 'purchase'],\n" in builder.code()
     recorder = Recorder()
     eval(builder.code(), {"client": recorder, "toolkit": toolkit})
     assert recorder.calls[0].to_dict() == builder.request.to_dict()
+
+
+# paths restricted by a funnel --------------------------------------------------------------------------------
+
+
+def _restrict(builder, restriction: str, step: int, steps: list[str]) -> None:
+    """Choose a restriction and a step (negative: who dropped off before it) and the funnel's steps."""
+    builder.funnel.restriction.value = restriction
+    for row in list(builder.funnel.steps):
+        builder.funnel.remove_step(row)
+    for name in steps:
+        builder.funnel.add_step(name)
+    builder.funnel.step.value = abs(step)
+    builder.funnel.whose.value = 1 if step > 0 else -1
+
+
+@pytest.mark.parametrize(
+    ("restriction", "step", "steps", "sentence"),
+    [
+        ("after", 2, ["signup", "purchase"], "Paths from step 2 (purchase) on, of the people who reached step 2"),
+        ("before", -2, ["signup", "purchase"], "Paths up to step 1 (signup) and a conversion window after it, of"),
+        ("between", 3, ["$pageview", "signup", "purchase"], "Paths from step 2 (signup) to step 3 (purchase), of"),
+        ("between", -3, ["$pageview", "signup", "purchase"], "of the people who dropped off before step 3"),
+    ],
+    ids=["after", "before-dropped", "between", "between-dropped"],
+)
+def test_the_funnel_controls_make_the_request_written_by_hand(client, restriction, step, steps, sentence):
+    builder = PathsBuilder(client, include_event_types=["custom_event"], date_from="-30d")
+    assert builder.funnel.step.layout.display == "none"  # no funnel: only the dropdown shows
+    _restrict(builder, restriction, step, steps)
+    builder.test_accounts.value = True
+    by_hand = PathsRequest(
+        include_event_types=["custom_event"],
+        date_from="-30d",
+        filter_test_accounts=True,
+        funnel=toolkit.FunnelRequest(steps=steps, date_from="-30d", filter_test_accounts=True),
+        funnel_step=step,
+        funnel_paths=restriction,
+    )
+    assert builder.request.to_dict() == by_hand.to_dict()
+    assert builder.funnel.step.layout.display is None and sentence in builder.funnel.note.value
+    _round_trip(builder)
+    builder.funnel.restriction.value = ""
+    assert (builder.request.funnel, builder.request.funnel_step, builder.request.funnel_paths) == (None, None, None)
+    assert "funnel" not in builder.code()
+
+
+@pytest.mark.parametrize(
+    ("restriction", "step", "steps", "message"),
+    [
+        ("after", 3, ["signup", "purchase"], "funnel step 3: the funnel has 2 steps; choose 1 to 2"),
+        ("after", -1, ["signup", "purchase"], "funnel step 1: nobody drops off before step 1"),
+        ("between", 1, ["signup", "purchase"], "funnel step 1: step 1 has no step before it"),
+        ("between", -2, ["signup", "purchase"], "funnel step 2: who dropped off before step 2 stopped at step 1"),
+        ("before", 1, ["signup"], "funnel: it needs at least two steps, it has 1"),
+    ],
+    ids=["beyond-the-last", "dropped-before-1", "between-from-0", "between-dropped-from-0", "one-step"],
+)
+def test_a_step_the_funnel_cannot_use_is_a_message_in_the_builder(client, fake, restriction, step, steps, message):
+    builder = PathsBuilder(client, include_event_types=["custom_event"])
+    _restrict(builder, restriction, step, steps)
+    asked = len(sent(fake, PATH))  # the most common first steps, for the new funnel
+    assert message in builder.funnel.note.value  # said as soon as it is chosen
+    assert builder.run() is None
+    assert builder.error.startswith("Check the builder: ") and message in builder.error
+    assert len(sent(fake, PATH)) == asked
+    builder.save_button.click()
+    assert message in builder.error and sent(fake, INSIGHTS) == []
+    builder.code_button.click()
+    assert message in builder.code_box.value
+
+
+def test_a_new_restriction_starts_on_the_project_s_most_common_first_steps(client, fake):
+    fake.routes[("POST", PATH)] = (200, {"result": [{"source": "1_signup", "target": "2_purchase", "value": 3}]})
+    builder = PathsBuilder(client, include_event_types=["custom_event"])
+    assert builder.funnel.steps == []
+    builder.funnel.restriction.value = "after"
+    assert [row.entity.value for row in builder.funnel.steps] == ["signup", "purchase"]
+    assert builder.request.funnel_step == 2
+    assert builder.funnel.description == "Paths from step 2 (purchase) on, of the people who reached step 2 (purchase)."
+    assert builder.funnel.description in builder.funnel.note.value
+
+
+def test_an_unseen_funnel_step_is_named_before_anything_is_sent(client, fake):
+    funnel = toolkit.FunnelRequest(steps=["signup", "purchsae"])
+    builder = PathsBuilder(client, include_event_types=["custom_event"], funnel=funnel, funnel_step=2)
+    assert builder.run() is None
+    assert "never seen in this project: event 'purchsae'" in builder.error
+    assert sent(fake, PATH) == []
+
+
+def test_a_saved_paths_insight_with_a_funnel_reopens_with_the_controls_set(client, fake):
+    funnel_filter = {
+        "insight": "FUNNELS",
+        "events": [{"id": "signup", "type": "events", "order": 0}, {"id": "purchase", "type": "events", "order": 1}],
+        "funnel_window_interval": 3,
+        "funnel_window_interval_unit": "day",
+        "date_from": "-90d",
+    }
+    filters = {
+        "insight": "PATHS",
+        "include_event_types": ["custom_event"],
+        "date_from": "-30d",
+        "funnel_paths": "funnel_path_before_step",
+        "funnel_filter": funnel_filter,
+        "funnel_step": -2,
+    }
+    fake.routes[("GET", f"{INSIGHTS}42/")] = (200, {**load("insight.json"), "filters": filters})
+    builder = PathsBuilder.from_insight(client, 42)
+    shown = builder.funnel
+    assert (shown.restriction.value, shown.step.value, shown.whose.value) == ("before", 2, -1)
+    assert [row.entity.value for row in shown.steps] == ["signup", "purchase"]
+    # the funnel's own dates and window, which no control shows, are kept
+    resent = {**funnel_filter, "funnel_window_interval_type": "DAY"}
+    assert builder.request.to_dict() == filters | {"funnel_filter": resent}
+    assert builder.request.funnel.date_from == "-90d"
+    builder.save_button.click()
+    assert sent(fake, INSIGHTS)[-1]["filters"]["funnel_filter"]["events"] == funnel_filter["events"]

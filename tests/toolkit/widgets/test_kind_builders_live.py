@@ -9,6 +9,9 @@ point picks it too, and a saved builder opens again from its insight with the sa
 Retention of ``view`` by day, 4 cohorts up to 8 January (recurring): 5th ann and dee, back on the 6th ann, on
 the 7th dee, on the 8th ann: 2, 1, 1, 1; 6th ann and bob, back on the 7th nobody, on the 8th ann: 2, 0, 1; 7th
 dee, not back on the 8th: 1, 0; 8th ann and cy: 2.
+
+Paths of those sessions restricted by the funnel home -> pricing (-> signup): who reached pricing is pia and
+quin, who dropped off before it rae; between pricing and signup only pia went on.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
+from toolkit import FunnelRequest, PathsRequest
 from toolkit.widgets import LifecycleBuilder, PathsBuilder, RetentionBuilder, StickinessBuilder
 
 from ..engagement_events import LIFECYCLE, RANGE, STICKINESS
@@ -110,15 +114,71 @@ def test_the_paths_builder_shows_the_client_s_edges_and_their_people(engagement_
     assert _who(builder.people.click_at(x, y)) == ["pia"]
 
 
+FUNNEL = {"date_from": PATHS["date_from"], "date_to": PATHS["date_to"]}
+
+
+@pytest.mark.parametrize(
+    ("restriction", "step", "steps", "edges"),
+    [
+        # pia: pricing, signup; quin: pricing (no edge)
+        ("after", 2, ["home", "pricing"], [("1_pricing", "2_signup", 1)]),
+        ("before", 2, ["home", "pricing"], [("1_home", "2_pricing", 2)]),
+        # rae stopped at home and went on to signup
+        ("after", -2, ["home", "pricing"], [("1_home", "2_signup", 1)]),
+        ("between", 3, ["home", "pricing", "signup"], [("1_pricing", "2_signup", 1)]),
+    ],
+    ids=["after", "before", "after-dropped", "between"],
+)
+def test_the_paths_builder_restricted_by_a_funnel_shows_the_client_s_edges(
+    engagement_client, restriction, step, steps, edges
+):
+    engagement_client.load_events(PATH_EVENTS, progress=False)
+    builder = PathsBuilder(engagement_client, **PATHS)
+    builder.funnel.restriction.value = restriction
+    for row in list(builder.funnel.steps):
+        builder.funnel.remove_step(row)
+    for name in steps:
+        builder.funnel.add_step(name)
+    builder.funnel.step.value, builder.funnel.whose.value = abs(step), 1 if step > 0 else -1
+    by_hand = PathsRequest(
+        **PATHS, funnel=FunnelRequest(steps=steps, **FUNNEL), funnel_step=step, funnel_paths=restriction
+    )
+    assert builder.request.to_dict() == by_hand.to_dict()
+    frame = builder.run()
+    assert frame is not None, builder.error
+    _same_frame(frame, engagement_client.paths(by_hand))
+    assert sorted(zip(frame["source"], frame["target"], frame["value"], strict=True)) == edges
+    # the people of an edge are those of the funnel's step who made it
+    source, target, _ = edges[0]
+    edge = next(index for index, point in enumerate(builder.people.points) if point.row == 0)
+    shown = _who(builder.people.pick(edge))
+    assert shown and shown == _who(engagement_client.path_people(by_hand, start_key=source, end_key=target))
+
+
+def test_a_funnel_step_the_backend_refuses_is_its_message_not_a_traceback(engagement_client):
+    engagement_client.load_events(PATH_EVENTS, progress=False)
+    funnel = FunnelRequest(steps=["home", "pricing"], breakdown="$browser", **FUNNEL)
+    builder = PathsBuilder(engagement_client, **PATHS, funnel=funnel, funnel_step=2)
+    assert builder.run() is None
+    assert builder.error.startswith("The API refused the request: A funnel restricting paths is not broken down")
+
+
 @pytest.mark.parametrize(
     "make",
     [
         lambda client: RetentionBuilder(client, "view", retention_type="retention_first_time", **RETENTION),
         lambda client: PathsBuilder(client, **PATHS, start_point="home", step_limit=3),
+        lambda client: PathsBuilder(
+            client,
+            **PATHS,
+            funnel=FunnelRequest(steps=["home", "pricing", "signup"], funnel_window_interval=1, **FUNNEL),
+            funnel_step=-3,
+            funnel_paths="between",
+        ),
         lambda client: StickinessBuilder(client, events=["view"], criteria=("gte", 2), cumulative=True, **RANGE),
         lambda client: LifecycleBuilder(client, "view", interval="week", **RANGE),
     ],
-    ids=["retention", "paths", "stickiness", "lifecycle"],
+    ids=["retention", "paths", "paths-funnel", "stickiness", "lifecycle"],
 )
 def test_a_saved_builder_opens_again_with_the_same_request(engagement_client, make):
     builder = make(engagement_client)
@@ -127,6 +187,14 @@ def test_a_saved_builder_opens_again_with_the_same_request(engagement_client, ma
     opened = type(builder).from_insight(engagement_client, builder.short_id)
     assert opened.name.value == "Saved from a builder"
     assert opened.request.to_dict() == builder.request.to_dict()
+    if isinstance(builder, PathsBuilder):  # the funnel's controls show what was saved
+
+        def funnel_shown(paths):
+            control = paths.funnel
+            steps = [row.entity.value for row in control.steps]
+            return control.restriction.value, control.step.value, control.whose.value, steps
+
+        assert funnel_shown(opened) == funnel_shown(builder)
 
 
 def test_the_people_of_a_cell_save_as_a_static_cohort(engagement_client):

@@ -15,7 +15,7 @@ from matplotlib.backend_bases import MouseEvent
 
 from toolkit import event
 from toolkit.widgets import FunnelBuilder, TrendBuilder
-from toolkit.widgets.people import PeoplePanel, people_table
+from toolkit.widgets.people import CELL_CHARS, PeoplePanel, people_html, people_table
 
 from ..engagement_events import RANGE
 
@@ -79,6 +79,37 @@ def test_the_table_shows_each_persons_properties():
     assert people_table(people).to_dict("records") == [
         {"distinct_id": "ann", "name": "ann", "created_at": pd.Timestamp("2026-01-04", tz="UTC"), "plan": "pro"}
     ]
+
+
+def test_a_long_property_value_is_cut_in_its_cell_and_whole_in_its_tooltip():
+    url = "https://example.com/pricing?utm_source=newsletter&utm_campaign=" + "x" * 40
+    long_id = "0193f2c4-7a1e-7c3b-9d2e-5f6a7b8c9d0e-" + "y" * 20
+    people = pd.DataFrame(
+        {
+            "id": ["p1", "p2"],
+            "name": ["ann", "bob"],
+            "distinct_ids": [[long_id], ["bob"]],
+            "properties": [{"$current_url": url, "plan": "<b>pro</b>"}, {"plan": "free"}],
+            "created_at": pd.to_datetime(["2026-01-04", "2026-01-05"], utc=True),
+        }
+    )
+    markup = people_html(people_table(people))
+    cut = url[: CELL_CHARS - 1] + "…"
+    assert f'<td title="{url.replace("&", "&amp;")}">{cut.replace("&", "&amp;")}</td>' in markup
+    assert url.replace("&", "&amp;") + "<" not in markup  # the whole URL is only in the tooltip
+    assert f"<td>{long_id}</td>" in markup  # who the row is stays whole
+    assert "&lt;b&gt;pro&lt;/b&gt;" in markup and "<b>" not in markup
+    assert "<th>distinct_id</th><th>name</th><th>created_at</th><th>plan</th><th>$current_url</th>" in markup
+    assert "<td>bob</td><td>bob</td><td>2026-01-05 00:00:00+00:00</td><td>free</td><td></td>" in markup
+    assert "more row" not in markup and "1 more row not shown" in people_html(people_table(people), max_rows=1)
+
+
+def test_the_people_table_scrolls_inside_the_builder_instead_of_widening_it(trend):
+    trend.people.pick(0)
+    layout = trend.people.table.layout
+    assert (layout.width, layout.max_width, layout.overflow) == ("100%", "100%", "auto")
+    assert trend.people.table.value.startswith('<div class="insightlab-table"')
+    assert "overflow: auto" in trend.people.table.value and "<td>ann</td>" in trend.people.table.value
 
 
 def test_clicking_a_point_of_the_line_lists_its_people(trend):
