@@ -18,6 +18,7 @@ five times before ``savefig`` drew it again, about a second of a Run. Here inste
 from __future__ import annotations
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -55,7 +56,10 @@ def settle_layout(figure: Figure) -> Figure:
     engine = figure.get_layout_engine()
     if isinstance(engine, FixedLayout):
         engine.execute(figure)
-        figure.set_layout_engine("none")
+        # None, not "none": "none" leaves a placeholder engine, and ``savefig`` draws a figure with any engine
+        # twice; None means no engine unless the rc parameters ask for one, so they are held off here
+        with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            figure.set_layout_engine(None)
     return figure
 
 
