@@ -16,7 +16,7 @@ list[PeoplePoint]``, to `toolkit.widgets.base.Builder.mount_people`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -86,31 +86,36 @@ def _shown(value: float | None) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
 
 
-def point_label(row: pd.Series, names: dict[str, str] | None = None) -> str:
-    """The picker's name of a row: its series, breakdown value, compare period, date or bucket, and value.
+def point_label(row: Mapping[str, Any] | pd.Series, names: dict[str, str] | None = None) -> str:
+    """The picker's name of a row (a frame's row, or its record as a dict): its series, breakdown value, compare
+    period, date or bucket, and value.
 
     Examples
     --------
     >>> row = pd.Series({"date": pd.Timestamp("2026-01-06", tz="UTC"), "series": "view", "value": 3})
     >>> point_label(row)
     'view · 2026-01-06: 3'
-    >>> point_label(pd.Series({"series": "view", "breakdown_value": "pro", "interval": 2, "value": 1}))
+    >>> point_label({"series": "view", "breakdown_value": "pro", "interval": 2, "value": 1})
     'view · pro · 2 · 1'
     """
-    parts = [str(row["series"])] if "series" in row.index and pd.notna(row["series"]) else []
-    if "breakdown_value" in row.index and pd.notna(row["breakdown_value"]):
+
+    def present(name: str) -> bool:
+        return name in row and bool(pd.notna(row[name]))
+
+    parts = [str(row["series"])] if present("series") else []
+    if present("breakdown_value"):
         parts.append(breakdown_label(row["breakdown_value"], names))
-    if "compare_label" in row.index and pd.notna(row["compare_label"]):
+    if present("compare_label"):
         parts.append(str(row["compare_label"]))
     for name in ("date", "interval", "status"):
-        if name in row.index and pd.notna(row[name]):
+        if present(name):
             where = row[name]
             if isinstance(where, pd.Timestamp):
                 where = where.strftime("%Y-%m-%d" if where == where.normalize() else "%Y-%m-%d %H:%M")
             parts.append(str(where))
-    value = _number(row["value"]) if "value" in row.index else None
+    value = _number(row["value"]) if "value" in row else None
     head = " · ".join(parts) or "point"
-    return f"{head}: {_shown(value)}" if "date" in row.index and value is not None else f"{head} · {_shown(value)}"
+    return f"{head}: {_shown(value)}" if "date" in row and value is not None else f"{head} · {_shown(value)}"
 
 
 def url_points(
@@ -119,13 +124,15 @@ def url_points(
     """A point per row of ``frame`` that has a people URL (none without ``attrs["people_urls"]``)."""
     urls = frame.attrs.get("people_urls") or []
     names = frame.attrs.get("breakdown_labels")
+    # records, not frame rows: a row of a frame costs pandas a Series and a deep copy of the frame's attrs
+    records = frame.to_dict("records")
     points = []
     for position, url in enumerate(urls[: len(frame)]):
         if not url:
             continue
-        row = frame.iloc[position]
+        row = records[position]
         anchor = anchors[position] if anchors is not None else None
-        value = _number(row["value"]) if "value" in row.index else None
+        value = _number(row["value"]) if "value" in row else None
         fetch = partial(client.people, url)
         points.append(PeoplePoint(point_label(row, names), value, fetch, anchor, row=position))
     return points
