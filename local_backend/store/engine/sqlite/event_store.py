@@ -54,7 +54,7 @@ from .listing import (
     sqlite_property_keys,
     sqlite_property_values,
 )
-from .person_spans import distinct_persons_by_span, person_interval_counts, spans_table
+from .person_spans import active_persons_by_span, distinct_persons_by_span, person_interval_counts, spans_table
 
 __all__ = ["SQLiteEventStore"]
 
@@ -186,12 +186,12 @@ class SQLiteEventStore:
         if not request.spans:
             return iter(())
         if request.actor == _PERSON and request.group is None:
-            persons = distinct_persons_by_span(self.conn, request.project_id, request.spans, request.where)
+            persons = active_persons_by_span(self.conn, request)
             if persons is not None:
                 return chain.from_iterable(
                     zip(repeat(index), repeat(None), ids.tolist()) for index, ids in enumerate(persons)
                 )
-        where_sql, where_params = request.where
+        where_sql, where_params = request.events_where(self.dialect)
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         sql = (
             f"WITH {spans_table(request.spans)} SELECT DISTINCT b.i, {group_sql}, {request.actor} FROM b"

@@ -19,7 +19,7 @@ import numpy as np
 from ...integer_text import integers
 from ..interface import FlaggedRows, FlaggedScan, Fragment
 
-__all__ = ["events_in_person_order", "max_person_id", "sqlite_flagged_rows"]
+__all__ = ["events_in_person_order", "has_index", "max_person_id", "sqlite_flagged_rows"]
 
 _TEXT_CHUNK_PERSONS = 50_000  # persons per group_concat text of a flagged scan: a few MB of text each
 _MIN_ID, _MAX_ID = -(1 << 63), (1 << 63) - 1
@@ -31,7 +31,7 @@ def _cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
-def _has_index(conn: sqlite3.Connection, name: str) -> bool:
+def has_index(conn: sqlite3.Connection, name: str) -> bool:
     """Whether index ``name`` is there (a bulk load drops some while it runs, local_backend/loading/deferred.py)."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None
 
@@ -39,7 +39,7 @@ def _has_index(conn: sqlite3.Connection, name: str) -> bool:
 def events_in_person_order(conn: sqlite3.Connection) -> str:
     """The events table read in person order: through the person index, unless a bulk load is building it
     (local_backend/loading/deferred.py), when SQLite sorts instead."""
-    return "events e INDEXED BY idx_events_person_ts" if _has_index(conn, "idx_events_person_ts") else "events e"
+    return "events e INDEXED BY idx_events_person_ts" if has_index(conn, "idx_events_person_ts") else "events e"
 
 
 def _by_event_and_time(conn: sqlite3.Connection, request: FlaggedScan, persons: int) -> bool:
@@ -54,7 +54,7 @@ def _by_event_and_time(conn: sqlite3.Connection, request: FlaggedScan, persons: 
         request.only_flagged
         and request.events is not None
         and persons < _TEXT_CHUNK_PERSONS
-        and _has_index(conn, "idx_events_event_ts")
+        and has_index(conn, "idx_events_event_ts")
     )
 
 

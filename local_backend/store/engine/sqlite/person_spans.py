@@ -5,6 +5,13 @@ matching event (and for a stickiness criterion their number of events there). Re
 tuple per (span, person) and a temporary b-tree for ``DISTINCT`` or ``GROUP BY``; read as one text per span,
 each span's range of the ``(project_id, event, timestamp, person_id)`` index is walked once, in order, without
 reading a row or sorting anything in SQLite, and numpy sorts the ids of one span at a time.
+
+Leaving out personless events (a lifecycle's ``personful_only``) would mean reading every event's properties.
+Instead the events that may be personless, those whose text names ``"$process_person_profile"`` or holds an
+escaped NUL (which only Python's reading sees through), are in a partial index of their own (migration 0033,
+:data:`PERSONLESS_INDEX`); the personless among them are counted per span and person, and a person whose
+events in a span are all personless is dropped from it. The other events cannot be personless: without the
+key's text the property is missing.
 """
 
 from __future__ import annotations
@@ -15,11 +22,24 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ...integer_text import integers
-from ..interface import COUNT_OPERATORS, Fragment, Span
+from ..interface import COUNT_OPERATORS, ActiveActors, Fragment, Span, personless_condition
+from .dialect import DIALECT
+from .flagged_scan import has_index
 
-__all__ = ["spans_table", "person_ids_by_span", "distinct_persons_by_span", "person_interval_counts"]
+__all__ = [
+    "PERSONLESS_INDEX",
+    "MAY_BE_PERSONLESS",
+    "spans_table",
+    "person_ids_by_span",
+    "distinct_persons_by_span",
+    "active_persons_by_span",
+    "person_interval_counts",
+]
 
 _PERSON = "e.person_id"
+PERSONLESS_INDEX = "idx_events_person_profile"
+# the WHERE of PERSONLESS_INDEX as migration 0033 wrote it: a statement holding this very term may read the index
+MAY_BE_PERSONLESS = "(instr(e.properties, '\"$process_person_profile\"') > 0 OR instr(e.properties, '\\u0000') > 0)"
 
 
 def spans_table(spans: Sequence[Span]) -> str:
@@ -36,13 +56,13 @@ def _cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
 
 
 def person_ids_by_span(
-    conn: sqlite3.Connection, project_id: int, spans: Sequence[Span], where: Fragment
+    conn: sqlite3.Connection, project_id: int, spans: Sequence[Span], where: Fragment, source: str = "events e"
 ) -> Iterator[np.ndarray | None]:
-    """Each span's person ids, one per matching event, sorted (None for a span whose ids are not all
-    integers, which SQL must then handle)."""
+    """Each span's person ids, one per matching event of ``source``, sorted (None for a span whose ids are not
+    all integers, which SQL must then handle)."""
     where_sql, where_params = where
     sql = (
-        f"WITH {spans_table(spans)} SELECT (SELECT group_concat({_PERSON}) FROM events e WHERE"
+        f"WITH {spans_table(spans)} SELECT (SELECT group_concat({_PERSON}) FROM {source} WHERE"
         f" e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql}) FROM b"
     )
     for (text,) in _cursor(conn).execute(sql, [project_id, *where_params]):
@@ -73,6 +93,41 @@ def distinct_persons_by_span(
             return None
         persons.append(_runs(ids)[0])
     return persons
+
+
+def _personful_persons_by_span(
+    conn: sqlite3.Connection, project_id: int, spans: Sequence[Span], where: Fragment
+) -> list[np.ndarray] | None:
+    """:func:`distinct_persons_by_span` of the events matching ``where`` that are not personless (module
+    docstring)."""
+    every = list(person_ids_by_span(conn, project_id, spans, where))
+    less_sql, less_params = personless_condition(DIALECT)
+    personless = (f"{MAY_BE_PERSONLESS} AND {where[0]} AND {less_sql}", [*where[1], *less_params])
+    source = f"events e INDEXED BY {PERSONLESS_INDEX}"
+    persons = []
+    for ids, dropped in zip(every, person_ids_by_span(conn, project_id, spans, personless, source), strict=True):
+        if ids is None or dropped is None:
+            return None
+        present, events = _runs(ids)
+        if dropped.size:
+            gone, gone_events = _runs(dropped)
+            at = np.searchsorted(present, gone)
+            keep = np.ones(present.size, dtype=bool)
+            keep[at[events[at] == gone_events]] = False
+            present = present[keep]
+        persons.append(present)
+    return persons
+
+
+def active_persons_by_span(conn: sqlite3.Connection, request: ActiveActors) -> list[np.ndarray] | None:
+    """Each span's distinct persons of an ungrouped :class:`ActiveActors` of persons, or None if a span's ids are
+    not all integers."""
+    if not request.personful_only:
+        return distinct_persons_by_span(conn, request.project_id, request.spans, request.where)
+    if has_index(conn, PERSONLESS_INDEX):
+        return _personful_persons_by_span(conn, request.project_id, request.spans, request.where)
+    # a bulk load is building the index (local_backend/loading/deferred.py): every event's properties are read
+    return distinct_persons_by_span(conn, request.project_id, request.spans, request.events_where(DIALECT))
 
 
 def _meets(counts: np.ndarray, operator: str, value: int) -> np.ndarray:
