@@ -4,7 +4,8 @@ actor and time order, for the funnel engine.
 It returns as few integer columns as it can: for persons without a value the flags are packed beside the person
 id, so each row is two integers (every column less is a Python object less per row, which is most of the cost
 of reading rows), and where the person index is there, each range of persons comes back as two
-``group_concat`` texts parsed in numpy.
+``group_concat`` texts parsed in numpy. A scan with a ``$browser`` value is read from the browser index when it
+can be (:mod:`.flagged_values`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import numpy as np
 
 from ...integer_text import integers
 from ..interface import FlaggedRows, FlaggedScan, Fragment
+from .covering import BROWSER_INDEX
+from .flagged_values import browser_flagged_rows
 
 __all__ = ["events_in_person_order", "has_index", "max_person_id", "sqlite_flagged_rows"]
 
@@ -95,6 +98,10 @@ def sqlite_flagged_rows(conn: sqlite3.Connection, request: FlaggedScan) -> Flagg
     packed = by_person and not with_values and persons < 1 << (62 - bits)
     by_event = packed and _by_event_and_time(conn, request, persons)
     packed_sql = f"e.person_id * {1 << bits} + {flags_sql}"
+    if by_person and with_values and persons < 1 << (62 - bits) and has_index(conn, BROWSER_INDEX):
+        found = browser_flagged_rows(conn, request, (flags_sql, flags_params), bits)
+        if found is not None:
+            return found
     if packed:
         columns, params = f"{packed_sql}, e.timestamp", [*flags_params]
     else:
