@@ -73,14 +73,16 @@ def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, 
     if not found:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), []
-    intervals, _, actors = zip(*found, strict=True)
+    # a column at a time: transposing with zip(*found) would make an iterator per row
+    intervals = np.fromiter((triple[0] for triple in found), dtype=np.int64, count=len(found))
+    actors = [triple[2] for triple in found]
     ids = np.array(actors)
     if ids.dtype.kind in "iu":
         keys, codes = np.unique(ids, return_inverse=True)
-        return np.array(intervals, dtype=np.int64), codes.astype(np.int64).ravel(), keys.tolist()
+        return intervals, codes.astype(np.int64).ravel(), keys.tolist()
     numbered: dict[Any, int] = {}
     codes = [numbered.setdefault(actor, len(numbered)) for actor in actors]
-    return np.array(intervals, dtype=np.int64), np.array(codes, dtype=np.int64), list(numbered)
+    return intervals, np.array(codes, dtype=np.int64), list(numbered)
 
 
 def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], edges: list[int]) -> np.ndarray:
@@ -88,9 +90,14 @@ def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], ed
     store has no row for it."""
     created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
     codes = {key: code for code, key in enumerate(keys)}
-    found = [(codes[who], micros) for who, micros in creations if who in codes]
-    if found:
-        known, moments = zip(*found, strict=True)
+    known: list[int] = []
+    moments: list[int] = []
+    for who, micros in creations:
+        code = codes.get(who)
+        if code is not None:
+            known.append(code)
+            moments.append(micros)
+    if known:
         intervals = np.searchsorted(np.array(edges, dtype=np.int64), np.array(moments, dtype=np.int64), side="right")
         created[np.array(known, dtype=np.int64)] = intervals - 1
     return created
