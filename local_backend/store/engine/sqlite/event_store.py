@@ -25,6 +25,7 @@ from itertools import chain, repeat
 from typing import Any
 
 from ...event_rows import earliest_event_time
+from ...integer_text import integers
 from ..interface import (
     COUNT_OPERATORS,
     ActiveActors,
@@ -67,6 +68,10 @@ _PERSON_CHUNK = 500
 _PERSON = "e.person_id"
 _DISTINCT_PERSONS = f"count(DISTINCT {_PERSON})"
 _COMPARISONS = dict(zip(COUNT_OPERATORS, (">=", "<=", "="), strict=True))
+
+
+def _id_array(actors: Sequence[Any]) -> str:
+    return json.dumps([int(actor) for actor in actors])
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -227,13 +232,19 @@ class SQLiteEventStore:
     ) -> Iterator[tuple[Any, int]]:
         if group_type_index is None:
             # one statement over the ids as a JSON array, looked up by the primary key: with ``project_id``
-            # indexed SQLite would walk every person of the project for each chunk of ids instead
-            rows = self._cursor().execute(
-                "SELECT id, created_at FROM persons WHERE +project_id = ? AND id IN (SELECT value FROM json_each(?))",
-                [project_id, json.dumps([int(actor) for actor in actors])],
+            # indexed SQLite would walk every person of the project for each chunk of ids instead; the answer
+            # comes back as two integer texts (both columns are INTEGER NOT NULL), not a Python row per person
+            sql = (
+                "SELECT group_concat(id), group_concat(created_at) FROM persons WHERE +project_id = ?"
+                " AND id IN (SELECT value FROM json_each(?))"
             )
-            for actor, created in rows.fetchall():
-                yield actor, int(created)
+            ids_text, created_text = self._cursor().execute(sql, [project_id, _id_array(actors)]).fetchone()
+            if ids_text is None:
+                return
+            ids, created = integers(ids_text), integers(created_text)
+            if ids is None or created is None or len(ids) != len(created):
+                raise ValueError("persons.id and persons.created_at must hold integers")
+            yield from zip(ids.tolist(), created.tolist(), strict=True)
             return
         sql = (
             "SELECT group_key, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
