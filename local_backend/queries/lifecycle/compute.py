@@ -2,8 +2,8 @@
 
 Reading order: :func:`compute_lifecycle` resolves the range and its intervals as trends do (:mod:`..dates`,
 :mod:`..buckets`, in the project timezone with its week start), adds the interval before the first one,
-compiles the series and the global filters (:mod:`..base_filter`) and leaves out personless events
-(``$process_person_profile: false``); the event store answers who was active in each interval
+compiles the series and the global filters (:mod:`..base_filter`); the event store answers who was active in
+each interval, personless events (``$process_person_profile: false``) left out
 (:meth:`~local_backend.store.engine.interface.EventStore.active_actors`) and when each actor was created
 (:meth:`~local_backend.store.engine.interface.EventStore.actors_created_at`: the person, or with
 ``aggregation_group_type_index`` the group); :mod:`.engine` gives the statuses and their counts.
@@ -15,7 +15,7 @@ Events are read over whole intervals, from the start of the interval before ``da
 from __future__ import annotations
 
 import sqlite3
-from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...store.engine.choice import event_store
-from ...store.engine.interface import ActiveActors, Dialect
+from ...store.engine.interface import ActiveActors
 from ...store.event_rows import to_micros
 from ..base_filter import compiler_for, entity_condition, entity_labels, filter_date_range, global_condition
 from ..buckets import Buckets, make_buckets
@@ -59,17 +59,48 @@ class LifecycleActors:
     date_range: DateRange
 
 
-def personful_condition(dialect: Dialect) -> Where:
-    """Events that process a person profile: ``$process_person_profile`` anything but ``false`` (or missing)."""
-    kind, params = dialect.json_type("e.properties", "$process_person_profile")
-    return f"coalesce(({kind}) <> 'false', 1)", params
-
-
 def _and(*parts: Where) -> Where:
     kept = [part for part in parts if part[0] != "1"]
     if not kept:
         return "1", []
     return "(" + " AND ".join(sql for sql, _ in kept) + ")", [param for _, params in kept for param in params]
+
+
+def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """The store's ``(interval, group, actor)`` triples as interval and actor-code arrays, and the actor of each
+    code (person ids ascending; group keys in order of first appearance)."""
+    found = list(triples)
+    if not found:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), []
+    # a column at a time: transposing with zip(*found) would make an iterator per row
+    intervals = np.fromiter((triple[0] for triple in found), dtype=np.int64, count=len(found))
+    actors = [triple[2] for triple in found]
+    ids = np.array(actors)
+    if ids.dtype.kind in "iu":
+        keys, codes = np.unique(ids, return_inverse=True)
+        return intervals, codes.astype(np.int64).ravel(), keys.tolist()
+    numbered: dict[Any, int] = {}
+    codes = [numbered.setdefault(actor, len(numbered)) for actor in actors]
+    return intervals, np.array(codes, dtype=np.int64), list(numbered)
+
+
+def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], edges: list[int]) -> np.ndarray:
+    """The interval index (into ``edges``) each actor of ``keys`` was created in, :data:`_UNKNOWN` where the
+    store has no row for it."""
+    created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
+    codes = {key: code for code, key in enumerate(keys)}
+    known: list[int] = []
+    moments: list[int] = []
+    for who, micros in creations:
+        code = codes.get(who)
+        if code is not None:
+            known.append(code)
+            moments.append(micros)
+    if known:
+        intervals = np.searchsorted(np.array(edges, dtype=np.int64), np.array(moments, dtype=np.int64), side="right")
+        created[np.array(known, dtype=np.int64)] = intervals - 1
+    return created
 
 
 def lifecycle_actors(
@@ -88,28 +119,14 @@ def lifecycle_actors(
     store = event_store(conn)
     before = to_micros(add_intervals(buckets.starts[0], date_range.interval, -1))
     edges = [before, *buckets.edges]
-    where = _and(
-        entity_condition(compiler, entity, f"{entity.type}__0"),
-        global_condition(compiler, filter, project),
-        personful_condition(store.dialect),
-    )
+    where = _and(entity_condition(compiler, entity, f"{entity.type}__0"), global_condition(compiler, filter, project))
     group_type = filter.aggregation_group_type_index
     actor = "e.person_id" if group_type is None else f"nullif(e.group_{int(group_type)}, '')"
     spans = list(zip(edges, edges[1:], strict=False))
-    request = ActiveActors(project_id=project_id, spans=spans, where=where, actor=actor)
-    codes: dict[Any, int] = {}
-    periods: list[int] = []
-    actors: list[int] = []
-    for index, _, who in store.active_actors(request):
-        periods.append(int(index))
-        actors.append(codes.setdefault(who, len(codes)))
-    keys = list(codes)
-    created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
-    for who, micros in store.actors_created_at(project_id, keys, group_type):
-        code = codes.get(who)
-        if code is not None:
-            created[code] = bisect_right(edges, micros) - 1
-    rows = lifecycle_rows(np.array(periods, dtype=np.int64), np.array(actors, dtype=np.int64), created)
+    request = ActiveActors(project_id=project_id, spans=spans, where=where, actor=actor, personful_only=True)
+    periods, actors, keys = _active_codes(store.active_actors(request))
+    created = _created_intervals(store.actors_created_at(project_id, keys, group_type), keys, edges)
+    rows = lifecycle_rows(periods, actors, created)
     return LifecycleActors(rows=rows, keys=keys, buckets=buckets, label=labels[entity.index], date_range=date_range)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...errors import ValidationError
 from ...store.engine.choice import event_store
-from ...store.engine.interface import FirstSeen, FlaggedScan
+from ...store.engine.interface import FirstSeen, FlaggedRows, FlaggedScan
 from ..analysis_inputs import (
     event_condition,
     format_local,
@@ -44,9 +44,10 @@ from ..analysis_inputs import (
 from ..base_filter import BaseFilter, compiler_for
 from ..breakdowns import NULL, breakdown_expression, cohort_splits
 from ..filter_parsing import parse_filter
-from .breakdown import RetentionBucket, split_by_cohort, split_by_value
+from .breakdown import RetentionBucket, split_by_cohort
 from .engine import FIRST_TIME, PersonActivity, compute_retention_counts
 from .filter import RetentionFilter
+from .pairs import pairs_triangle, retention_pairs, split_pairs_by_value
 
 __all__ = [
     "PeopleLink",
@@ -113,9 +114,16 @@ def resolve_retention_range(filter: RetentionFilter, project: dict[str, Any], no
     return RetentionRange(starts=bounds[:-1], end=bounds[-1])
 
 
-def _activities(
-    conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, bounds: list[int]
-) -> Iterator[PersonActivity]:
+@dataclass(frozen=True)
+class _Scan:
+    """The range's flagged rows, each row's period, and for first-time retention each person's first period."""
+
+    rows: FlaggedRows
+    periods: np.ndarray
+    first: dict[int, int]
+
+
+def _scan(conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, bounds: list[int]) -> _Scan:
     target_sql, target_params = event_condition(
         conn,
         project,
@@ -156,8 +164,17 @@ def _activities(
         value=value,
     )
     rows = store.flagged_rows(scan)
-    members = _cohort_members(conn, project, filter)
     periods = np.searchsorted(np.array(bounds, dtype=np.int64), rows.timestamps, side="right") - 1
+    return _Scan(rows=rows, periods=periods, first=first)
+
+
+def _activities(
+    conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFilter, bounds: list[int]
+) -> Iterator[PersonActivity]:
+    """Each person's activity, for a cohort breakdown (the other shapes are counted in numpy, :mod:`.pairs`)."""
+    found = _scan(conn, project, filter, bounds)
+    rows, periods, first = found.rows, found.periods, found.first
+    members = _cohort_members(conn, project, filter)
     firsts = np.flatnonzero(np.diff(rows.actors, prepend=-1) != 0).tolist()  # each person's first row
     edges = [*firsts, len(rows)] if firsts else []
     for start, end in zip(edges, edges[1:], strict=False):
@@ -202,18 +219,19 @@ def count_retention(
 ) -> RetentionCounts:
     """Counts and members of every (cohort, period offset) cell."""
     resolved = resolve_retention_range(filter, project, now)
-    people = _activities(conn, project, filter, resolved.boundaries_micros)
     periods, kind = filter.total_intervals, filter.retention_type
-    if filter.breakdown is None:
-        counts, members = compute_retention_counts(people, periods=periods, retention_type=kind)
-        return RetentionCounts(range=resolved, counts=counts, members=members)
-    everyone = list(people)
-    counts, members = compute_retention_counts(everyone, periods=periods, retention_type=kind)
-    if filter.breakdown_type == "cohort":
+    if filter.breakdown is not None and filter.breakdown_type == "cohort":
+        everyone = list(_activities(conn, project, filter, resolved.boundaries_micros))
+        counts, members = compute_retention_counts(everyone, periods=periods, retention_type=kind)
         values = [split.value for split in cohort_splits(conn, compiler_for(conn, project), cast(BaseFilter, filter))]
         buckets = split_by_cohort(everyone, values, periods=periods, retention_type=kind)
-    else:
-        buckets = split_by_value(everyone, periods=periods, retention_type=kind, limit=filter.breakdown_limit)
+        return RetentionCounts(range=resolved, counts=counts, members=members, buckets=buckets)
+    found = _scan(conn, project, filter, resolved.boundaries_micros)
+    pairs = retention_pairs(found.rows, found.periods, retention_type=kind, first=found.first)
+    counts, members = pairs_triangle(pairs, None, periods=periods)
+    if filter.breakdown is None:
+        return RetentionCounts(range=resolved, counts=counts, members=members)
+    buckets = split_pairs_by_value(pairs, periods=periods, limit=filter.breakdown_limit)
     return RetentionCounts(range=resolved, counts=counts, members=members, buckets=buckets)
 
 

@@ -30,6 +30,7 @@ from . import (
     m0030_demo_keys,
     m0031_event_engine,
     m0032_browser_index_persons,
+    m0033_personless_index,
 )
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
@@ -51,6 +52,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("0030_demo_keys", m0030_demo_keys.apply),
     ("0031_event_engine", m0031_event_engine.apply),
     ("0032_browser_index_persons", m0032_browser_index_persons.apply),
+    ("0033_personless_index", m0033_personless_index.apply),
 ]
 
 

@@ -228,7 +228,7 @@ class ClickHouseEventStore:
     def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
         if not request.spans:
             return iter(())
-        where_sql, where_params = request.where
+        where_sql, where_params = request.events_where(self._dialect)
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         spans_sql, spans_params = span_join(self.client, request.spans)
         head = f"SELECT DISTINCT {SPAN} - 1, {group_sql}, {request.actor} AS __a FROM "

@@ -4,6 +4,7 @@
     dialect.py   :class:`Dialect`: the SQL the filter compilers write for the store they read from
     writes.py    :class:`EventWriter`: appends, rewrites and stored property columns
     handle.py    :class:`EventEngine`: an open engine, the store and writer of each connection to its database
+    person_profiles.py  the conditions that tell personless events (``$process_person_profile: false``) apart
 
 Contracts, method by method: ``docs/storage.md``; how an engine is chosen: :mod:`..choice`.
 """
@@ -17,6 +18,7 @@ from .dialect import (
     Sql,
 )
 from .handle import EventEngine
+from .person_profiles import PERSON_PROFILE_KEY, personful_condition, personless_condition
 from .reads import (
     COUNT,
     COUNT_OPERATORS,
@@ -81,4 +83,7 @@ __all__ = [
     "RewriteJudge",
     "EventWriter",
     "EventEngine",
+    "PERSON_PROFILE_KEY",
+    "personful_condition",
+    "personless_condition",
 ]

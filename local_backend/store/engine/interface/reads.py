@@ -34,6 +34,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .dialect import Dialect
+from .person_profiles import personful_condition
 from .sql_run import SqlAnswer, SqlRun
 
 __all__ = [
@@ -126,13 +127,26 @@ class FirstSeen:
 
 @dataclass(frozen=True)
 class ActiveActors:
-    """Who did a matching event in each span (spans are usually days), per value of ``group``."""
+    """Who did a matching event in each span (spans are usually days), per value of ``group``.
+
+    ``personful_only``: leave out personless events (``$process_person_profile: false``,
+    :func:`.person_profiles.personless_condition`), as a lifecycle does; an engine may find them its own way.
+    """
 
     project_id: int
     spans: Sequence[Span]
     where: Fragment
     actor: str
     group: Fragment | None = None
+    personful_only: bool = False
+
+    def events_where(self, dialect: Dialect) -> Fragment:
+        """``where``, with ``personful_only`` also :func:`.person_profiles.personful_condition`: the events an
+        engine reads when it has no quicker way to leave the personless out."""
+        if not self.personful_only:
+            return self.where
+        profile_sql, profile_params = personful_condition(dialect)
+        return f"({self.where[0]} AND {profile_sql})", [*self.where[1], *profile_params]
 
 
 COUNT_OPERATORS = ("gte", "lte", "exact")

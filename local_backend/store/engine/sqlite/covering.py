@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["BROWSER_INDEX", "covered_by_browser_index", "span_index"]
+__all__ = ["BROWSER_INDEX", "covered_by_browser_index", "columns_named", "span_index"]
 
 BROWSER_INDEX = "idx_events_browser"
 _INDEXED = frozenset({"project_id", "event", "v_browser", "timestamp", "v_os", "person_id"})
@@ -53,6 +53,15 @@ _COLUMNS = frozenset(
 _OF_EVENTS = re.compile(r"(?<![\w.])e\.(\w+)")
 _WORD = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\b(?!\s*\.)")
 _MATERIALIZED = re.compile(r"\bmat_\w+")
+
+
+def columns_named(sql: str) -> set[str]:
+    """The columns of ``events e`` that ``sql`` names through the alias.
+
+    >>> sorted(columns_named("nullif(CAST(e.v_browser AS TEXT), '') AND e.event = ?"))
+    ['event', 'v_browser']
+    """
+    return set(_OF_EVENTS.findall(sql))
 
 
 def covered_by_browser_index(group: str, *fragments: str) -> bool:

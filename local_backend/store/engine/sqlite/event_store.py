@@ -8,9 +8,10 @@ Statement shapes are chosen for SQLite's planner and for the cost of moving rows
   order, nothing sorted; a join grouped by span sorts every matching row, 4x slower for a 30-day total).
 * Ordered scans by person read the ``(project_id, person_id, timestamp, event)`` index in order (no sort); the
   unary ``+`` keeps SQLite from choosing another index for the timestamp or event terms and sorting afterwards.
-* Distinct persons per span (DAU, and the days weekly/monthly actives slide over) read each span's person ids
-  as one ``group_concat`` text, parsed and made unique in numpy: ``count(DISTINCT)`` and ``SELECT DISTINCT``
-  put every row into a temporary b-tree, and a row per person costs a Python tuple; the text costs neither.
+* Persons per span (DAU, the days weekly/monthly actives slide over, lifecycles, stickiness) read each span's
+  person ids as one ``group_concat`` text, counted in numpy (:mod:`.person_spans`): ``count(DISTINCT)``, ``SELECT
+  DISTINCT`` and ``GROUP BY`` put every row into a temporary b-tree, and a row per person costs a Python tuple;
+  the text costs neither.
 * A flagged scan returns as few integer columns as it can (:mod:`.flagged_scan`).
 """
 
@@ -23,10 +24,8 @@ from datetime import datetime
 from itertools import chain, repeat
 from typing import Any
 
-import numpy as np
-
 from ...event_rows import earliest_event_time
-from ...integer_text import distinct_ids
+from ...integer_text import integers
 from ..interface import (
     COUNT_OPERATORS,
     ActiveActors,
@@ -39,7 +38,6 @@ from ..interface import (
     Measure,
     PersonEventScan,
     PropertyValues,
-    Span,
     SpanAggregate,
     SqlAnswer,
     SqlRun,
@@ -57,6 +55,7 @@ from .listing import (
     sqlite_property_keys,
     sqlite_property_values,
 )
+from .person_spans import active_persons_by_span, distinct_persons_by_span, person_interval_counts, spans_table
 
 __all__ = ["SQLiteEventStore"]
 
@@ -71,9 +70,8 @@ _DISTINCT_PERSONS = f"count(DISTINCT {_PERSON})"
 _COMPARISONS = dict(zip(COUNT_OPERATORS, (">=", "<=", "="), strict=True))
 
 
-def _spans_table(spans: Sequence[Span]) -> str:
-    rows = ", ".join(f"({index}, {int(low)}, {int(high)})" for index, (low, high) in enumerate(spans))
-    return f"b(i, lo, hi) AS (VALUES {rows})"
+def _id_array(actors: Sequence[Any]) -> str:
+    return json.dumps([int(actor) for actor in actors])
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -108,26 +106,11 @@ class SQLiteEventStore:
             return {}
         measure = request.measure
         if measure.aggregate == _DISTINCT_PERSONS and measure.per is None and request.group is None:
-            persons = self._persons_by_span(request.project_id, request.spans, request.where)
+            persons = distinct_persons_by_span(self.conn, request.project_id, request.spans, request.where)
             if persons is not None:
                 return {(index, None): len(ids) for index, ids in enumerate(persons)}
         sql, params = _aggregate_sql(request)
         return {(row[0], row[1]): row[2] for row in self._cursor().execute(sql, params)}
-
-    def _persons_by_span(self, project_id: int, spans: Sequence[Span], where: Fragment) -> list[np.ndarray] | None:
-        """Each span's distinct person ids (ascending), or None if a span's ids are not all integers."""
-        where_sql, where_params = where
-        sql = (
-            f"WITH {_spans_table(spans)} SELECT (SELECT group_concat({_PERSON}) FROM events e WHERE"
-            f" e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql}) FROM b"
-        )
-        persons = []
-        for (text,) in self._cursor().execute(sql, [project_id, *where_params]):
-            ids = distinct_ids(text)
-            if ids is None:
-                return None
-            persons.append(ids)
-        return persons
 
     def aggregate_counted(
         self, request: SpanAggregate, *, max_groups: int
@@ -145,7 +128,7 @@ class SQLiteEventStore:
         # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
         # own (small sorts) instead of one sort of every matching row
         sql = (
-            f"WITH {_spans_table(request.spans)} SELECT b.i, (SELECT json_group_object(g, json_array(a, n)) FROM"
+            f"WITH {spans_table(request.spans)} SELECT b.i, (SELECT json_group_object(g, json_array(a, n)) FROM"
             f" (SELECT {group_sql} AS g, {aggregate} AS a, count(*) AS n FROM events e"
             f" WHERE e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi AND {where_sql} GROUP BY 1))"
             " FROM b"
@@ -208,15 +191,15 @@ class SQLiteEventStore:
         if not request.spans:
             return iter(())
         if request.actor == _PERSON and request.group is None:
-            persons = self._persons_by_span(request.project_id, request.spans, request.where)
+            persons = active_persons_by_span(self.conn, request)
             if persons is not None:
                 return chain.from_iterable(
                     zip(repeat(index), repeat(None), ids.tolist()) for index, ids in enumerate(persons)
                 )
-        where_sql, where_params = request.where
+        where_sql, where_params = request.events_where(self.dialect)
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         sql = (
-            f"WITH {_spans_table(request.spans)} SELECT DISTINCT b.i, {group_sql}, {request.actor} FROM b"
+            f"WITH {spans_table(request.spans)} SELECT DISTINCT b.i, {group_sql}, {request.actor} FROM b"
             f" JOIN events e ON e.project_id = ? AND e.timestamp >= b.lo AND e.timestamp < b.hi WHERE {where_sql}"
             f" AND {request.actor} IS NOT NULL"
         )
@@ -225,6 +208,13 @@ class SQLiteEventStore:
     def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
         if not request.spans:
             return []
+        if request.actor == _PERSON and request.group is None:
+            counted = person_interval_counts(
+                self.conn, request.project_id, request.spans, request.where, request.operator, int(request.value)
+            )
+            if counted is not None:
+                persons, intervals = counted
+                return list(zip(repeat(None), persons.tolist(), intervals.tolist()))
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         comparison = _COMPARISONS[request.operator]
@@ -233,7 +223,7 @@ class SQLiteEventStore:
             f" AND e.timestamp >= b.lo AND e.timestamp < b.hi WHERE {where_sql} AND {request.actor} IS NOT NULL"
             f" GROUP BY 1, 2, 3 HAVING count(*) {comparison} ?"
         )
-        sql = f"WITH {_spans_table(request.spans)} SELECT g, a, count(*) FROM ({inner}) GROUP BY 1, 2"
+        sql = f"WITH {spans_table(request.spans)} SELECT g, a, count(*) FROM ({inner}) GROUP BY 1, 2"
         params = [*group_params, request.project_id, *where_params, int(request.value)]
         return [(row[0], row[1], int(row[2])) for row in self._cursor().execute(sql, params)]
 
@@ -242,13 +232,19 @@ class SQLiteEventStore:
     ) -> Iterator[tuple[Any, int]]:
         if group_type_index is None:
             # one statement over the ids as a JSON array, looked up by the primary key: with ``project_id``
-            # indexed SQLite would walk every person of the project for each chunk of ids instead
-            rows = self._cursor().execute(
-                "SELECT id, created_at FROM persons WHERE +project_id = ? AND id IN (SELECT value FROM json_each(?))",
-                [project_id, json.dumps([int(actor) for actor in actors])],
+            # indexed SQLite would walk every person of the project for each chunk of ids instead; the answer
+            # comes back as two integer texts (both columns are INTEGER NOT NULL), not a Python row per person
+            sql = (
+                "SELECT group_concat(id), group_concat(created_at) FROM persons WHERE +project_id = ?"
+                " AND id IN (SELECT value FROM json_each(?))"
             )
-            for actor, created in rows.fetchall():
-                yield actor, int(created)
+            ids_text, created_text = self._cursor().execute(sql, [project_id, _id_array(actors)]).fetchone()
+            if ids_text is None:
+                return
+            ids, created = integers(ids_text), integers(created_text)
+            if ids is None or created is None or len(ids) != len(created):
+                raise ValueError("persons.id and persons.created_at must hold integers")
+            yield from zip(ids.tolist(), created.tolist(), strict=True)
             return
         sql = (
             "SELECT group_key, created_at FROM groups WHERE project_id = ? AND group_type_index = ?"
@@ -361,7 +357,7 @@ def _aggregate_sql(request: SpanAggregate) -> Fragment:
     where_sql, where_params = request.where
     group_sql, group_params = request.group if request.group is not None else ("NULL", [])
     value_sql, value_params = measure.value
-    ctes = [_spans_table(request.spans)]
+    ctes = [spans_table(request.spans)]
     params: list[Any] = []
     joins = ""
     if measure.session_durations:

@@ -4,7 +4,8 @@ actor and time order, for the funnel engine.
 It returns as few integer columns as it can: for persons without a value the flags are packed beside the person
 id, so each row is two integers (every column less is a Python object less per row, which is most of the cost
 of reading rows), and where the person index is there, each range of persons comes back as two
-``group_concat`` texts parsed in numpy.
+``group_concat`` texts parsed in numpy. A scan with a ``$browser`` value is read from the browser index when it
+can be (:mod:`.flagged_values`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import numpy as np
 
 from ...integer_text import integers
 from ..interface import FlaggedRows, FlaggedScan, Fragment
+from .covering import BROWSER_INDEX
+from .flagged_values import browser_flagged_rows
 
-__all__ = ["events_in_person_order", "max_person_id", "sqlite_flagged_rows"]
+__all__ = ["events_in_person_order", "has_index", "max_person_id", "sqlite_flagged_rows"]
 
 _TEXT_CHUNK_PERSONS = 50_000  # persons per group_concat text of a flagged scan: a few MB of text each
 _MIN_ID, _MAX_ID = -(1 << 63), (1 << 63) - 1
@@ -31,7 +34,7 @@ def _cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
-def _has_index(conn: sqlite3.Connection, name: str) -> bool:
+def has_index(conn: sqlite3.Connection, name: str) -> bool:
     """Whether index ``name`` is there (a bulk load drops some while it runs, local_backend/loading/deferred.py)."""
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone() is not None
 
@@ -39,7 +42,7 @@ def _has_index(conn: sqlite3.Connection, name: str) -> bool:
 def events_in_person_order(conn: sqlite3.Connection) -> str:
     """The events table read in person order: through the person index, unless a bulk load is building it
     (local_backend/loading/deferred.py), when SQLite sorts instead."""
-    return "events e INDEXED BY idx_events_person_ts" if _has_index(conn, "idx_events_person_ts") else "events e"
+    return "events e INDEXED BY idx_events_person_ts" if has_index(conn, "idx_events_person_ts") else "events e"
 
 
 def _by_event_and_time(conn: sqlite3.Connection, request: FlaggedScan, persons: int) -> bool:
@@ -54,7 +57,7 @@ def _by_event_and_time(conn: sqlite3.Connection, request: FlaggedScan, persons: 
         request.only_flagged
         and request.events is not None
         and persons < _TEXT_CHUNK_PERSONS
-        and _has_index(conn, "idx_events_event_ts")
+        and has_index(conn, "idx_events_event_ts")
     )
 
 
@@ -95,6 +98,10 @@ def sqlite_flagged_rows(conn: sqlite3.Connection, request: FlaggedScan) -> Flagg
     packed = by_person and not with_values and persons < 1 << (62 - bits)
     by_event = packed and _by_event_and_time(conn, request, persons)
     packed_sql = f"e.person_id * {1 << bits} + {flags_sql}"
+    if by_person and with_values and persons < 1 << (62 - bits) and has_index(conn, BROWSER_INDEX):
+        found = browser_flagged_rows(conn, request, (flags_sql, flags_params), bits)
+        if found is not None:
+            return found
     if packed:
         columns, params = f"{packed_sql}, e.timestamp", [*flags_params]
     else:
