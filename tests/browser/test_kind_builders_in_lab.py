@@ -1,4 +1,5 @@
-"""The retention, paths, stickiness and lifecycle builders of notebook 4, driven by clicking in JupyterLab.
+"""The retention, paths (also restricted to a funnel), stickiness and lifecycle builders of notebook 4, driven
+by clicking in JupyterLab.
 
 As `test_builders_in_lab` does for the trend and funnel: after Run All, each builder's controls are changed
 in the page and Run is clicked; a direct ``client.retention(...)`` / ``paths`` / ``stickiness`` /
@@ -93,6 +94,32 @@ def _drive_paths(page: Any, builder: Any) -> str:
     """
 
 
+def _drive_paths_funnel(page: Any, builder: Any) -> str:
+    """Notebook 4 leaves it at custom events from step 1 (signed_up) on, of who dropped off before step 2."""
+    _control(builder, "Restrict to a funnel").select_option(label="After a step")
+    _control(builder, "of the people").select_option(label="who reached it")
+    _fill(_control(builder, "Step", "input"), "2")
+    return """
+        request = toolkit.PathsRequest(
+            include_event_types=["custom_event"],
+            step_limit=3,
+            date_from="2026-01-01",
+            date_to="2026-01-14",
+            filter_test_accounts=True,
+            funnel=toolkit.FunnelRequest(
+                steps=["signed_up", "onboarding_completed"],
+                date_from="2026-01-01",
+                date_to="2026-01-14",
+                filter_test_accounts=True,
+            ),
+            funnel_step=2,
+            funnel_paths="after",
+        )
+        frame = client.paths(request)
+        shown = dropped
+    """
+
+
 def _drive_stickiness(page: Any, builder: Any) -> str:
     """Notebook 4 leaves it at report_viewed, at least 2 events a day, 1 to 14 January."""
     _control(builder, "Series").select_option(label="$pageview")
@@ -138,6 +165,8 @@ def _drive_lifecycle(page: Any, builder: Any) -> str:
 KINDS = {
     "retention": ("toolkit.RetentionBuilder(", _drive_retention),
     "paths": ("toolkit.PathsBuilder(", _drive_paths),
+    # the paths builder restricted to a funnel: the cell that makes ``dropped``
+    "dropped": ("dropped = toolkit.PathsBuilder(", _drive_paths_funnel),
     "stickiness": ("toolkit.StickinessBuilder(", _drive_stickiness),
     "lifecycle": ("toolkit.LifecycleBuilder(", _drive_lifecycle),
 }
@@ -148,8 +177,8 @@ import json as _json
 _points = [point for point in {name}.people.points if point.row is not None and abs(point.value or 0) > 1]
 _point = max(_points, key=lambda point: abs(point.value or 0))
 _row = {name}.df.iloc[_point.row]
-if {name} is paths:
-    _expected = client.path_people(paths.request, start_key=_row["source"], end_key=_row["target"])
+if isinstance({name}, toolkit.PathsBuilder):
+    _expected = client.path_people({name}.request, start_key=_row["source"], end_key=_row["target"])
 else:
     _expected = client.people(_row)
 print(_json.dumps({{"label": _point.label, "value": abs(_point.value),
@@ -235,7 +264,7 @@ def test_a_point_picked_under_the_chart_lists_the_people_the_client_lists_for_it
 
 
 def test_the_people_listed_are_as_many_as_the_point_counts(driven, request):
-    if "paths" in request.node.callspec.id:
+    if request.node.callspec.id in ("paths", "dropped"):
         # an edge counts sessions, and a person may make it in several: never more persons than sessions
         assert 0 < len(driven.people_shown) <= driven.value, f"see {driven.screenshot}"
     else:
