@@ -50,6 +50,13 @@ def _entity(key: EntityKey) -> dict[str, Any]:
     return {"id": key, "type": "actions" if isinstance(key, int) else "events"}
 
 
+def move_within(items: list[Any], item: Any, offset: int) -> None:
+    """Move ``item`` ``offset`` places in ``items`` (-1 up, 1 down), staying within the list."""
+    index = items.index(item)
+    target = min(max(index + offset, 0), len(items) - 1)
+    items.insert(target, items.pop(index))
+
+
 class StepList(Protocol):
     """What holds a list of `StepRow` (the funnel builder, the paths builder's funnel): it moves and removes them."""
 
@@ -249,9 +256,7 @@ class FunnelBuilder(Builder):
 
     def move_step(self, row: StepRow, offset: int) -> None:
         """Move a step ``offset`` places (-1 up, 1 down), staying within the list."""
-        index = self.steps.index(row)
-        target = min(max(index + offset, 0), len(self.steps) - 1)
-        self.steps.insert(target, self.steps.pop(index))
+        move_within(self.steps, row, offset)
         self._relayout_steps()
 
     def add_exclusion(self, entity: Entity | None = None, from_step: int = 0, to_step: int = 1) -> ExclusionRow:

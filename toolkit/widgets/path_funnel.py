@@ -24,7 +24,7 @@ from ..entities import Entity
 from ..insight_requests import FunnelRequest, PathsRequest
 from ..labels import NO_MATHJAX_CLASSES
 from .catalog import Catalog
-from .funnel import NUMBER_WIDTH, StepRow
+from .funnel import NUMBER_WIDTH, StepRow, move_within
 from .results import watch_values
 
 __all__ = ["DEFAULT_FUNNEL_STEP", "RESTRICTIONS", "WHOSE", "PathFunnelControl", "restriction_kind"]
@@ -144,9 +144,7 @@ class PathFunnelControl:
 
     def move_step(self, row: StepRow, offset: int) -> None:
         """Move a step ``offset`` places (-1 up, 1 down), staying within the list."""
-        index = self.steps.index(row)
-        target = min(max(index + offset, 0), len(self.steps) - 1)
-        self.steps.insert(target, self.steps.pop(index))
+        move_within(self.steps, row, offset)
         self._relayout()
 
     def _relayout(self) -> None:
