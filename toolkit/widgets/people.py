@@ -161,8 +161,9 @@ class PeoplePanel:
         )
         self.hint = widgets.HTML()
         self.message = widgets.HTML()
-        # as wide as the builder, scrolling sideways: the HTML widget otherwise grows to the table's width
-        self.table = widgets.HTML(layout=widgets.Layout(width="100%", max_width="100%", overflow="auto"))
+        # as wide as the builder, scrolling sideways: the HTML widget otherwise grows to the table's width; no
+        # margin, which would push a 100%-wide box past the output's edge
+        self.table = widgets.HTML(layout=widgets.Layout(width="100%", max_width="100%", overflow="auto", margin="0"))
         self.cohort_name = widgets.Text(placeholder="Cohort name", description="Cohort")
         self._named = ""
         self.save_button = widgets.Button(description="Save as cohort", icon="users", disabled=True)
