@@ -20,7 +20,16 @@ from sqlglot import exp
 from ...hot_properties import HOT_PROPERTIES
 from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, transform_up, trunc_unit
 from .hogql_offsets import date_sql, start_sql
-from .hogql_properties import HOT_PREFIX, RAW_ALIAS, RAW_EVENTS, ROW_COLUMN, WITH_NUL, WITH_NUL_MARK, property_read
+from .hogql_properties import (
+    HOT_PREFIX,
+    RAW_ALIAS,
+    RAW_EVENTS,
+    ROW_COLUMN,
+    WITH_NUL,
+    WITH_NUL_MARK,
+    events_source_of,
+    property_read,
+)
 
 __all__ = ["print_sqlite", "events_source", "PERSONS_SOURCE", "GROUPS_SOURCE"]
 
@@ -30,7 +39,8 @@ _EVENT_COLUMNS = (
     f" e.created_at AS created_at, e.id AS {ROW_COLUMN}, "
     + ", ".join(f"e.{column} AS {HOT_PREFIX}{column}" for column in HOT_PROPERTIES.values())
 )
-_PERSON_COLUMNS = ", p.uuid AS person_id, p.properties AS person_properties"
+PERSON_KEY = "__hogql_person_key"
+_PERSON_COLUMNS = f", p.uuid AS person_id, p.properties AS person_properties, p.id AS {PERSON_KEY}"
 
 
 def events_source(*, persons: bool, index: str | None = None) -> str:
@@ -40,8 +50,9 @@ def events_source(*, persons: bool, index: str | None = None) -> str:
     if not persons:
         return f"{_EVENT_COLUMNS} FROM {table} WHERE e.project_id = :hogql_project"
     return (
+        # the project named again: a person id handed out anew after its row went could be another project's
         f"{_EVENT_COLUMNS}{_PERSON_COLUMNS} FROM {table} LEFT JOIN persons AS p ON p.id = e.person_id"
-        " WHERE e.project_id = :hogql_project"
+        " AND p.project_id = :hogql_project WHERE e.project_id = :hogql_project"
     )
 
 
@@ -55,7 +66,7 @@ GROUPS_SOURCE = (
 )
 _PERSON_READS = frozenset({"person_id", "person_properties"})
 _HOT_INDEXED = frozenset({f"{HOT_PREFIX}v_browser", f"{HOT_PREFIX}v_os"})
-_INDEXED = frozenset({*_HOT_INDEXED, "event", "timestamp", "person_id", ROW_COLUMN})
+_INDEXED = frozenset({*_HOT_INDEXED, "event", "timestamp", "person_id", PERSON_KEY, ROW_COLUMN})
 """The events source's columns that ``idx_events_browser`` holds (with the rowid); ``person_id`` is the
 person's uuid, looked up by the event's ``person_id``, which the index holds."""
 _KEYWORDS = frozenset({"index", "key", "order", "group", "table", "values", "default", "check", "column", "limit"})
@@ -163,9 +174,19 @@ class SQLitePrinter:
             if isinstance(node, exp.Sub):
                 amount = exp.Neg(this=amount)
             return _call("il_sql_add", node.this, amount, exp.Literal.string(unit), _tz())
+        if isinstance(node, exp.Group) or (isinstance(node, exp.Distinct) and isinstance(node.parent, exp.Count)):
+            node.set("expressions", [self._person_key(value) for value in node.expressions])
+            return node
         if isinstance(node, exp.Func):
             return self._function(node)
         return node
+
+    def _person_key(self, value: exp.Expression) -> exp.Expression:
+        """An event's ``person_id`` counted distinct or grouped by: the person's rowid, which tells persons
+        apart as their uuid does (NULL alike for a missing row), and is cheaper to sort than the uuid text."""
+        if isinstance(value, exp.Column) and value.name == "person_id" and events_source_of(value, self.ctes):
+            return exp.column(PERSON_KEY, table=value.table or None)
+        return value
 
     def _function(self, node: exp.Func) -> exp.Expression:
         name = hogql_function_name(node).lower()
@@ -207,7 +228,7 @@ class SQLitePrinter:
             return _call("il_sql_diff", exp.Literal.string(unit), node.expression, node.this, _tz())
         if name in ("uniq", "uniqexact"):
             value = node.this if not isinstance(node, NAMED) else args[0]
-            return exp.Count(this=exp.Distinct(expressions=[value]))
+            return exp.Count(this=exp.Distinct(expressions=[self._person_key(value)]))
         if isinstance(node, exp.Quantile):
             return _call("il_quantile", node.this, node.args["quantile"])
         if isinstance(node, exp.Median):

@@ -70,6 +70,11 @@ def events_source_of(column: exp.Column, ctes: set[str]) -> bool:
     )
 
 
+def _as_text(value: exp.Expression) -> exp.Expression:
+    """``value || ''``: SQLite's ``CAST(value AS TEXT)`` (numbers printed alike, NULL kept), cheaper to print."""
+    return exp.Paren(this=exp.DPipe(this=value, expression=exp.Literal.string("")))
+
+
 def _text_of(row: exp.Expression) -> exp.Expression:
     """The properties text of the event whose rowid is ``row``, read from the table itself."""
     raw = exp.Table(this=exp.to_identifier(RAW_EVENTS), alias=exp.TableAlias(this=exp.to_identifier(RAW_ALIAS)))
@@ -89,7 +94,7 @@ def _hot_read(column: exp.Column, key: str, hot: str) -> exp.Expression:
     python = _call("il_json_property", _text_of(row), exp.Literal.string(key))
     return exp.Case(
         ifs=[exp.If(this=exp.or_(bracket, with_nul), true=python)],
-        default=exp.Cast(this=value, to=exp.DataType.build("TEXT")),
+        default=_as_text(value),
     )
 
 
@@ -108,7 +113,7 @@ def property_read(column: exp.Column, key: str, ctes: set[str]) -> exp.Expressio
             *(exp.If(this=exp.Literal.string(b), true=exp.Literal.string(b)) for b in ("true", "false")),
             *(exp.If(this=exp.Literal.string(kind), true=python.copy()) for kind in ("array", "object")),
         ],
-        default=exp.Cast(this=_call("json_extract", column.copy(), path.copy()), to=exp.DataType.build("TEXT")),
+        default=_as_text(_call("json_extract", column.copy(), path.copy())),
     )
     has_nul = exp.GT(this=_call("instr", column.copy(), exp.Literal.string(_NUL)), expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=has_nul, true=python)], default=typed)
