@@ -162,7 +162,10 @@ class SQLitePrinter:
             return None
         time_sql, zone_sql = value.sql(dialect="sqlite"), zone.sql(dialect="sqlite")
         write = date_sql if kind == "date" else start_sql
-        sql = write(time_sql, zone_sql, tz, self.now_us, unit)
+        try:
+            sql = write(time_sql, zone_sql, tz, self.now_us, unit)
+        except (KeyError, ValueError):  # a zone the database lacks: Python's functions answer as they always did
+            return None
         return None if sql is None else self._fragment(sql)
 
     def __call__(self, node: exp.Expression) -> exp.Expression:
