@@ -6,11 +6,12 @@ read from the zone database once per zone and window), so the offset of a time `
 written as nested ``CASE WHEN t < <start> ...`` over the pieces' starts: a few integer comparisons a row where
 a Python call would cost a conversion. A zone without transitions in the window (UTC, Asia/Tokyo) is one piece.
 
-Each expression this module writes answers NULL where it cannot answer exactly, and the printer falls back to
-the Python function there (``coalesce(<arithmetic>, il_sql_date(t, zone))``): a value that is not an integer
+The arithmetic answers NULL where it cannot answer exactly, and each expression falls back to the Python
+function there (``coalesce(<arithmetic>, il_sql_date(t, zone))``): a value that is not an integer
 (a date text), a time outside the window, and, for an answer that is itself a time (the start of the hour or
-day), a time within :data:`MARGIN` after a transition, whose start may lie in the previous offset. Dates (the
-day, week, month, year of a time) need only the offset of the time itself, so they hold up to a transition.
+day), a time within :data:`MARGIN` after a transition (or the window's start), whose start may lie in the
+previous offset. Dates (the day, week, month, year of a time) need only the offset of the time itself, so they
+hold up to a transition.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def _template(tz: str, first_year: int, last_year: int, margin: bool) -> str:
     searched: list[tuple[int, int | None]] = []
     for index, (start, offset) in enumerate(pieces):
         end = pieces[index + 1][0] if index + 1 < len(pieces) else high
-        if margin and index > 0:  # the first piece starts at the window, not at a transition
+        # the window's start too: a transition may lie just before it, and no time is read before it
+        if margin:
             searched.append((start, None))
             start = min(start + MARGIN, end)
             if start == end:

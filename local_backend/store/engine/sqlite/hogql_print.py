@@ -10,7 +10,9 @@ reads a person column (``person_id``, ``person.properties``); an event whose per
 its person columns NULL, as a left join keeps it (PostHog's events stand without their person). Property reads
 are SQLite's JSON functions or a hot column (:mod:`.hogql_properties`), and the calendar in a zone is
 arithmetic on the zone's offsets (:mod:`.hogql_offsets`), each with the Python function behind it where it
-would answer differently.
+would answer differently. A query that reads nothing of an event but what ``idx_events_browser`` holds, and
+reads ``$browser`` or ``$os`` from it, is pinned to that index (SQLite would read each row to compute the
+VIRTUAL column); persons counted distinct or grouped are told apart by their rowid, cheaper to sort than uuids.
 """
 
 from __future__ import annotations
