@@ -83,7 +83,8 @@ def translate(query: str) -> str:
     run_tree = read_time_literals(expand_stars(rewrite_properties(run_tree)))
     bind_values(run_tree, {})
     ctes = {cte.alias_or_name.lower() for cte in run_tree.find_all(exp.CTE)}
-    return print_sqlite(run_tree, ctes)
+    now_us = int(NOW.timestamp() * 1e6)
+    return print_sqlite(run_tree, ctes, timezone="UTC", now_us=now_us, browser_index="idx_events_browser")
 
 
 def translation_ms(query: str, runs: int = 50) -> float:

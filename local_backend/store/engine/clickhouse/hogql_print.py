@@ -35,11 +35,14 @@ def _events_source(dialect: ClickHouseDialect, tz: str) -> str:
     )
     return (
         f"SELECT ev.uuid AS uuid, ev.event AS event, fromUnixTimestamp64Micro(ev.timestamp, {zone}) AS timestamp,"
-        " ev.distinct_id AS distinct_id, p.uuid AS person_id, ev.properties AS properties,"
+        " ev.distinct_id AS distinct_id, nullIf(p.uuid, '') AS person_id, ev.properties AS properties,"
         " ev.elements_chain AS elements_chain, ev.session_id AS session_id,"
-        f" fromUnixTimestamp64Micro(ev.created_at, {zone}) AS created_at, p.properties AS person_properties"
+        f" fromUnixTimestamp64Micro(ev.created_at, {zone}) AS created_at,"
+        " nullIf(p.properties, '') AS person_properties"
         f" FROM {dialect.table('events')} AS ev LEFT JOIN {overrides} AS ov ON ov.old_person_id = ev.person_id"
-        f" INNER JOIN {persons} AS p ON p.id = if(ov.old_person_id = ev.person_id, ov.person_id, ev.person_id)"
+        # an event whose person row is missing is kept, its person NULL (the left join gives '' there), as on
+        # SQLite and as PostHog keeps events without their person
+        f" LEFT JOIN {persons} AS p ON p.id = if(ov.old_person_id = ev.person_id, ov.person_id, ev.person_id)"
         " WHERE ev.project_id = {hogql_project:Int64}"
     )
 

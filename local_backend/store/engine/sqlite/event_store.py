@@ -46,7 +46,7 @@ from ..interface import (
 )
 from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
-from .flagged_scan import events_in_person_order, sqlite_flagged_rows
+from .flagged_scan import events_in_person_order, has_index, sqlite_flagged_rows
 from .hogql_print import print_sqlite
 from .listing import (
     get_sqlite_event,
@@ -287,7 +287,10 @@ class SQLiteEventStore:
         return iter(self._cursor().execute(sql, params))
 
     def run_sql(self, request: SqlRun) -> SqlAnswer:
-        sql = print_sqlite(request.tree, set(request.ctes))
+        index = BROWSER_INDEX if has_index(self.conn, BROWSER_INDEX) else None
+        sql = print_sqlite(
+            request.tree, set(request.ctes), timezone=request.timezone, now_us=request.now_us, browser_index=index
+        )
         params = {
             **request.params,
             "hogql_project": request.project_id,
