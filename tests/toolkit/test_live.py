@@ -64,7 +64,7 @@ def _wait_gone(pid: int, seconds: float = 15) -> bool:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     db = tmp_path_factory.mktemp("live") / "demo.db"
-    with local.start(db, now=NOW) as client:
+    with local.start(db, now=NOW, events=10_000, seed=7) as client:  # the notebooks' demo size
         yield client
 
 

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.live
 
 @pytest.fixture(scope="module")
 def backend(tmp_path_factory):
-    with local.start(tmp_path_factory.mktemp("builders") / "demo.db", now="2026-01-15T12:00:00Z") as client:
+    demo = tmp_path_factory.mktemp("builders") / "demo.db"
+    with local.start(demo, now="2026-01-15T12:00:00Z", events=10_000, seed=7) as client:  # the notebooks' size
         yield client
 
 

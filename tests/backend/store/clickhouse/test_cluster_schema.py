@@ -77,11 +77,13 @@ def test_persons_overrides_and_groups_have_a_whole_copy_on_every_node(index: int
 
 
 class RecordingClient:
-    """Collects the statements sent (the dispatch is under test, not the engine); no column is stored yet."""
+    """Collects the statements sent (the dispatch is under test, not the engine); no column is stored yet, and
+    the events table holds ``events`` rows."""
 
-    def __init__(self, cluster: str | None = None) -> None:
+    def __init__(self, cluster: str | None = None, events: int = 1) -> None:
         self.database = "insightlab"
         self.cluster = cluster
+        self.events = events
         self.sent: list[str] = []
         self.asked: list[Any] = []
 
@@ -90,7 +92,7 @@ class RecordingClient:
 
     def query_rows(self, sql: str, params: Any = None, *, timeout: float | None = None) -> list[tuple[Any, ...]]:
         self.asked.append(params)
-        return []
+        return [(self.events,)] if sql.startswith("SELECT count() FROM") else []
 
 
 def cluster_column_ddl(column: str, key: str) -> list[str]:
@@ -105,23 +107,43 @@ def cluster_column_ddl(column: str, key: str) -> list[str]:
     ]
 
 
+def hot_columns_ddl(column_of: dict[str, str] = HOT_PROPERTIES) -> str:
+    """Every hot column as one ALTER's clauses."""
+    return ", ".join(
+        f"ADD COLUMN IF NOT EXISTS {column} Nullable(String) MATERIALIZED {property_expression(key)}"
+        for key, column in column_of.items()
+    )
+
+
 def test_create_tables_uses_the_cluster_layout_when_the_client_has_a_cluster() -> None:
+    """On the cluster the hot columns go to the shards' table, then the ``Distributed`` one (the same MATERIALIZED
+    column: see :mod:`.stored_columns`), then the shards' stored rows are filled; on one server, to ``events``."""
     on_cluster, single = RecordingClient(CLUSTER), RecordingClient()
     create_tables(on_cluster)  # type: ignore[arg-type]
     create_tables(single)  # type: ignore[arg-type]
-    hot = [statement for key, column in HOT_PROPERTIES.items() for statement in cluster_column_ddl(column, key)]
-    assert on_cluster.sent == STATEMENTS + hot
-    stored = [
-        statement
-        for key, column in HOT_PROPERTIES.items()
-        for statement in (
-            f"ALTER TABLE `insightlab`.events ADD COLUMN IF NOT EXISTS {column} Nullable(String)"
-            f" MATERIALIZED {property_expression(key)}",
-            f"ALTER TABLE `insightlab`.events MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1",
-        )
+    columns = hot_columns_ddl()
+    assert on_cluster.sent == STATEMENTS + [
+        f"ALTER TABLE `insightlab`.events_local ON CLUSTER `analytics` {columns}",
+        f"ALTER TABLE `insightlab`.events ON CLUSTER `analytics` {columns}",
+    ] + [
+        f"ALTER TABLE `insightlab`.events_local ON CLUSTER `analytics` MATERIALIZE COLUMN {column}"
+        " SETTINGS mutations_sync = 2"
+        for column in HOT_PROPERTIES.values()
     ]
-    assert single.sent == [ddl.format(db="`insightlab`") for ddl in TABLES.values()] + stored
+    assert single.sent == [ddl.format(db="`insightlab`") for ddl in TABLES.values()] + [
+        f"ALTER TABLE `insightlab`.events {columns}"
+    ] + [
+        f"ALTER TABLE `insightlab`.events MATERIALIZE COLUMN {column} SETTINGS mutations_sync = 1"
+        for column in HOT_PROPERTIES.values()
+    ]
     assert not any("ON CLUSTER" in statement or "Replicated" in statement for statement in single.sent)
+
+
+def test_the_hot_columns_of_an_empty_events_table_need_no_filling() -> None:
+    empty = RecordingClient(events=0)
+    create_tables(empty)  # type: ignore[arg-type]
+    assert empty.sent[-1] == f"ALTER TABLE `insightlab`.events {hot_columns_ddl()}"
+    assert not any("MATERIALIZE COLUMN" in statement for statement in empty.sent)
 
 
 def runnable_in_chdb(statement: str) -> str:

@@ -207,36 +207,53 @@ class Stage:
                     empty(kv) AND NOT isValidJSON(properties) AS unreadable,
                     unreadable AND {not_finite("properties")} AS out_of_range,
                     unreadable AND {has_lone_surrogate("properties")} AS lone_surrogate
+                -- one layer per step: ClickHouse analyses an alias again wherever it is named, so an alias
+                -- named in the layer that makes it multiplies the statement (the timestamp's reading alone grew
+                -- it to 7 MB of query tree and 2 s of analysis for any file); a subquery's column is named for free
                 FROM (
-                    SELECT rowNumberInAllBlocks() + 1 AS row, {read["event"]} AS event,
-                        {read["event_not_text"]} AS event_not_text,
-                        ifNull(timestamp, '') AS stamp,
-                        if(ifNull(properties, '') = '', '{{}}', assumeNotNull(properties)) AS properties,
-                        ifNull(uuid, '') AS raw_uuid,
-                        JSONExtractKeysAndValuesRaw(properties) AS kv,
-                        -- as the row-by-row loader: text or an integer; when null or empty, properties.distinct_id
-                        {read["given_did"]} AS given_did, {read["given_not_text"]} AS given_not_text,
-                        if(given_did != '' OR given_not_text, '', JSONType(properties, 'distinct_id')) AS did_type,
-                        multiIf(given_did != '', given_did,
-                            did_type = 'String', JSONExtractString(properties, 'distinct_id'),
-                            did_type IN ('Int64', 'UInt64'), JSONExtractRaw(properties, 'distinct_id'), '') AS did,
-                        given_not_text OR did_type NOT IN ('', 'Null', 'String', 'Int64', 'UInt64') AS did_not_text,
-                        -- read as the row-by-row loader reads it (see clickhouse_times)
-                        {stripped("stamp")} AS stamp_text, {local_micros("stamp_text")} AS local_t,
-                        if(local_t BETWEEN {EARLIEST_MICROS} AND {LATEST_MICROS}, local_t, NULL) AS t,
-                        {other_iso_form("stamp_text")} AS other_time_form,
-                        -- as Python's uuid.UUID reads it: urn: and uuid: dropped, braces trimmed, dashes anywhere
-                        replaceAll(trimBoth(replaceAll(replaceAll(raw_uuid, 'urn:', ''), 'uuid:', ''), '{{}}'), '-', '')
-                            AS uuid_hex,
-                        if(match(uuid_hex, '^[0-9a-fA-F]{{32}}$'), lower(concat(substring(uuid_hex, 1, 8), '-',
-                            substring(uuid_hex, 9, 4), '-', substring(uuid_hex, 13, 4), '-', substring(uuid_hex, 17, 4),
-                            '-', substring(uuid_hex, 21, 12))), '') AS given,
+                    SELECT *,
                         -- 72 bits of content hash (CityHash: a quarter of SipHash's cost over the properties)
                         concat(lower(hex(cityHash64(event, did, t, properties))), lower(hex(cityHash64(t, did, event))))
                             AS digest,
                         leftPad(lower(hex(bitAnd(toUInt64(intDiv(ifNull(t, 0), 1000)), 281474976710655))), 12, '0')
                             AS millis
-                    FROM {source} AS source))
+                    FROM (
+                        SELECT *, if(local_t BETWEEN {EARLIEST_MICROS} AND {LATEST_MICROS}, local_t, NULL) AS t
+                        FROM (
+                            SELECT *,
+                                multiIf(given_did != '', given_did,
+                                    did_type = 'String', JSONExtractString(properties, 'distinct_id'),
+                                    did_type IN ('Int64', 'UInt64'), JSONExtractRaw(properties, 'distinct_id'), '')
+                                    AS did,
+                                given_not_text OR did_type NOT IN ('', 'Null', 'String', 'Int64', 'UInt64')
+                                    AS did_not_text,
+                                -- read as the row-by-row loader reads it (see clickhouse_times)
+                                {local_micros("stamp_text")} AS local_t,
+                                {other_iso_form("stamp_text")} AS other_time_form,
+                                if(match(uuid_hex, '^[0-9a-fA-F]{{32}}$'), lower(concat(substring(uuid_hex, 1, 8), '-',
+                                    substring(uuid_hex, 9, 4), '-', substring(uuid_hex, 13, 4), '-',
+                                    substring(uuid_hex, 17, 4), '-', substring(uuid_hex, 21, 12))), '') AS given
+                            FROM (
+                                SELECT *,
+                                    if(given_did != '' OR given_not_text, '', JSONType(properties, 'distinct_id'))
+                                        AS did_type,
+                                    {stripped("stamp")} AS stamp_text,
+                                    -- as Python's uuid.UUID reads it: urn: and uuid: dropped, braces trimmed,
+                                    -- dashes anywhere
+                                    replaceAll(trimBoth(replaceAll(replaceAll(raw_uuid, 'urn:', ''), 'uuid:', ''),
+                                        '{{}}'), '-', '') AS uuid_hex
+                                FROM (
+                                    SELECT rowNumberInAllBlocks() + 1 AS row, {read["event"]} AS event,
+                                        {read["event_not_text"]} AS event_not_text,
+                                        ifNull(timestamp, '') AS stamp,
+                                        if(ifNull(properties, '') = '', '{{}}', assumeNotNull(properties))
+                                            AS properties,
+                                        ifNull(uuid, '') AS raw_uuid,
+                                        JSONExtractKeysAndValuesRaw(properties) AS kv,
+                                        -- as the row-by-row loader: text or an integer; when null or empty,
+                                        -- properties.distinct_id
+                                        {read["given_did"]} AS given_did, {read["given_not_text"]} AS given_not_text
+                                    FROM {source} AS source))))))
             SETTINGS input_format_skip_unknown_fields = 0, max_insert_threads = 2,
                 input_format_try_infer_dates = 0, input_format_try_infer_datetimes = 0,
                 short_circuit_function_evaluation = 'force_enable'
