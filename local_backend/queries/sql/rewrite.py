@@ -98,23 +98,37 @@ def bind_values(tree: exp.Query, values: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
+def _star_sources(select: exp.Select) -> dict[str, exp.Expression]:
+    """The sources of ``select`` (its FROM and each join) by the name a qualified ``x.*`` gives them."""
+    sources = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
+    return {source.alias_or_name.lower(): source for source in sources if source.alias_or_name}
+
+
 def expand_stars(tree: exp.Query) -> exp.Query:
-    """``*`` written out as the columns of the FROM source: PostHog's event or person columns, or a
-    subquery's / CTE's own."""
+    """``*`` written out as the columns of the FROM source, and ``x.*`` as those of the source named ``x``:
+    PostHog's event or person columns, or a subquery's / CTE's own."""
     from .types import star_names
 
     ctes = {cte.alias_or_name.lower(): cte.this for cte in tree.find_all(exp.CTE)}
     for select in list(tree.find_all(exp.Select)):
-        if not any(isinstance(e, exp.Star) for e in select.expressions) or not select.args.get("from_"):
+        stars = [e for e in select.expressions if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)]
+        if not stars or not select.args.get("from_"):
             continue
         source = select.args["from_"].this
-        names = star_names(source, ctes)
+        sources = _star_sources(select)
         # beside a join, * is the FROM source's columns, named through its alias so no column is ambiguous
         qualifier = (source.alias_or_name or None) if select.args.get("joins") else None
         expanded: list[exp.Expression] = []
         for expression in select.expressions:
             if isinstance(expression, exp.Star):
-                expanded.extend(exp.column(name, table=qualifier) for name in names)
+                expanded.extend(exp.column(name, table=qualifier) for name in star_names(source, ctes))
+            elif isinstance(expression, exp.Column) and expression.is_star:
+                named = sources.get(expression.table.lower())
+                if named is None:
+                    raise ValidationError(
+                        f"{expression.sql('clickhouse')} names no table of its FROM or JOIN", attr="query"
+                    )
+                expanded.extend(exp.column(name, table=expression.table) for name in star_names(named, ctes))
             else:
                 expanded.append(expression)
         select.set("expressions", expanded)

@@ -134,3 +134,36 @@ def test_is_identified_is_true_for_a_person_an_identify_event_named(engine, clie
     body = _post(client, world, node).json()
     assert body["results"] == [[False, 1], [True, 1]], body
     assert body["types"][0] == ["is_identified", "Bool"]
+
+
+def test_a_qualified_star_is_the_columns_of_the_table_it_names(engine, client, filled):
+    """``e.*`` answers what ``*`` answers over the same table, each value under its own name; beside a join,
+    ``p.*`` is the person's columns."""
+    plain = _post(client, filled, {"kind": "HogQLQuery", "query": "select * from events order by timestamp"}).json()
+    named = _post(
+        client, filled, {"kind": "HogQLQuery", "query": "select e.* from events e order by e.timestamp"}
+    ).json()
+    assert named["columns"] == plain["columns"] == [
+        "uuid", "event", "properties", "timestamp", "distinct_id", "elements_chain", "created_at"
+    ]  # fmt: skip
+    assert named["results"] == plain["results"]
+    assert [row[1] for row in named["results"]] == ["pageview", "signup"]
+    assert [row[4] for row in named["results"]] == ["a", "a"]
+    joined = _post(
+        client,
+        filled,
+        {
+            "kind": "HogQLQuery",
+            "query": "select e.event, p.* from events e join persons p on e.person_id = p.id order by e.timestamp",
+        },
+    ).json()
+    assert joined["columns"] == ["event", "id", "created_at", "properties", "is_identified"], joined
+    assert [row[0] for row in joined["results"]] == ["pageview", "signup"]
+    person_ids = {row[1] for row in joined["results"]}
+    assert len(person_ids) == 1 and person_ids != {None}  # both events are a's
+
+
+def test_a_star_naming_no_table_of_the_query_is_a_400(client, filled):
+    response = _post(client, filled, {"kind": "HogQLQuery", "query": "select x.* from events e"})
+    assert response.status_code == 400, response.text
+    assert "x.*" in response.json()["detail"] and response.json()["attr"].endswith("query")
