@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -73,9 +74,9 @@ def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, 
     if not found:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), []
-    # a column at a time: transposing with zip(*found) would make an iterator per row
-    intervals = np.fromiter((triple[0] for triple in found), dtype=np.int64, count=len(found))
-    actors = [triple[2] for triple in found]
+    # a column at a time through C-level getters: transposing with zip(*found) would make an iterator per row
+    intervals = np.fromiter(map(itemgetter(0), found), dtype=np.int64, count=len(found))
+    actors = list(map(itemgetter(2), found))
     ids = np.array(actors)
     if ids.dtype.kind in "iu":
         keys, codes = np.unique(ids, return_inverse=True)
@@ -85,21 +86,32 @@ def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, 
     return intervals, np.array(codes, dtype=np.int64), list(numbered)
 
 
+def _creation_codes(who: list[Any], keys: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """For the actors ``who``, the positions of those in ``keys`` and their codes (their index in ``keys``):
+    by a binary search when both are integers and ``keys`` ascends (persons), else through a dict."""
+    ids, known = np.array(who), np.array(keys)
+    if ids.dtype.kind in "iu" and known.dtype.kind in "iu" and bool(np.all(known[1:] > known[:-1])):
+        codes = np.minimum(np.searchsorted(known, ids), len(keys) - 1)
+        matched = np.flatnonzero(known[codes] == ids)
+        return matched, codes[matched].astype(np.int64)
+    numbered = {key: code for code, key in enumerate(keys)}
+    pairs = [(position, numbered[actor]) for position, actor in enumerate(who) if actor in numbered]
+    positions = np.array([position for position, _ in pairs], dtype=np.int64)
+    return positions, np.array([code for _, code in pairs], dtype=np.int64)
+
+
 def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], edges: list[int]) -> np.ndarray:
     """The interval index (into ``edges``) each actor of ``keys`` was created in, :data:`_UNKNOWN` where the
     store has no row for it."""
     created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
-    codes = {key: code for code, key in enumerate(keys)}
-    known: list[int] = []
-    moments: list[int] = []
-    for who, micros in creations:
-        code = codes.get(who)
-        if code is not None:
-            known.append(code)
-            moments.append(micros)
-    if known:
-        intervals = np.searchsorted(np.array(edges, dtype=np.int64), np.array(moments, dtype=np.int64), side="right")
-        created[np.array(known, dtype=np.int64)] = intervals - 1
+    found = list(creations)
+    if not found or not keys:
+        return created
+    positions, codes = _creation_codes(list(map(itemgetter(0), found)), keys)
+    if codes.size:
+        moments = np.fromiter(map(itemgetter(1), found), dtype=np.int64, count=len(found))[positions]
+        intervals = np.searchsorted(np.array(edges, dtype=np.int64), moments, side="right")
+        created[codes] = intervals - 1
     return created
 
 

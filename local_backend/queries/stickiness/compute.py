@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from ...store.engine.choice import event_store
@@ -102,8 +103,12 @@ def _entity_intervals(ctx: _Context, entity: Entity, date_range: DateRange) -> l
             operator=criteria.operator if criteria else "gte",
             value=criteria.value if criteria else 1,
         )
+        triples = store.active_intervals(request)
+        if group is None:  # one series: its pairs at once, through C-level getters rather than a loop per actor
+            pairs = list(zip(map(itemgetter(1), triples), map(itemgetter(2), triples), strict=True))
+            return {None: pairs} if pairs else {}
         found: dict[Any, list[tuple[Any, int]]] = {}
-        for value, actor, intervals in store.active_intervals(request):
+        for value, actor, intervals in triples:
             found.setdefault(value, []).append((actor, intervals))
         return found
 

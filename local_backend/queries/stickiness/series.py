@@ -8,6 +8,7 @@ cumulative). Broken-down series of one entity come largest first (by ``count``, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from ..breakdowns import value_label
@@ -42,7 +43,7 @@ def shape_series(
     shaped = []
     for item in raw:
         entity_label = labels[item.entity.index]
-        data = stickiness_counts([intervals for _, intervals in item.pairs], item.total, cumulative=filter.cumulative)
+        data = stickiness_counts(list(map(itemgetter(1), item.pairs)), item.total, cumulative=filter.cumulative)
         body: dict[str, Any] = {
             "action": _action(item, entity_label),
             "label": entity_label,
