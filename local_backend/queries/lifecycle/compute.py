@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...store.engine.choice import event_store
-from ...store.engine.interface import ActiveActors
+from ...store.engine.interface import ActiveActors, ActorColumns
 from ...store.event_rows import to_micros
 from ..base_filter import compiler_for, entity_condition, entity_labels, filter_date_range, global_condition
 from ..buckets import Buckets, make_buckets
@@ -70,19 +70,23 @@ def _and(*parts: Where) -> Where:
 def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """The store's ``(interval, group, actor)`` triples as interval and actor-code arrays, and the actor of each
     code (person ids ascending; group keys in order of first appearance)."""
-    found = list(triples)
-    if not found:
+    if isinstance(triples, ActorColumns):  # the store answered columns: no tuple per row
+        intervals, ids = triples.spans, triples.actors
+        actors: list[Any] | None = None
+    else:
+        found = list(triples)
+        # a column at a time through C-level getters: transposing with zip(*found) would make an iterator per row
+        intervals = np.fromiter(map(itemgetter(0), found), dtype=np.int64, count=len(found))
+        actors = list(map(itemgetter(2), found))
+        ids = np.array(actors)
+    if intervals.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), []
-    # a column at a time through C-level getters: transposing with zip(*found) would make an iterator per row
-    intervals = np.fromiter(map(itemgetter(0), found), dtype=np.int64, count=len(found))
-    actors = list(map(itemgetter(2), found))
-    ids = np.array(actors)
     if ids.dtype.kind in "iu":
         keys, codes = np.unique(ids, return_inverse=True)
         return intervals, codes.astype(np.int64).ravel(), keys.tolist()
     numbered: dict[Any, int] = {}
-    codes = [numbered.setdefault(actor, len(numbered)) for actor in actors]
+    codes = [numbered.setdefault(actor, len(numbered)) for actor in (ids.tolist() if actors is None else actors)]
     return intervals, np.array(codes, dtype=np.int64), list(numbered)
 
 

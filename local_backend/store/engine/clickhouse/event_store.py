@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -36,6 +36,7 @@ from ..interface import (
     COUNT_OPERATORS,
     ActiveActors,
     ActiveIntervals,
+    ActorColumns,
     EventListing,
     FirstSeen,
     FlaggedRows,
@@ -235,7 +236,7 @@ class ClickHouseEventStore:
         rows = self._rows(head + source + tail, [*group_params, *source_params, *tail_params])
         return [(group, actor_value, int(first)) for group, actor_value, first in rows]
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         if not request.spans:
             return iter(())
         where_sql, where_params = request.where
@@ -251,9 +252,12 @@ class ClickHouseEventStore:
         )
         if table.num_rows == 0:
             return iter(())
-        # a column at a time (numpy's tolist), not a Python object per cell through Arrow's rows
-        groups = [None] * table.num_rows if request.group is None else table.column("__g").to_pylist()
-        return zip(_column_list(table, "__i"), groups, _column_list(table, "__a"), strict=True)
+        # columns, not a Python object per cell through Arrow's rows
+        return ActorColumns(
+            spans=table.column("__i").to_numpy().astype(np.int64, copy=False),
+            actors=table.column("__a").to_numpy(zero_copy_only=False),
+            groups=None if request.group is None else table.column("__g").to_pylist(),
+        )
 
     def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
         if not request.spans:

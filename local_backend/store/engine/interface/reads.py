@@ -26,9 +26,10 @@ hands its own to them, :class:`~local_backend.store.engine.sqlite.dialect.Dialec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -46,6 +47,7 @@ __all__ = [
     "SpanAggregate",
     "FirstSeen",
     "ActiveActors",
+    "ActorColumns",
     "ActiveIntervals",
     "COUNT_OPERATORS",
     "TopValues",
@@ -147,6 +149,25 @@ class ActiveActors:
             return self.where
         profile_sql, profile_params = personful_condition(dialect)
         return f"({self.where[0]} AND {profile_sql})", [*self.where[1], *profile_params]
+
+
+@dataclass(frozen=True)
+class ActorColumns:
+    """:meth:`EventStore.active_actors`' triples held as columns, as an engine that reads columns may answer them:
+    iterating gives the ``(span index, group value, actor)`` triples; a caller that counts in numpy reads
+    ``spans`` (int64) and ``actors`` (int64 person ids, or objects) without a Python tuple per row. ``groups``:
+    each row's group value, None when the request had no group (every value None)."""
+
+    spans: np.ndarray
+    actors: np.ndarray
+    groups: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __iter__(self) -> Iterator[tuple[int, Any, Any]]:
+        groups = repeat(None) if self.groups is None else self.groups
+        return zip(self.spans.tolist(), groups, self.actors.tolist(), strict=False)
 
 
 COUNT_OPERATORS = ("gte", "lte", "exact")
@@ -315,7 +336,7 @@ class EventStore(Protocol):
         """``(group value, actor, first timestamp)`` of each pair (any order)."""
         ...
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         """Distinct ``(span index, group value, actor)`` triples (any order)."""
         ...
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import chain, repeat
 from typing import Any
@@ -187,7 +187,7 @@ class SQLiteEventStore:
             params = [*group_params, request.project_id, request.lower, request.upper, *where_params]
         return [(row[0], row[1], row[2]) for row in self._cursor().execute(sql, params)]
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         if not request.spans:
             return iter(())
         if request.actor == _PERSON and request.group is None:
