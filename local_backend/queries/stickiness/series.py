@@ -8,7 +8,6 @@ cumulative). Broken-down series of one entity come largest first (by ``count``, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
 from typing import Any
 
 from ..breakdowns import value_label
@@ -43,11 +42,11 @@ def shape_series(
     shaped = []
     for item in raw:
         entity_label = labels[item.entity.index]
-        data = stickiness_counts(list(map(itemgetter(1), item.pairs)), item.total, cumulative=filter.cumulative)
+        data = stickiness_counts(item.intervals, item.total, cumulative=filter.cumulative)
         body: dict[str, Any] = {
             "action": _action(item, entity_label),
             "label": entity_label,
-            "count": len(item.pairs),
+            "count": len(item.intervals),
             "data": data,
             "labels": interval_labels(item.total, filter.interval, cumulative=filter.cumulative),
             "days": list(range(1, item.total + 1)),

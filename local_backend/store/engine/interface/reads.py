@@ -26,7 +26,7 @@ hands its own to them, :class:`~local_backend.store.engine.sqlite.dialect.Dialec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import repeat
@@ -49,6 +49,7 @@ __all__ = [
     "ActiveActors",
     "ActorColumns",
     "ActiveIntervals",
+    "IntervalColumns",
     "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
@@ -189,6 +190,25 @@ class ActiveIntervals:
     group: Fragment | None = None
     operator: str = "gte"
     value: int = 1
+
+
+@dataclass(frozen=True)
+class IntervalColumns:
+    """:meth:`EventStore.active_intervals`' triples held as columns, as an engine that reads columns may answer them:
+    iterating gives the ``(group value, actor, number of spans)`` triples; a caller that counts in numpy reads
+    ``actors`` and ``intervals`` (int64) without a Python tuple per actor. ``groups``: each row's group value,
+    None when the request had no group (every value None)."""
+
+    actors: np.ndarray
+    intervals: np.ndarray
+    groups: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.intervals)
+
+    def __iter__(self) -> Iterator[tuple[Any, Any, int]]:
+        groups = repeat(None) if self.groups is None else self.groups
+        return zip(groups, self.actors.tolist(), self.intervals.tolist(), strict=False)
 
 
 @dataclass(frozen=True)
@@ -340,7 +360,7 @@ class EventStore(Protocol):
         """Distinct ``(span index, group value, actor)`` triples (any order)."""
         ...
 
-    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+    def active_intervals(self, request: ActiveIntervals) -> Collection[tuple[Any, Any, int]]:
         """``(group value, actor, number of spans)`` of each pair with at least one such span (any order)."""
         ...
 
