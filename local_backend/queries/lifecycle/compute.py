@@ -15,7 +15,7 @@ Events are read over whole intervals, from the start of the interval before ``da
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...store.engine.choice import event_store
-from ...store.engine.interface import ActiveActors, ActorColumns
+from ...store.engine.interface import ActiveActors, ActorColumns, CreatedColumns
 from ...store.event_rows import to_micros
 from ..base_filter import compiler_for, entity_condition, entity_labels, filter_date_range, global_condition
 from ..buckets import Buckets, make_buckets
@@ -90,16 +90,17 @@ def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, 
     return intervals, np.array(codes, dtype=np.int64), list(numbered)
 
 
-def _creation_codes(who: list[Any], keys: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+def _creation_codes(who: Sequence[Any] | np.ndarray, keys: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """For the actors ``who``, the positions of those in ``keys`` and their codes (their index in ``keys``):
     by a binary search when both are integers and ``keys`` ascends (persons), else through a dict."""
-    ids, known = np.array(who), np.array(keys)
+    ids, known = np.asarray(who), np.array(keys)
     if ids.dtype.kind in "iu" and known.dtype.kind in "iu" and bool(np.all(known[1:] > known[:-1])):
         codes = np.minimum(np.searchsorted(known, ids), len(keys) - 1)
         matched = np.flatnonzero(known[codes] == ids)
         return matched, codes[matched].astype(np.int64)
     numbered = {key: code for code, key in enumerate(keys)}
-    pairs = [(position, numbered[actor]) for position, actor in enumerate(who) if actor in numbered]
+    actors = who.tolist() if isinstance(who, np.ndarray) else who
+    pairs = [(position, numbered[actor]) for position, actor in enumerate(actors) if actor in numbered]
     positions = np.array([position for position, _ in pairs], dtype=np.int64)
     return positions, np.array([code for _, code in pairs], dtype=np.int64)
 
@@ -108,13 +109,18 @@ def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], ed
     """The interval index (into ``edges``) each actor of ``keys`` was created in, :data:`_UNKNOWN` where the
     store has no row for it."""
     created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
-    found = list(creations)
-    if not found or not keys:
+    if isinstance(creations, CreatedColumns):  # the store answered columns: no tuple per actor
+        who: Any = creations.actors
+        moments = creations.created
+    else:
+        found = list(creations)
+        who = list(map(itemgetter(0), found))
+        moments = np.fromiter(map(itemgetter(1), found), dtype=np.int64, count=len(found))
+    if len(who) == 0 or not keys:
         return created
-    positions, codes = _creation_codes(list(map(itemgetter(0), found)), keys)
+    positions, codes = _creation_codes(who, keys)
     if codes.size:
-        moments = np.fromiter(map(itemgetter(1), found), dtype=np.int64, count=len(found))[positions]
-        intervals = np.searchsorted(np.array(edges, dtype=np.int64), moments, side="right")
+        intervals = np.searchsorted(np.array(edges, dtype=np.int64), moments[positions], side="right")
         created[codes] = intervals - 1
     return created
 

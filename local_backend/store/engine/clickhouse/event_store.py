@@ -37,6 +37,7 @@ from ..interface import (
     ActiveActors,
     ActiveIntervals,
     ActorColumns,
+    CreatedColumns,
     EventListing,
     FirstSeen,
     FlaggedRows,
@@ -302,11 +303,11 @@ class ClickHouseEventStore:
 
     def actors_created_at(
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
-    ) -> Iterator[tuple[Any, int]]:
+    ) -> Iterable[tuple[Any, int]]:
         if not actors:
             return iter(())
         if group_type_index is None:
-            return self._persons_created_at(project_id, [int(actor) for actor in actors])
+            return self._persons_created_at(project_id, actors)
         rows = self._rows(
             f"SELECT group_key, min(created_at) FROM {self._dialect.table('groups')}"
             " WHERE project_id = ? AND group_type_index = ? AND has(?, group_key) GROUP BY group_key",
@@ -314,7 +315,7 @@ class ClickHouseEventStore:
         )
         return iter([(actor, int(created)) for actor, created in rows])
 
-    def _persons_created_at(self, project_id: int, ids: list[int]) -> Iterator[tuple[int, int]]:
+    def _persons_created_at(self, project_id: int, ids: Sequence[Any]) -> Iterable[tuple[int, int]]:
         """Persons' creation times, a few by their ids; many (a lifecycle's every active person) by the range
         of their ids on the sorted key, kept in numpy: a bound list of tens of thousands of ids costs more to
         write and parse than the persons it picks."""
@@ -322,7 +323,7 @@ class ClickHouseEventStore:
         if len(ids) <= _FEW_ACTORS:
             rows = self._rows(
                 f"SELECT id, min(created_at) FROM {persons} WHERE project_id = ? AND has(?, id) GROUP BY id",
-                [project_id, ids],
+                [project_id, [int(actor) for actor in ids]],
             )
             return iter([(int(actor), int(created)) for actor, created in rows])
         wanted = np.asarray(ids, dtype=np.int64)
@@ -339,7 +340,7 @@ class ClickHouseEventStore:
         created = table.column("created").to_numpy().astype(np.int64, copy=False)
         at = np.minimum(np.searchsorted(wanted, found), wanted.size - 1)
         kept = wanted[at] == found
-        return zip(found[kept].tolist(), created[kept].tolist(), strict=True)
+        return CreatedColumns(actors=found[kept], created=created[kept])
 
     def top_values(self, request: TopValues) -> list[Any]:
         value_sql, value_params = request.value

@@ -50,6 +50,7 @@ __all__ = [
     "ActorColumns",
     "ActiveIntervals",
     "IntervalColumns",
+    "CreatedColumns",
     "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
@@ -212,6 +213,21 @@ class IntervalColumns:
 
 
 @dataclass(frozen=True)
+class CreatedColumns:
+    """:meth:`EventStore.actors_created_at`' pairs held as columns: iterating gives ``(actor, created_at)``; a caller
+    that works in numpy reads ``actors`` and ``created`` (int64) without a Python tuple per actor."""
+
+    actors: np.ndarray
+    created: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.created)
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return zip(self.actors.tolist(), self.created.tolist(), strict=True)
+
+
+@dataclass(frozen=True)
 class TopValues:
     """The most frequent values of ``value`` among the events matching ``where`` in ``[lower, upper]``.
 
@@ -366,7 +382,7 @@ class EventStore(Protocol):
 
     def actors_created_at(
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
-    ) -> Iterator[tuple[Any, int]]:
+    ) -> Iterable[tuple[Any, int]]:
         """``(actor, created_at)`` of those persons (or groups of the type, by key) that exist (any order)."""
         ...
 
