@@ -244,9 +244,9 @@ class ClickHouseEventStore:
         where_sql, where_params = request.where
         if request.personful_only:  # the stored byte, not a parse of every event's properties
             where_sql = f"({where_sql} AND e.{PERSONLESS_COLUMN} = 0)"
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        group_column, _, group_params = _group_parts(request.group)
         spans_sql, spans_params = span_join(self.client, request.spans)
-        head = f"SELECT DISTINCT toInt64({SPAN} - 1) AS __i, {group_sql} AS __g, {request.actor} AS __a FROM "
+        head = f"SELECT DISTINCT toInt64({SPAN} - 1) AS __i, {group_column}{request.actor} AS __a FROM "
         tail = f" AND ({where_sql}) AND __a IS NOT NULL"
         source, source_params = self._events(request.project_id, head + tail)
         table = self._arrow(
@@ -265,27 +265,27 @@ class ClickHouseEventStore:
         if not request.spans:
             return []
         where_sql, where_params = request.where
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        group_column, group_key, group_params = _group_parts(request.group)
         spans_sql, spans_params = span_join(self.client, request.spans)
         if request.operator == "gte" and int(request.value) <= 1:
             # every span holding one of its events counts: the distinct (span, actor) pairs, counted per actor
-            # (measured at 1M events: 0.05 s, against 0.07 s for uniqExact per actor and 0.25 s for counting each
-            # span's events first)
+            # (measured at 1M events: 0.06 s of CPU, against 0.08 s for uniqExact per actor and 0.25 s for
+            # counting each span's events first)
             head = (
-                "SELECT __g, __a, toInt64(count()) AS __n FROM"
-                f" (SELECT DISTINCT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
+                f"SELECT {group_key}__a, toInt64(count()) AS __n FROM"
+                f" (SELECT DISTINCT {SPAN} AS __s, {group_column}{request.actor} AS __a FROM "
             )
-            tail = f" AND ({where_sql}) AND __a IS NOT NULL) GROUP BY __g, __a"
+            tail = f" AND ({where_sql}) AND __a IS NOT NULL) GROUP BY {group_key}__a"
             tail_params: list[Any] = []
         else:
             comparison = _COMPARISONS[request.operator]
             head = (
-                "SELECT __g, __a, toInt64(count()) AS __n FROM"
-                f" (SELECT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
+                f"SELECT {group_key}__a, toInt64(count()) AS __n FROM"
+                f" (SELECT {SPAN} AS __s, {group_column}{request.actor} AS __a FROM "
             )
             tail = (
-                f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, __g, __a HAVING count() {comparison} ?)"
-                " GROUP BY __g, __a"
+                f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, {group_key}__a HAVING count() {comparison} ?)"
+                f" GROUP BY {group_key}__a"
             )
             tail_params = [int(request.value)]
         source, source_params = self._events(request.project_id, head + tail)
@@ -483,13 +483,13 @@ class ClickHouseEventStore:
         return iter([(str(key), json.loads(text or "{}")) for key, text in rows])
 
 
-def _column_list(table: Any, name: str) -> list[Any]:
-    """An Arrow column as a Python list, through numpy when it holds no NULL (one bulk conversion rather than
-    Arrow's object per cell)."""
-    column = table.column(name)
-    if column.null_count:
-        return column.to_pylist()
-    return column.to_numpy(zero_copy_only=False).tolist()
+def _group_parts(group: Fragment | None) -> tuple[str, str, list[Any]]:
+    """A request's group as a selected column (``__g``) and a key to group by, both followed by a comma, with its
+    parameters; nothing without a group: a constant NULL among the keys makes ClickHouse hash them as nullable
+    values (measured at 1M events: a third more CPU for a stickiness)."""
+    if group is None:
+        return "", "", []
+    return f"{group[0]} AS __g, ", "__g, ", list(group[1])
 
 
 def _timed(run: Callable[[float | None], T]) -> T:
