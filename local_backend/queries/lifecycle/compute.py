@@ -15,15 +15,16 @@ Events are read over whole intervals, from the start of the interval before ``da
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
 from ...store.engine.choice import event_store
-from ...store.engine.interface import ActiveActors
+from ...store.engine.interface import ActiveActors, ActorColumns, CreatedColumns
 from ...store.event_rows import to_micros
 from ..base_filter import compiler_for, entity_condition, entity_labels, filter_date_range, global_condition
 from ..buckets import Buckets, make_buckets
@@ -69,37 +70,58 @@ def _and(*parts: Where) -> Where:
 def _active_codes(triples: Iterable[tuple[int, Any, Any]]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """The store's ``(interval, group, actor)`` triples as interval and actor-code arrays, and the actor of each
     code (person ids ascending; group keys in order of first appearance)."""
-    found = list(triples)
-    if not found:
+    if isinstance(triples, ActorColumns):  # the store answered columns: no tuple per row
+        intervals, ids = triples.spans, triples.actors
+        actors: list[Any] | None = None
+    else:
+        found = list(triples)
+        # a column at a time through C-level getters: transposing with zip(*found) would make an iterator per row
+        intervals = np.fromiter(map(itemgetter(0), found), dtype=np.int64, count=len(found))
+        actors = list(map(itemgetter(2), found))
+        ids = np.array(actors)
+    if intervals.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), []
-    # a column at a time: transposing with zip(*found) would make an iterator per row
-    intervals = np.fromiter((triple[0] for triple in found), dtype=np.int64, count=len(found))
-    actors = [triple[2] for triple in found]
-    ids = np.array(actors)
     if ids.dtype.kind in "iu":
         keys, codes = np.unique(ids, return_inverse=True)
         return intervals, codes.astype(np.int64).ravel(), keys.tolist()
     numbered: dict[Any, int] = {}
-    codes = [numbered.setdefault(actor, len(numbered)) for actor in actors]
+    codes = [numbered.setdefault(actor, len(numbered)) for actor in (ids.tolist() if actors is None else actors)]
     return intervals, np.array(codes, dtype=np.int64), list(numbered)
+
+
+def _creation_codes(who: Sequence[Any] | np.ndarray, keys: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """For the actors ``who``, the positions of those in ``keys`` and their codes (their index in ``keys``):
+    by a binary search when both are integers and ``keys`` ascends (persons), else through a dict."""
+    ids, known = np.asarray(who), np.array(keys)
+    if ids.dtype.kind in "iu" and known.dtype.kind in "iu" and bool(np.all(known[1:] > known[:-1])):
+        codes = np.minimum(np.searchsorted(known, ids), len(keys) - 1)
+        matched = np.flatnonzero(known[codes] == ids)
+        return matched, codes[matched].astype(np.int64)
+    numbered = {key: code for code, key in enumerate(keys)}
+    actors = who.tolist() if isinstance(who, np.ndarray) else who
+    pairs = [(position, numbered[actor]) for position, actor in enumerate(actors) if actor in numbered]
+    positions = np.array([position for position, _ in pairs], dtype=np.int64)
+    return positions, np.array([code for _, code in pairs], dtype=np.int64)
 
 
 def _created_intervals(creations: Iterable[tuple[Any, int]], keys: list[Any], edges: list[int]) -> np.ndarray:
     """The interval index (into ``edges``) each actor of ``keys`` was created in, :data:`_UNKNOWN` where the
     store has no row for it."""
     created = np.full(len(keys), _UNKNOWN, dtype=np.int64)
-    codes = {key: code for code, key in enumerate(keys)}
-    known: list[int] = []
-    moments: list[int] = []
-    for who, micros in creations:
-        code = codes.get(who)
-        if code is not None:
-            known.append(code)
-            moments.append(micros)
-    if known:
-        intervals = np.searchsorted(np.array(edges, dtype=np.int64), np.array(moments, dtype=np.int64), side="right")
-        created[np.array(known, dtype=np.int64)] = intervals - 1
+    if isinstance(creations, CreatedColumns):  # the store answered columns: no tuple per actor
+        who: Any = creations.actors
+        moments = creations.created
+    else:
+        found = list(creations)
+        who = list(map(itemgetter(0), found))
+        moments = np.fromiter(map(itemgetter(1), found), dtype=np.int64, count=len(found))
+    if len(who) == 0 or not keys:
+        return created
+    positions, codes = _creation_codes(who, keys)
+    if codes.size:
+        intervals = np.searchsorted(np.array(edges, dtype=np.int64), moments[positions], side="right")
+        created[codes] = intervals - 1
     return created
 
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ...store.engine.choice import event_store
-from ...store.engine.interface import ActiveIntervals
+from ...store.engine.interface import ActiveIntervals, IntervalColumns
 from ...store.event_rows import to_micros
 from ..base_filter import Entity, compiler_for, entity_condition, entity_labels, filter_date_range, global_condition
 from ..breakdowns import MAX_OFFSET, OTHER, breakdown_expression, cohort_splits, page_of, rank_values
@@ -52,10 +54,16 @@ class ActorIntervals:
 
     entity: Entity
     total: int
-    pairs: list[tuple[Any, int]] = field(default_factory=list)
+    actors: list[Any] = field(default_factory=list)
+    intervals: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     breakdown_value: Any = None
     breakdown_label: str | None = None
     has_more: bool = False
+
+    @property
+    def pairs(self) -> list[tuple[Any, int]]:
+        """``(actor, number of active intervals)`` of each actor."""
+        return list(zip(self.actors, self.intervals.tolist(), strict=True))
 
 
 def _and(first: Where, second: Where) -> Where:
@@ -92,7 +100,8 @@ def _entity_intervals(ctx: _Context, entity: Entity, date_range: DateRange) -> l
     criteria = filter.stickiness_criteria
     store = event_store(ctx.conn)
 
-    def run(condition: Where, group: Where | None) -> dict[Any, list[tuple[Any, int]]]:
+    def run(condition: Where, group: Where | None) -> dict[Any, tuple[list[Any], np.ndarray]]:
+        """Each group value's actors and their numbers of intervals."""
         request = ActiveIntervals(
             project_id=ctx.project_id,
             spans=spans,
@@ -102,20 +111,29 @@ def _entity_intervals(ctx: _Context, entity: Entity, date_range: DateRange) -> l
             operator=criteria.operator if criteria else "gte",
             value=criteria.value if criteria else 1,
         )
-        found: dict[Any, list[tuple[Any, int]]] = {}
-        for value, actor, intervals in store.active_intervals(request):
-            found.setdefault(value, []).append((actor, intervals))
-        return found
+        triples = store.active_intervals(request)
+        if not triples:
+            return {}
+        if isinstance(triples, IntervalColumns) and triples.groups is None:  # one series, as columns already
+            return {None: (triples.actors.tolist(), triples.intervals)}
+        found: dict[Any, tuple[list[Any], list[int]]] = {}
+        for value, actor, intervals in triples:
+            actors, counts = found.setdefault(value, ([], []))
+            actors.append(actor)
+            counts.append(intervals)
+        return {value: (actors, np.array(counts, dtype=np.int64)) for value, (actors, counts) in found.items()}
 
     def one(
-        values: dict[Any, list[tuple[Any, int]]], key: Any, *, breakdown_value: Any = None, **extra: Any
+        values: dict[Any, tuple[list[Any], np.ndarray]], key: Any, *, breakdown_value: Any = None, **extra: Any
     ) -> ActorIntervals:
         """The series of group value ``key`` (shown as ``breakdown_value`` when given, else ``key``)."""
         label = extra.pop("label", None)
+        actors, intervals = values.get(key, ([], np.zeros(0, dtype=np.int64)))
         return ActorIntervals(
             entity=entity,
             total=len(buckets),
-            pairs=values.get(key, []),
+            actors=actors,
+            intervals=intervals,
             breakdown_value=key if breakdown_value is None else breakdown_value,
             breakdown_label=label,
             **extra,

@@ -15,7 +15,7 @@ import numpy as np
 __all__ = ["stickiness_counts", "interval_labels", "actors_in_bucket"]
 
 
-def stickiness_counts(intervals: Sequence[int], total: int, *, cumulative: bool) -> list[int]:
+def stickiness_counts(intervals: Sequence[int] | np.ndarray, total: int, *, cumulative: bool) -> list[int]:
     """``data[k - 1]``: the actors active in exactly ``k`` of the ``total`` intervals (``k`` or more when
     ``cumulative``), for ``k`` from 1 to ``total``.
 

@@ -42,11 +42,11 @@ def shape_series(
     shaped = []
     for item in raw:
         entity_label = labels[item.entity.index]
-        data = stickiness_counts([intervals for _, intervals in item.pairs], item.total, cumulative=filter.cumulative)
+        data = stickiness_counts(item.intervals, item.total, cumulative=filter.cumulative)
         body: dict[str, Any] = {
             "action": _action(item, entity_label),
             "label": entity_label,
-            "count": len(item.pairs),
+            "count": len(item.intervals),
             "data": data,
             "labels": interval_labels(item.total, filter.interval, cumulative=filter.cumulative),
             "days": list(range(1, item.total + 1)),

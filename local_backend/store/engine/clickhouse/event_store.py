@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -36,11 +36,14 @@ from ..interface import (
     COUNT_OPERATORS,
     ActiveActors,
     ActiveIntervals,
+    ActorColumns,
+    CreatedColumns,
     EventListing,
     FirstSeen,
     FlaggedRows,
     FlaggedScan,
     Fragment,
+    IntervalColumns,
     Measure,
     PersonEventScan,
     PropertyValues,
@@ -63,7 +66,7 @@ from .listing import (
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
 from .spans import SPAN, span_join
-from .stored_columns import HOT_COLUMNS, stored_columns
+from .stored_columns import HOT_COLUMNS, PERSONLESS_COLUMN, stored_columns
 
 __all__ = ["ClickHouseEventStore"]
 
@@ -71,6 +74,8 @@ T = TypeVar("T")
 # how ClickHouse names a statement it stopped at its max_execution_time (code 159)
 TIMEOUT_EXCEEDED = "TIMEOUT_EXCEEDED"
 _COMPARISONS = dict(zip(COUNT_OPERATORS, (">=", "<=", "="), strict=True))
+# up to this many persons are looked up by a bound list of ids; more, by the range of their ids
+_FEW_ACTORS = 1000
 
 
 def _apply(measure: Measure, column: str) -> str:
@@ -100,6 +105,7 @@ class ClickHouseEventStore:
         # projects known to have override rows: an instance lives for one calculation, and a merge written after
         # it is seen by the next calculation's instance
         self._merges: dict[int, bool] = {}
+        self._stored: frozenset[str] | None = None
 
     @property
     def dialect(self) -> ClickHouseDialect:
@@ -130,10 +136,17 @@ class ClickHouseEventStore:
                 f"SELECT column_name, key FROM materialized_columns WHERE column_name IN ({marks})", names
             )
             keys = {str(name): str(key) for name, key in rows}
-        stored = stored_columns(self.client) if keys or any(f"e.{name}" in statement for name in HOT_COLUMNS) else None
+        reads_stored = any(f"e.{name}" in statement for name in (*HOT_COLUMNS, PERSONLESS_COLUMN))
+        stored = self._stored_columns() if keys or reads_stored else None
         merges = reads_person(statement) and self._has_merges(project_id)
         source, params = event_rows(self._dialect, project_id, statement, keys, stored or frozenset(), merges=merges)
         return f"{source} AS e", params
+
+    def _stored_columns(self) -> frozenset[str]:
+        """The events table's stored columns, asked once per instance (one calculation) rather than per statement."""
+        if self._stored is None:
+            self._stored = stored_columns(self.client)
+        return self._stored
 
     def _has_merges(self, project_id: int) -> bool:
         """Whether the project has any override row (a person merged into another): without one the person
@@ -225,57 +238,109 @@ class ClickHouseEventStore:
         rows = self._rows(head + source + tail, [*group_params, *source_params, *tail_params])
         return [(group, actor_value, int(first)) for group, actor_value, first in rows]
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         if not request.spans:
             return iter(())
-        where_sql, where_params = request.events_where(self._dialect)
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        where_sql, where_params = request.where
+        if request.personful_only:  # the stored byte, not a parse of every event's properties
+            where_sql = f"({where_sql} AND e.{PERSONLESS_COLUMN} = 0)"
+        group_column, _, group_params = _group_parts(request.group)
         spans_sql, spans_params = span_join(self.client, request.spans)
-        head = f"SELECT DISTINCT {SPAN} - 1, {group_sql}, {request.actor} AS __a FROM "
+        head = f"SELECT DISTINCT toInt64({SPAN} - 1) AS __i, {group_column}{request.actor} AS __a FROM "
         tail = f" AND ({where_sql}) AND __a IS NOT NULL"
         source, source_params = self._events(request.project_id, head + tail)
-        rows = self._rows(
+        table = self._arrow(
             head + source + spans_sql + tail, [*group_params, *source_params, *spans_params, *where_params]
         )
-        return iter([(int(index), group, actor) for index, group, actor in rows])
+        if table.num_rows == 0:
+            return iter(())
+        # columns, not a Python object per cell through Arrow's rows
+        return ActorColumns(
+            spans=table.column("__i").to_numpy().astype(np.int64, copy=False),
+            actors=table.column("__a").to_numpy(zero_copy_only=False),
+            groups=None if request.group is None else table.column("__g").to_pylist(),
+        )
 
-    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+    def active_intervals(self, request: ActiveIntervals) -> Collection[tuple[Any, Any, int]]:
         if not request.spans:
             return []
         where_sql, where_params = request.where
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        group_column, group_key, group_params = _group_parts(request.group)
         spans_sql, spans_params = span_join(self.client, request.spans)
-        comparison = _COMPARISONS[request.operator]
-        head = f"SELECT __g, __a, count() FROM (SELECT {SPAN} AS __s, {group_sql} AS __g, {request.actor} AS __a FROM "
-        tail = (
-            f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, __g, __a HAVING count() {comparison} ?)"
-            " GROUP BY __g, __a"
-        )
+        if request.operator == "gte" and int(request.value) <= 1:
+            # every span holding one of its events counts: the distinct (span, actor) pairs, counted per actor
+            # (measured at 1M events: 0.06 s of CPU, against 0.08 s for uniqExact per actor and 0.25 s for
+            # counting each span's events first)
+            head = (
+                f"SELECT {group_key}__a, toInt64(count()) AS __n FROM"
+                f" (SELECT DISTINCT {SPAN} AS __s, {group_column}{request.actor} AS __a FROM "
+            )
+            tail = f" AND ({where_sql}) AND __a IS NOT NULL) GROUP BY {group_key}__a"
+            tail_params: list[Any] = []
+        else:
+            comparison = _COMPARISONS[request.operator]
+            head = (
+                f"SELECT {group_key}__a, toInt64(count()) AS __n FROM"
+                f" (SELECT {SPAN} AS __s, {group_column}{request.actor} AS __a FROM "
+            )
+            tail = (
+                f" AND ({where_sql}) AND __a IS NOT NULL GROUP BY __s, {group_key}__a HAVING count() {comparison} ?)"
+                f" GROUP BY {group_key}__a"
+            )
+            tail_params = [int(request.value)]
         source, source_params = self._events(request.project_id, head + tail)
-        rows = self._rows(
+        table = self._arrow(
             head + source + spans_sql + tail,
-            [*group_params, *source_params, *spans_params, *where_params, int(request.value)],
+            [*group_params, *source_params, *spans_params, *where_params, *tail_params],
         )
-        return [(group, actor, int(spans)) for group, actor, spans in rows]
+        if table.num_rows == 0:
+            return []
+        return IntervalColumns(
+            actors=table.column("__a").to_numpy(zero_copy_only=False),
+            intervals=table.column("__n").to_numpy().astype(np.int64, copy=False),
+            groups=None if request.group is None else table.column("__g").to_pylist(),
+        )
 
     def actors_created_at(
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
-    ) -> Iterator[tuple[Any, int]]:
+    ) -> Iterable[tuple[Any, int]]:
         if not actors:
             return iter(())
         if group_type_index is None:
-            rows = self._rows(
-                f"SELECT id, min(created_at) FROM {self._dialect.table('persons')}"
-                " WHERE project_id = ? AND has(?, id) GROUP BY id",
-                [project_id, [int(actor) for actor in actors]],
-            )
-        else:
-            rows = self._rows(
-                f"SELECT group_key, min(created_at) FROM {self._dialect.table('groups')}"
-                " WHERE project_id = ? AND group_type_index = ? AND has(?, group_key) GROUP BY group_key",
-                [project_id, int(group_type_index), [str(actor) for actor in actors]],
-            )
+            return self._persons_created_at(project_id, actors)
+        rows = self._rows(
+            f"SELECT group_key, min(created_at) FROM {self._dialect.table('groups')}"
+            " WHERE project_id = ? AND group_type_index = ? AND has(?, group_key) GROUP BY group_key",
+            [project_id, int(group_type_index), [str(actor) for actor in actors]],
+        )
         return iter([(actor, int(created)) for actor, created in rows])
+
+    def _persons_created_at(self, project_id: int, ids: Sequence[Any]) -> Iterable[tuple[int, int]]:
+        """Persons' creation times, a few by their ids; many (a lifecycle's every active person) by the range
+        of their ids on the sorted key, kept in numpy: a bound list of tens of thousands of ids costs more to
+        write and parse than the persons it picks."""
+        persons = self._dialect.table("persons")
+        if len(ids) <= _FEW_ACTORS:
+            rows = self._rows(
+                f"SELECT id, min(created_at) FROM {persons} WHERE project_id = ? AND has(?, id) GROUP BY id",
+                [project_id, [int(actor) for actor in ids]],
+            )
+            return iter([(int(actor), int(created)) for actor, created in rows])
+        wanted = np.asarray(ids, dtype=np.int64)
+        if not bool(np.all(wanted[1:] > wanted[:-1])):  # a lifecycle's come ascending already
+            wanted = np.unique(wanted)
+        table = self._arrow(
+            f"SELECT id, toInt64(min(created_at)) AS created FROM {persons}"
+            " WHERE project_id = ? AND id >= ? AND id <= ? GROUP BY id",
+            [project_id, int(wanted[0]), int(wanted[-1])],
+        )
+        if table.num_rows == 0:
+            return iter(())
+        found = table.column("id").to_numpy().astype(np.int64, copy=False)
+        created = table.column("created").to_numpy().astype(np.int64, copy=False)
+        at = np.minimum(np.searchsorted(wanted, found), wanted.size - 1)
+        kept = wanted[at] == found
+        return CreatedColumns(actors=found[kept], created=created[kept])
 
     def top_values(self, request: TopValues) -> list[Any]:
         value_sql, value_params = request.value
@@ -416,6 +481,15 @@ class ClickHouseEventStore:
             [project_id, group_type_index, [str(key) for key in group_keys]],
         )
         return iter([(str(key), json.loads(text or "{}")) for key, text in rows])
+
+
+def _group_parts(group: Fragment | None) -> tuple[str, str, list[Any]]:
+    """A request's group as a selected column (``__g``) and a key to group by, both followed by a comma, with its
+    parameters; nothing without a group: a constant NULL among the keys makes ClickHouse hash them as nullable
+    values (measured at 1M events: a third more CPU for a stickiness)."""
+    if group is None:
+        return "", "", []
+    return f"{group[0]} AS __g, ", "__g, ", list(group[1])
 
 
 def _timed(run: Callable[[float | None], T]) -> T:

@@ -8,6 +8,8 @@ as PostHog does:
 * the hot property columns (``e.v_browser``, ...) and materialized ones (``e.mat_...``) hold what SQLite's
   columns hold (:meth:`.dialect.ClickHouseDialect.hot_value`): read from the table where it stores them
   (:mod:`.stored_columns`), computed from the properties otherwise.
+* ``e.personless`` (1 for an event sent with ``$process_person_profile: false``): the stored column, or computed
+  from the properties in a table made before it.
 * ``e.person_properties``, ``e.group_<i>_properties`` (the newest version of each person and group) and
   ``e.session_seconds`` are joined in once per statement, and only when the statement reads them;
   ``e.session_duration`` (unrounded seconds, NULL for events without a non-empty session) likewise.
@@ -21,6 +23,7 @@ from typing import Any
 
 from ...hot_properties import HOT_PROPERTIES
 from .dialect import PERSON_COLUMN_PREFIX, ClickHouseDialect, joined_columns
+from .stored_columns import PERSONLESS_COLUMN, personless_expression
 
 __all__ = ["event_rows", "person_rows", "materialized_names", "reads_person", "SESSION_DURATION"]
 
@@ -87,6 +90,9 @@ def event_rows(
         sql, key_params = dialect.hot_value("ev.properties", key)
         columns.append(f"{sql} AS {name}")
         params += key_params
+    if f"e.{PERSONLESS_COLUMN}" in statement:
+        value = f"ev.{PERSONLESS_COLUMN}" if PERSONLESS_COLUMN in stored else personless_expression("ev.properties")
+        columns.append(f"{value} AS {PERSONLESS_COLUMN}")
     overrides = f" LEFT JOIN {_overrides(dialect)} AS ov ON ov.old_person_id = ev.person_id" if merged else ""
     sql = f"SELECT {', '.join(columns)} FROM {dialect.table('events')} AS ev{overrides} WHERE ev.project_id = ?"
     params += [project_id, project_id] if merged else [project_id]

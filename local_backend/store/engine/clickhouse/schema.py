@@ -25,7 +25,13 @@ import re
 import weakref
 
 from .client import ClickHouseClient
-from .stored_columns import SESSION_ID_EXPRESSION, add_hot_columns, event_tables
+from .stored_columns import (
+    PERSONLESS_COLUMN,
+    SESSION_ID_EXPRESSION,
+    add_hot_columns,
+    event_tables,
+    personless_expression,
+)
 
 __all__ = [
     "DAY_EXPRESSION",
@@ -65,12 +71,14 @@ TABLES: dict[str, str] = {
             group_3 Nullable(String),
             group_4 Nullable(String),
             session_id Nullable(String) MATERIALIZED SESSION_ID_EXPRESSION,
-            day Date MATERIALIZED DAY_EXPRESSION
+            day Date MATERIALIZED DAY_EXPRESSION,
+            PERSONLESS_COLUMN UInt8 MATERIALIZED PERSONLESS_EXPRESSION
         ) ENGINE = MergeTree
         ORDER BY (project_id, event, day, person_id, timestamp)
-    """.replace("DAY_EXPRESSION", DAY_EXPRESSION).replace(
-        "SESSION_ID_EXPRESSION", SESSION_ID_EXPRESSION.replace("{", "{{").replace("}", "}}")
-    ),
+    """.replace("DAY_EXPRESSION", DAY_EXPRESSION)
+    .replace("PERSONLESS_COLUMN", PERSONLESS_COLUMN)
+    .replace("PERSONLESS_EXPRESSION", personless_expression("properties").replace("{", "{{").replace("}", "}}"))
+    .replace("SESSION_ID_EXPRESSION", SESSION_ID_EXPRESSION.replace("{", "{{").replace("}", "}}")),
     "persons": """
         CREATE TABLE IF NOT EXISTS {db}.persons (
             project_id Int64,

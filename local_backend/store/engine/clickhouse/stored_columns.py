@@ -25,12 +25,16 @@ value otherwise.
 from __future__ import annotations
 
 from ...hot_properties import HOT_PROPERTIES
+from ..interface.person_profiles import PERSON_PROFILE_KEY
 from .client import ClickHouseClient
+from .dialect import ClickHouseDialect
 from .params import string_literal
 from .raw_values import hot_value_of_raw
 
 __all__ = [
     "HOT_COLUMNS",
+    "PERSONLESS_COLUMN",
+    "personless_expression",
     "SESSION_ID_EXPRESSION",
     "add_hot_columns",
     "add_property_column",
@@ -64,6 +68,27 @@ def property_expression(key: str) -> str:
 SESSION_ID_EXPRESSION = hot_value_of_raw(
     "JSONExtractRaw(properties, '$session_id')", "properties", "'$session_id'", booleans=("'1'", "'0'")
 )
+
+
+#: ``events.personless``: 1 for an event sent with ``$process_person_profile: false`` (which PostHog's lifecycle
+#: leaves out), else 0, as :func:`~..interface.person_profiles.personless_condition` answers. Tables made with it
+#: store it (:data:`.schema.TABLES`), so a lifecycle reads one byte per event instead of every event's properties
+#: (measured at 1M events: 0.06 s against 0.2-0.4 s for the statement); reads of a table made before compute it.
+PERSONLESS_COLUMN = "personless"
+
+
+def personless_expression(column: str) -> str:
+    """:data:`PERSONLESS_COLUMN`'s value computed from ``column`` (the properties text), with the key written in as
+    a literal (a column's expression takes no parameters). Properties holding neither the key's text nor a
+    ``\\u`` escape (which an escaped key would need) cannot hold the key and are not parsed."""
+    kind, params = ClickHouseDialect("").json_type(column, PERSON_PROFILE_KEY)
+    literal = string_literal(PERSON_PROFILE_KEY)
+    typed = kind.replace("?", literal)
+    key_text, escape = string_literal(PERSON_PROFILE_KEY.lstrip("$")), string_literal("\\u")
+    return (
+        f"if(position({column}, {key_text}) = 0 AND position({column}, {escape}) = 0, toUInt8(0),"
+        f" toUInt8(coalesce(({typed}) = 'false', 0)))"
+    )
 
 
 def _cluster(client: ClickHouseClient) -> str | None:

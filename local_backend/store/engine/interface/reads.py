@@ -26,9 +26,10 @@ hands its own to them, :class:`~local_backend.store.engine.sqlite.dialect.Dialec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -46,7 +47,10 @@ __all__ = [
     "SpanAggregate",
     "FirstSeen",
     "ActiveActors",
+    "ActorColumns",
     "ActiveIntervals",
+    "IntervalColumns",
+    "CreatedColumns",
     "COUNT_OPERATORS",
     "TopValues",
     "FlaggedScan",
@@ -149,6 +153,25 @@ class ActiveActors:
         return f"({self.where[0]} AND {profile_sql})", [*self.where[1], *profile_params]
 
 
+@dataclass(frozen=True)
+class ActorColumns:
+    """:meth:`EventStore.active_actors`' triples held as columns, as an engine that reads columns may answer them:
+    iterating gives the ``(span index, group value, actor)`` triples; a caller that counts in numpy reads
+    ``spans`` (int64) and ``actors`` (int64 person ids, or objects) without a Python tuple per row. ``groups``:
+    each row's group value, None when the request had no group (every value None)."""
+
+    spans: np.ndarray
+    actors: np.ndarray
+    groups: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __iter__(self) -> Iterator[tuple[int, Any, Any]]:
+        groups = repeat(None) if self.groups is None else self.groups
+        return zip(self.spans.tolist(), groups, self.actors.tolist(), strict=False)
+
+
 COUNT_OPERATORS = ("gte", "lte", "exact")
 """How :class:`ActiveIntervals` compares a span's event count with its ``value``: at least, at most, exactly."""
 
@@ -168,6 +191,40 @@ class ActiveIntervals:
     group: Fragment | None = None
     operator: str = "gte"
     value: int = 1
+
+
+@dataclass(frozen=True)
+class IntervalColumns:
+    """:meth:`EventStore.active_intervals`' triples held as columns, as an engine that reads columns may answer them:
+    iterating gives the ``(group value, actor, number of spans)`` triples; a caller that counts in numpy reads
+    ``actors`` and ``intervals`` (int64) without a Python tuple per actor. ``groups``: each row's group value,
+    None when the request had no group (every value None)."""
+
+    actors: np.ndarray
+    intervals: np.ndarray
+    groups: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.intervals)
+
+    def __iter__(self) -> Iterator[tuple[Any, Any, int]]:
+        groups = repeat(None) if self.groups is None else self.groups
+        return zip(groups, self.actors.tolist(), self.intervals.tolist(), strict=False)
+
+
+@dataclass(frozen=True)
+class CreatedColumns:
+    """:meth:`EventStore.actors_created_at`' pairs held as columns: iterating gives ``(actor, created_at)``; a caller
+    that works in numpy reads ``actors`` and ``created`` (int64) without a Python tuple per actor."""
+
+    actors: np.ndarray
+    created: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.created)
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return zip(self.actors.tolist(), self.created.tolist(), strict=True)
 
 
 @dataclass(frozen=True)
@@ -315,17 +372,17 @@ class EventStore(Protocol):
         """``(group value, actor, first timestamp)`` of each pair (any order)."""
         ...
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         """Distinct ``(span index, group value, actor)`` triples (any order)."""
         ...
 
-    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+    def active_intervals(self, request: ActiveIntervals) -> Collection[tuple[Any, Any, int]]:
         """``(group value, actor, number of spans)`` of each pair with at least one such span (any order)."""
         ...
 
     def actors_created_at(
         self, project_id: int, actors: Sequence[Any], group_type_index: int | None = None
-    ) -> Iterator[tuple[Any, int]]:
+    ) -> Iterable[tuple[Any, int]]:
         """``(actor, created_at)`` of those persons (or groups of the type, by key) that exist (any order)."""
         ...
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import chain, repeat
 from typing import Any
+
+import numpy as np
 
 from ...event_rows import earliest_event_time
 from ...integer_text import integers
@@ -35,6 +37,7 @@ from ..interface import (
     FlaggedRows,
     FlaggedScan,
     Fragment,
+    IntervalColumns,
     Measure,
     PersonEventScan,
     PropertyValues,
@@ -187,7 +190,7 @@ class SQLiteEventStore:
             params = [*group_params, request.project_id, request.lower, request.upper, *where_params]
         return [(row[0], row[1], row[2]) for row in self._cursor().execute(sql, params)]
 
-    def active_actors(self, request: ActiveActors) -> Iterator[tuple[int, Any, Any]]:
+    def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
         if not request.spans:
             return iter(())
         if request.actor == _PERSON and request.group is None:
@@ -205,7 +208,7 @@ class SQLiteEventStore:
         )
         return iter(self._cursor().execute(sql, [*group_params, request.project_id, *where_params]))
 
-    def active_intervals(self, request: ActiveIntervals) -> list[tuple[Any, Any, int]]:
+    def active_intervals(self, request: ActiveIntervals) -> Collection[tuple[Any, Any, int]]:
         if not request.spans:
             return []
         if request.actor == _PERSON and request.group is None:
@@ -214,7 +217,7 @@ class SQLiteEventStore:
             )
             if counted is not None:
                 persons, intervals = counted
-                return list(zip(repeat(None), persons.tolist(), intervals.tolist()))
+                return IntervalColumns(actors=persons, intervals=np.asarray(intervals, dtype=np.int64))
         where_sql, where_params = request.where
         group_sql, group_params = request.group if request.group is not None else ("NULL", [])
         comparison = _COMPARISONS[request.operator]
