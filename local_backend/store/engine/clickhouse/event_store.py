@@ -430,7 +430,15 @@ class ClickHouseEventStore:
             )
             params[IDENTIFIED] = [int(person_id) for (person_id,) in rows]
         stored = stored_hot_columns(self.client)
-        sql = print_clickhouse(request.tree, set(request.ctes), self._dialect, request.timezone, params, stored)
+        sql = print_clickhouse(
+            request.tree,
+            set(request.ctes),
+            self._dialect,
+            request.timezone,
+            params,
+            stored,
+            lambda: self._has_merges(request.project_id),
+        )
         bound = {name: value for name, value in params.items() if value is not None}
         try:
             rows = _timed(lambda timeout: self.client.query_rows(sql, bound, timeout=timeout))

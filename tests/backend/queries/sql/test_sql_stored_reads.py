@@ -127,11 +127,15 @@ def test_the_clickhouse_sql_reads_the_stored_column_and_joins_no_person_unless_a
     try:
         plain = _run(conn, project, "select properties.$browser, count() from events group by 1")["clickhouse"]
         person = _run(conn, project, "select person.properties.email from events")["clickhouse"]
+        counted = _run(conn, project, "select uniq(person_id), count(distinct person_id) from events")
     finally:
         engine.on_clickhouse = False
     assert "v_browser" in plain and "JSONType" not in plain
     assert "persons" not in plain and "person_overrides" not in plain
     assert "person_overrides" in person and "persons" in person
+    # persons counted in a project without merges: the ids tested against the persons' set, no join
+    assert counted["results"] == [[1, 1]]
+    assert "JOIN" not in counted["clickhouse"] and "persons" in counted["clickhouse"]
 
 
 @pytest.fixture(scope="module")
