@@ -66,7 +66,7 @@ from .listing import (
 from .params import bind
 from .rows import SESSION_DURATION, event_rows, materialized_names, person_rows, reads_person
 from .spans import SPAN, span_join
-from .stored_columns import HOT_COLUMNS, PERSONLESS_COLUMN, stored_columns
+from .stored_columns import HOT_COLUMNS, PERSONLESS_COLUMN, stored_columns, stored_hot_columns
 
 __all__ = ["ClickHouseEventStore"]
 
@@ -429,7 +429,16 @@ class ClickHouseEventStore:
                 "SELECT id FROM persons WHERE project_id = ? AND is_identified = 1", (request.project_id,)
             )
             params[IDENTIFIED] = [int(person_id) for (person_id,) in rows]
-        sql = print_clickhouse(request.tree, set(request.ctes), self._dialect, request.timezone, params)
+        stored = stored_hot_columns(self.client)
+        sql = print_clickhouse(
+            request.tree,
+            set(request.ctes),
+            self._dialect,
+            request.timezone,
+            params,
+            stored,
+            lambda: self._has_merges(request.project_id),
+        )
         bound = {name: value for name, value in params.items() if value is not None}
         try:
             rows = _timed(lambda timeout: self.client.query_rows(sql, bound, timeout=timeout))

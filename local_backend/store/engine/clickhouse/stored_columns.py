@@ -24,6 +24,8 @@ value otherwise.
 
 from __future__ import annotations
 
+import weakref
+
 from ...hot_properties import HOT_PROPERTIES
 from ..interface.person_profiles import PERSON_PROFILE_KEY
 from .client import ClickHouseClient
@@ -42,6 +44,7 @@ __all__ = [
     "event_tables",
     "property_expression",
     "stored_columns",
+    "stored_hot_columns",
 ]
 
 HOT_COLUMNS = tuple(HOT_PROPERTIES.values())
@@ -110,6 +113,21 @@ def stored_columns(client: ClickHouseClient) -> frozenset[str]:
         {"db": client.database, "tables": tables, "count": len(tables)},
     )
     return frozenset(str(name) for (name,) in rows)
+
+
+_all_hot_stored: weakref.WeakSet[ClickHouseClient] = weakref.WeakSet()
+
+
+def stored_hot_columns(client: ClickHouseClient) -> frozenset[str]:
+    """The hot columns the events table stores. Asked of ClickHouse until every one is there, then known for the
+    client's life: they are added as the tables are made (:func:`add_hot_columns`) and never dropped, so a HogQL
+    query does not pay a look-up each."""
+    if client in _all_hot_stored:
+        return frozenset(HOT_COLUMNS)
+    stored = stored_columns(client) & frozenset(HOT_COLUMNS)
+    if len(stored) == len(HOT_COLUMNS):
+        _all_hot_stored.add(client)
+    return stored
 
 
 def add_property_column(client: ClickHouseClient, column: str, key: str) -> bool:

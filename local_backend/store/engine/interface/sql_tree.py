@@ -1,4 +1,5 @@
-"""The HogQL name of a function node in a sqlglot tree, shared by the checker and each engine's printer."""
+"""What the checker and each engine's printer read alike in a sqlglot tree: a function node's HogQL name, the
+source a column reads, and whether a query reads an event's person."""
 
 from __future__ import annotations
 
@@ -6,7 +7,16 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-__all__ = ["NAMED", "DATE_UNITS", "hogql_function_name", "transform_up", "trunc_unit"]
+__all__ = [
+    "NAMED",
+    "DATE_UNITS",
+    "PERSON_READS",
+    "events_source_of",
+    "hogql_function_name",
+    "reads_persons",
+    "transform_up",
+    "trunc_unit",
+]
 
 NAMED = (exp.Anonymous, exp.AnonymousAggFunc)
 """Calls sqlglot keeps by their written name, arguments in ``expressions``."""
@@ -76,3 +86,39 @@ def transform_up(tree: exp.Expression, change: Callable[[exp.Expression], exp.Ex
         else:
             node.replace(changed)
     return tree
+
+
+PERSON_READS = frozenset({"person_id", "person_properties"})
+"""The columns of the events source that need the event's person (``person.properties`` is rewritten to
+``person_properties``)."""
+
+
+def reads_persons(tree: exp.Expression) -> bool:
+    """Whether the query reads an event's person (``person_id``, ``person.properties``), or may (a ``t.*``):
+    each printer joins the persons to the events only then."""
+    for node in tree.walk():
+        if isinstance(node, exp.Column) and node.name in PERSON_READS:
+            return True
+        if isinstance(node, exp.Star) and not isinstance(node.parent, exp.Count):
+            return True
+    return False
+
+
+def events_source_of(column: exp.Column, ctes: set[str]) -> bool:
+    """Whether ``column`` reads the ``events`` table itself (not a CTE or subquery): qualified by the alias of
+    an ``events`` source of its SELECT, or unqualified in a SELECT reading nothing else."""
+    select = column.find_ancestor(exp.Select)
+    if select is None:
+        return False
+    sources = [select.args["from_"].this] if select.args.get("from_") else []
+    sources += [join.this for join in select.args.get("joins") or []]
+    if column.table:
+        sources = [source for source in sources if source.alias_or_name == column.table]
+    elif len(sources) != 1:
+        return False
+    return (
+        len(sources) == 1
+        and isinstance(sources[0], exp.Table)
+        and sources[0].name.lower() == "events"
+        and "events" not in ctes
+    )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...hot_properties import HOT_PROPERTIES
-from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, transform_up, trunc_unit
+from ..interface.sql_tree import DATE_UNITS, NAMED, hogql_function_name, reads_persons, transform_up, trunc_unit
 from .hogql_offsets import date_sql, start_sql
 from .hogql_properties import (
     HOT_PREFIX,
@@ -66,7 +66,6 @@ GROUPS_SOURCE = (
     'SELECT group_type_index AS "index", group_key AS "key", created_at AS created_at, properties AS properties'
     " FROM groups WHERE project_id = :hogql_project"
 )
-_PERSON_READS = frozenset({"person_id", "person_properties"})
 _HOT_INDEXED = frozenset({f"{HOT_PREFIX}v_browser", f"{HOT_PREFIX}v_os"})
 _INDEXED = frozenset({*_HOT_INDEXED, "event", "timestamp", "person_id", PERSON_KEY, ROW_COLUMN})
 """The events source's columns that ``idx_events_browser`` holds (with the rowid); ``person_id`` is the
@@ -256,16 +255,6 @@ class SQLitePrinter:
         return node
 
 
-def _reads_persons(tree: exp.Expression) -> bool:
-    """Whether the query reads an event's person (``person_id``, ``person.properties``), or may (a ``t.*``)."""
-    for node in tree.walk():
-        if isinstance(node, exp.Column) and node.name in _PERSON_READS:
-            return True
-        if isinstance(node, exp.Star) and not isinstance(node.parent, exp.Count):
-            return True
-    return False
-
-
 def _covered_by(printed: exp.Expression) -> bool:
     """Whether the printed tree reads nothing of an event but what ``idx_events_browser`` holds, and reads a
     hot column it holds (``$browser``, ``$os``): then reading the index alone answers it, where SQLite would
@@ -290,7 +279,7 @@ def print_sqlite(
     """``tree`` (checked and rewritten, values as named parameters) as SQLite SQL for a project in ``timezone``
     queried at ``now_us``; binds ``hogql_project``, ``hogql_tz`` and ``hogql_now`` besides the node's values.
     ``browser_index``: the name of ``idx_events_browser`` where the database has it (a bulk load drops it)."""
-    persons = _reads_persons(tree)
+    persons = reads_persons(tree)
     printer = SQLitePrinter(timezone=timezone, now_us=now_us, ctes=ctes)
     printed = transform_up(tree, printer)
     index = browser_index if browser_index and _covered_by(printed) else None

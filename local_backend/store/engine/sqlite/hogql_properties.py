@@ -18,6 +18,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ...hot_properties import hot_column
+from ..interface.sql_tree import events_source_of
 from .dialect import _PATH_KEY, json_path
 
 __all__ = [
@@ -48,26 +49,6 @@ WITH_NUL_MARK = "__HOGQL_WITH_NUL__"
 
 def _call(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
-
-
-def events_source_of(column: exp.Column, ctes: set[str]) -> bool:
-    """Whether ``column`` reads the ``events`` table itself (not a CTE or subquery): qualified by the alias of
-    an ``events`` source of its SELECT, or unqualified in a SELECT reading nothing else."""
-    select = column.find_ancestor(exp.Select)
-    if select is None:
-        return False
-    sources = [select.args["from_"].this] if select.args.get("from_") else []
-    sources += [join.this for join in select.args.get("joins") or []]
-    if column.table:
-        sources = [source for source in sources if source.alias_or_name == column.table]
-    elif len(sources) != 1:
-        return False
-    return (
-        len(sources) == 1
-        and isinstance(sources[0], exp.Table)
-        and sources[0].name.lower() == "events"
-        and "events" not in ctes
-    )
 
 
 def _as_text(value: exp.Expression) -> exp.Expression:
