@@ -176,28 +176,30 @@ class ClickHouseEventStore:
             return {}
         measure = request.measure
         where_sql, where_params = request.where
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        group_column, group_key, group_params = _group_parts(request.group)
         spans_sql, spans_params = span_join(self.client, request.spans)
         if measure.per is None:
             value_sql, value_params = measure.value
-            head = f"SELECT {SPAN} - 1, {group_sql} AS __g, {_apply(measure, value_sql)} FROM "
-            tail = f" AND ({where_sql}) GROUP BY {SPAN}, __g"
+            head = f"SELECT {SPAN} - 1, {group_column}{_apply(measure, value_sql)} FROM "
+            tail = f" AND ({where_sql}) GROUP BY {group_key}{SPAN}"
             head_params = [*group_params, *value_params]
         else:
             per_value = f"any({SESSION_DURATION})" if measure.session_durations else measure.per_value
             head = (
-                f"SELECT __i, __g, {_apply(measure, '__v')} FROM (SELECT {SPAN} - 1 AS __i, {group_sql} AS __g,"
+                f"SELECT __i, {group_key}{_apply(measure, '__v')} FROM (SELECT {SPAN} - 1 AS __i, {group_column}"
                 f" {measure.per} AS __per, {per_value} AS __v FROM "
             )
             tail = f" AND ({where_sql}) AND ({measure.per}) IS NOT NULL"
             if measure.session_durations:
                 tail += f" AND {SESSION_DURATION} IS NOT NULL"
-            tail += " GROUP BY __i, __g, __per) GROUP BY __i, __g"
+            tail += f" GROUP BY __i, {group_key}__per) GROUP BY {group_key}__i"
             head_params = [*group_params]
         statement = head + tail
         source, source_params = self._events(request.project_id, statement)
         sql = head + source + spans_sql + tail
         rows = self._rows(sql, [*head_params, *source_params, *spans_params, *where_params])
+        if request.group is None:
+            return {(int(index), None): value for index, value in rows}
         return {(int(index), group): value for index, group, value in rows}
 
     def aggregate_counted(
@@ -223,19 +225,24 @@ class ClickHouseEventStore:
 
     def first_seen(self, request: FirstSeen) -> list[tuple[Any, Any, int]]:
         where_sql, where_params = request.where
-        group_sql, group_params = request.group if request.group is not None else ("NULL", [])
+        group_column, group_key, group_params = _group_parts(request.group)
         actor = request.actor
-        head = f"SELECT {group_sql} AS __g, {actor} AS __a, min(e.timestamp) AS __first FROM "
+        head = f"SELECT {group_column}{actor} AS __a, min(e.timestamp) AS __first FROM "
         if request.ever:
-            tail = f" WHERE ({where_sql}) AND __a IS NOT NULL GROUP BY __g, __a HAVING __first >= ? AND __first <= ?"
+            tail = (
+                f" WHERE ({where_sql}) AND __a IS NOT NULL GROUP BY {group_key}__a HAVING __first >= ? AND __first <= ?"
+            )
             tail_params = [*where_params, request.lower, request.upper]
         else:
             tail = (
-                f" WHERE e.timestamp >= ? AND e.timestamp <= ? AND ({where_sql}) AND __a IS NOT NULL GROUP BY __g, __a"
+                f" WHERE e.timestamp >= ? AND e.timestamp <= ? AND ({where_sql}) AND __a IS NOT NULL"
+                f" GROUP BY {group_key}__a"
             )
             tail_params = [request.lower, request.upper, *where_params]
         source, source_params = self._events(request.project_id, head + tail)
         rows = self._rows(head + source + tail, [*group_params, *source_params, *tail_params])
+        if request.group is None:
+            return [(None, actor_value, int(first)) for actor_value, first in rows]
         return [(group, actor_value, int(first)) for group, actor_value, first in rows]
 
     def active_actors(self, request: ActiveActors) -> Iterable[tuple[int, Any, Any]]:
