@@ -104,6 +104,28 @@ def _star_sources(select: exp.Select) -> dict[str, exp.Expression]:
     return {source.alias_or_name.lower(): source for source in sources if source.alias_or_name}
 
 
+def _name_columns(query: exp.Expression) -> None:
+    """Each unnamed expression among the columns of ``query`` (a star's source) named as its answer names it
+    (its ClickHouse text), so that the star's columns reach it by that name on every engine: unnamed, SQLite
+    names it by its own printed text, and a name it does not hold reads as a text literal there."""
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if isinstance(query, exp.Union):  # a union's columns are named by its first query
+        _name_columns(query.left)
+        return
+    if not isinstance(query, exp.Select):
+        return
+    query.set(
+        "expressions",
+        [
+            expression
+            if isinstance(expression, exp.Alias | exp.Column | exp.Star)
+            else exp.alias_(expression, expression.sql("clickhouse"), quoted=True)
+            for expression in query.expressions
+        ],
+    )
+
+
 def expand_stars(tree: exp.Query) -> exp.Query:
     """``*`` written out as the columns of the FROM source, and ``x.*`` as those of the source named ``x``:
     PostHog's event or person columns, or a subquery's / CTE's own."""
@@ -116,6 +138,8 @@ def expand_stars(tree: exp.Query) -> exp.Query:
             continue
         source = select.args["from_"].this
         sources = _star_sources(select)
+        for named in [source, *(join.this for join in select.args.get("joins") or [])]:
+            _name_columns(ctes.get(named.name.lower(), named) if isinstance(named, exp.Table) else named)
         # beside a join, * is the FROM source's columns, named through its alias so no column is ambiguous
         qualifier = (source.alias_or_name or None) if select.args.get("joins") else None
         expanded: list[exp.Expression] = []

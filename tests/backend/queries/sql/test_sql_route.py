@@ -167,3 +167,34 @@ def test_a_star_naming_no_table_of_the_query_is_a_400(client, filled):
     response = _post(client, filled, {"kind": "HogQLQuery", "query": "select x.* from events e"})
     assert response.status_code == 400, response.text
     assert "x.*" in response.json()["detail"] and response.json()["attr"].endswith("query")
+
+
+@pytest.mark.parametrize(
+    ("query", "columns", "rows"),
+    [
+        (
+            "select * from (select properties.$browser, count() from events group by properties.$browser) as t",
+            ["$browser", "count()"],
+            [["Chrome", 1]],
+        ),
+        # the toolkit's page of a query with a LIMIT of its own
+        (
+            "select * from (select p.properties.email from persons p limit 10) as t limit 5 offset 0",
+            ["email"],
+            [["a@x.com"]],
+        ),
+        ("with c as (select count() + 1 from events) select * from c", ["count() + 1"], [[2]]),
+        (
+            "select * from (select properties.$browser from events union all select 'x') order by 1",
+            ["$browser"],
+            [["Chrome"], ["x"]],
+        ),
+    ],
+)
+def test_a_star_over_unnamed_expressions_answers_their_values(engine, client, world, conn, query, columns, rows):
+    """A star over a subquery or CTE whose columns are expressions without a name (a property, an aggregate)
+    answers each expression's value under its name, on every engine."""
+    add_events(conn, world.project_id, [("purchase", "a", "2026-01-10T10:00:00Z", {"$browser": "Chrome"})],
+               persons={"a": {"email": "a@x.com"}})  # fmt: skip
+    body = _post(client, world, {"kind": "HogQLQuery", "query": query}).json()
+    assert (body["columns"], body["results"]) == (columns, rows), body
