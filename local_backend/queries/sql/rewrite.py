@@ -98,10 +98,9 @@ def bind_values(tree: exp.Query, values: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def _star_sources(select: exp.Select) -> dict[str, exp.Expression]:
-    """The sources of ``select`` (its FROM and each join) by the name a qualified ``x.*`` gives them."""
-    sources = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
-    return {source.alias_or_name.lower(): source for source in sources if source.alias_or_name}
+def _sources(select: exp.Select) -> list[exp.Expression]:
+    """The sources of ``select``: its FROM, then each join."""
+    return [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
 
 
 def _name_columns(query: exp.Expression) -> None:
@@ -136,10 +135,11 @@ def expand_stars(tree: exp.Query) -> exp.Query:
         stars = [e for e in select.expressions if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)]
         if not stars or not select.args.get("from_"):
             continue
-        source = select.args["from_"].this
-        sources = _star_sources(select)
-        for named in [source, *(join.this for join in select.args.get("joins") or [])]:
-            _name_columns(ctes.get(named.name.lower(), named) if isinstance(named, exp.Table) else named)
+        sources = _sources(select)
+        for each in sources:
+            _name_columns(ctes.get(each.name.lower(), each) if isinstance(each, exp.Table) else each)
+        source = sources[0]
+        by_name = {each.alias_or_name.lower(): each for each in sources if each.alias_or_name}  # for x.*
         # beside a join, * is the FROM source's columns, named through its alias so no column is ambiguous
         qualifier = (source.alias_or_name or None) if select.args.get("joins") else None
         expanded: list[exp.Expression] = []
@@ -147,7 +147,7 @@ def expand_stars(tree: exp.Query) -> exp.Query:
             if isinstance(expression, exp.Star):
                 expanded.extend(exp.column(name, table=qualifier) for name in star_names(source, ctes))
             elif isinstance(expression, exp.Column) and expression.is_star:
-                named = sources.get(expression.table.lower())
+                named = by_name.get(expression.table.lower())
                 if named is None:
                     raise ValidationError(
                         f"{expression.sql('clickhouse')} names no table of its FROM or JOIN", attr="query"
