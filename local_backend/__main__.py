@@ -32,10 +32,9 @@ from pathlib import Path
 
 from . import materialize_command, migrate_events_command
 from .clock import Clock, FrozenStartClock, SystemClock, format_instant, parse_instant
-from .config import DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
+from .config import DEFAULT_BATCH_SIZE, DEFAULT_MATERIALIZE_AUTO_INTERVAL, DEFAULT_QUERY_TIMEOUT_SECONDS, Settings
 from .demo_data import DEFAULT_DEMO_EVENTS, DEFAULT_DEMO_SEED
 from .errors import APIError
-from .loading.loader import DEFAULT_BATCH_SIZE
 from .store.engine.choice import choose_engine, open_database
 from .store.engine.spec import ENGINE_HELP, Engine, parse_engine
 
@@ -208,8 +207,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _create_project(args: argparse.Namespace) -> int:
-    from .routes.projects import validate_timezone
-    from .store.projects import create_project
+    from .store.projects import create_project, validate_timezone
 
     validate_timezone(args.timezone)
     conn = _open(args.db, args.engine, events=False)
@@ -219,8 +217,7 @@ def _create_project(args: argparse.Namespace) -> int:
 
 
 def _create_key(args: argparse.Namespace) -> int:
-    from .auth import validate_scopes
-    from .store.accounts import create_personal_api_key, get_or_create_user
+    from .store.accounts import create_personal_api_key, get_or_create_user, validate_scopes
     from .store.projects import get_project
 
     scopes = validate_scopes(args.scopes.split(","))

@@ -17,48 +17,22 @@ from typing import Any
 
 from fastapi import Depends, Request
 
-from .errors import AuthenticationFailed, NotAuthenticated, NotFound, PermissionDenied, ValidationError
+from .errors import AuthenticationFailed, NotAuthenticated, NotFound, PermissionDenied
 from .store.accounts import find_personal_api_key, get_user
 from .store.ids import parse_id
 from .store.projects import get_project
 from .web.deps import get_conn
 
 __all__ = [
-    "SCOPE_OBJECTS",
     "Caller",
     "ProjectAccess",
-    "validate_scopes",
     "key_access",
     "project_access",
     "CURRENT_PROJECT",
 ]
 
-# The scope objects PostHog knows; keys made for PostHog carry these, so all are accepted.
-SCOPE_OBJECTS = frozenset(
-    {
-        "action", "activity_log", "annotation", "batch_export", "cohort", "dashboard", "dashboard_template",
-        "early_access_feature", "event_definition", "experiment", "export", "feature_flag", "group", "insight",
-        "query", "notebook", "organization", "organization_member", "person", "plugin", "project",
-        "property_definition", "session_recording", "session_recording_playlist", "sharing_configuration",
-        "subscription", "survey", "user", "webhook",
-    }
-)  # fmt: skip
 CURRENT_PROJECT = "@current"
 _BEARER = re.compile(r"^Bearer\s+(\S.+)$")
-
-
-def validate_scopes(scopes: list[str]) -> list[str]:
-    """Check a key's scopes: ``*`` or ``<object>:read|write``. Raises ValidationError naming the bad one."""
-    cleaned = [scope.strip() for scope in scopes if scope.strip()]
-    if not cleaned:
-        raise ValidationError("A key needs at least one scope.", attr="scopes")
-    for scope in cleaned:
-        if scope == "*":
-            continue
-        obj, _, action = scope.partition(":")
-        if obj not in SCOPE_OBJECTS or action not in ("read", "write"):
-            raise ValidationError(f"Invalid scope: {scope}", attr="scopes")
-    return cleaned
 
 
 @dataclass(frozen=True)

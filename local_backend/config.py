@@ -9,6 +9,7 @@ from .clock import Clock, SystemClock
 
 __all__ = [
     "Settings",
+    "DEFAULT_BATCH_SIZE",
     "DEFAULT_PAGE_SIZE",
     "MAX_PAGE_SIZE",
     "MAX_REQUEST_BYTES",
@@ -27,6 +28,8 @@ DEFAULT_MATERIALIZE_AUTO_LIMIT = 10
 # How often a running server applies that choice (seconds; 0: never, only by command or API).
 DEFAULT_MATERIALIZE_AUTO_INTERVAL = 24 * 3600.0
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+# Events per transaction of a bulk load (`load-events --batch-size`).
+DEFAULT_BATCH_SIZE = 10_000
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,6 +23,7 @@ from typing import Any, TypedDict
 
 from tqdm import tqdm
 
+from ..config import DEFAULT_BATCH_SIZE
 from ..errors import ValidationError
 from ..ingestion import ingest_events
 from ..ingestion.bulk import store_prepared
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 Batch = PreparedBatch | WireBatch
-DEFAULT_BATCH_SIZE = 10_000
 MAX_BATCH_SIZE = 1_000_000
 MAX_REJECTIONS = 20
 GC_THRESHOLD = 200_000  # new objects between collections during a load (Python's default: 700)

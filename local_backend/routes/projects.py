@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sqlite3
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import APIRouter, Depends, Request
 
@@ -23,21 +22,14 @@ from ..store.projects import (
     list_projects,
     project_has_events,
     update_project,
+    validate_timezone,
 )
 from ..web.deps import get_conn, now_iso
 from ..web.pagination import Page, page_params, paginated
 
-__all__ = ["router", "validate_timezone"]
+__all__ = ["router"]
 
 router = APIRouter(tags=["projects"])
-
-
-def validate_timezone(name: str) -> str:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f'"{name}" is not a valid choice.', attr="timezone", code="invalid_choice") from None
-    return name
 
 
 @router.get("/api/projects", response_model=Paginated[ProjectBasic], summary="List projects")

@@ -10,10 +10,13 @@ import json
 import sqlite3
 from typing import Any
 
+from ..errors import ValidationError
 from .db import row_dict, transaction
 from .ids import hash_key, mask_key, new_personal_api_key, new_uuid
 
 __all__ = [
+    "SCOPE_OBJECTS",
+    "validate_scopes",
     "get_or_create_user",
     "get_user",
     "create_personal_api_key",
@@ -22,6 +25,32 @@ __all__ = [
     "remember_demo_key",
     "stored_demo_key",
 ]
+
+
+# The scope objects PostHog knows; keys made for PostHog carry these, so all are accepted.
+SCOPE_OBJECTS = frozenset(
+    {
+        "action", "activity_log", "annotation", "batch_export", "cohort", "dashboard", "dashboard_template",
+        "early_access_feature", "event_definition", "experiment", "export", "feature_flag", "group", "insight",
+        "query", "notebook", "organization", "organization_member", "person", "plugin", "project",
+        "property_definition", "session_recording", "session_recording_playlist", "sharing_configuration",
+        "subscription", "survey", "user", "webhook",
+    }
+)  # fmt: skip
+
+
+def validate_scopes(scopes: list[str]) -> list[str]:
+    """Check a key's scopes: ``*`` or ``<object>:read|write``. Raises ValidationError naming the bad one."""
+    cleaned = [scope.strip() for scope in scopes if scope.strip()]
+    if not cleaned:
+        raise ValidationError("A key needs at least one scope.", attr="scopes")
+    for scope in cleaned:
+        if scope == "*":
+            continue
+        obj, _, action = scope.partition(":")
+        if obj not in SCOPE_OBJECTS or action not in ("read", "write"):
+            raise ValidationError(f"Invalid scope: {scope}", attr="scopes")
+    return cleaned
 
 
 def _decode_user(row: sqlite3.Row | None) -> dict[str, Any] | None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..errors import ValidationError
 from .db import row_dict, transaction
 from .engine.choice import event_store
 from .ids import new_project_token, new_uuid
 
 __all__ = [
+    "validate_timezone",
     "organization_exists",
     "project_has_events",
     "ensure_organization",
@@ -25,6 +28,14 @@ __all__ = [
 
 PROJECT_JSON_FIELDS = ("test_account_filters",)
 DEFAULT_ORGANIZATION_NAME = "Default organization"
+
+
+def validate_timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f'"{name}" is not a valid choice.', attr="timezone", code="invalid_choice") from None
+    return name
 
 
 def _decode(row: sqlite3.Row | None) -> dict[str, Any] | None:

@@ -10,6 +10,9 @@ whether an engine holds events yet (:func:`holds_events`), and moving the events
 
     sqlite      :mod:`.sqlite`       the events in the SQLite file itself (the default)
     chdb, a server or cluster   :mod:`.clickhouse`   ClickHouse, embedded or over HTTP
+
+The ClickHouse package is imported by the functions that reach it, when a database uses it: a SQLite database's
+commands and server start without loading it (its client, SQL rewriting and NumPy answers).
 """
 
 from __future__ import annotations
@@ -20,10 +23,6 @@ from pathlib import Path
 
 from ...errors import APIError
 from ..db import connect, transaction
-from .clickhouse.clients import open_client
-from .clickhouse.copy import copy_from_sqlite, copy_to_sqlite
-from .clickhouse.engine import ClickHouseEngine
-from .clickhouse.writer import interrupted_writes as clickhouse_interrupted_writes
 from .connection import EngineConnection, connect_with_engine, engine_of
 from .interface import EventEngine, EventStore, EventWriter
 from .spec import Engine, EngineMismatch, database_file, recorded_engine
@@ -49,6 +48,9 @@ def open_engine_of(engine: Engine, db_file: str) -> EventEngine:
     and its tables created; SQLite has nothing to open."""
     if engine.kind == "sqlite":
         return SQLITE_ENGINE
+    from .clickhouse.clients import open_client
+    from .clickhouse.engine import ClickHouseEngine
+
     return ClickHouseEngine(engine, open_client(engine, db_file))
 
 
@@ -86,13 +88,19 @@ def event_writer(conn: sqlite3.Connection) -> EventWriter:
 def interrupted_writes(conn: sqlite3.Connection) -> bool:
     """Whether a crash may have left rows of a write that never committed in the engine (never on SQLite, whose
     one transaction is undone by SQLite itself)."""
-    return clickhouse_interrupted_writes(database_file(conn)) and engine_of(conn).name != "sqlite"
+    if engine_of(conn).name == "sqlite":
+        return False
+    from .clickhouse.writer import interrupted_writes as clickhouse_interrupted_writes
+
+    return clickhouse_interrupted_writes(database_file(conn))
 
 
 def holds_events(conn: sqlite3.Connection, engine: Engine) -> bool:
     """Whether ``engine`` holds any of this database's events."""
     if engine.kind == "sqlite":
         return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
+    from .clickhouse.clients import open_client
+
     client = open_client(engine, database_file(conn))
     return bool(client.query_rows(f"SELECT 1 FROM `{client.database}`.events LIMIT 1"))
 
@@ -136,6 +144,9 @@ def move_events(conn: sqlite3.Connection, target: Engine) -> int:
         raise APIError("Move the events between two ClickHouse engines through sqlite.", attr="to")
     if holds_events(conn, target):
         raise APIError(f"{target.describe()} already holds events of this database.", attr="to")
+    from .clickhouse.clients import open_client
+    from .clickhouse.copy import copy_from_sqlite, copy_to_sqlite
+
     if source.kind == "sqlite":
         moved = copy_from_sqlite(conn, open_client(target, database_file(conn)))
     else:
