@@ -58,19 +58,28 @@ def _events_source(
     key: bool = False,
     merges: bool = False,
     hot: Iterable[str] = (),
+    read: Callable[[str], bool] = lambda name: True,
 ) -> str:
-    """This project's events; with ``persons``, beside each its person's uuid and properties after merges (NULL
-    for an event whose person row is missing) and its :data:`PERSON_KEY`; with ``key`` alone, the key without
-    the persons join (through the overrides only with ``merges``: without merges the person written with the
-    event is its person now); with ``hot``, those stored hot columns."""
+    """This project's events, each column the query may ``read`` (by name); with ``persons``, beside each its
+    person's uuid and properties after merges (NULL for an event whose person row is missing) and its
+    :data:`PERSON_KEY`; with ``key`` alone, the key without the persons join (through the overrides only with
+    ``merges``: without merges the person written with the event is its person now); with ``hot``, those stored
+    hot columns."""
     zone = string_literal(tz)
-    columns = (
-        f"SELECT ev.uuid AS uuid, ev.event AS event, fromUnixTimestamp64Micro(ev.timestamp, {zone}) AS timestamp,"
-        " ev.distinct_id AS distinct_id, ev.properties AS properties,"
-        " ev.elements_chain AS elements_chain, ev.session_id AS session_id,"
-        f" fromUnixTimestamp64Micro(ev.created_at, {zone}) AS created_at"
-        + "".join(f", ev.{column} AS {HOT_PREFIX}{column}" for column in sorted(hot))
-    )
+    plain = {
+        "uuid": "ev.uuid",
+        "event": "ev.event",
+        "timestamp": f"fromUnixTimestamp64Micro(ev.timestamp, {zone})",
+        "distinct_id": "ev.distinct_id",
+        "properties": "ev.properties",
+        "elements_chain": "ev.elements_chain",
+        "session_id": "ev.session_id",
+        "created_at": f"fromUnixTimestamp64Micro(ev.created_at, {zone})",
+    }
+    # ClickHouse analyses every column of a subquery, read or not: about 1 ms a statement for the unread ones
+    parts = [f"{value} AS {name}" for name, value in plain.items() if read(name)] or ["ev.event AS event"]
+    parts += [f"ev.{column} AS {HOT_PREFIX}{column}" for column in sorted(hot)]
+    columns = "SELECT " + ", ".join(parts)
     where = " WHERE ev.project_id = {hogql_project:Int64}"
     # an event whose person row is missing is kept, its person NULL (a left join gives '' there), as on SQLite
     # and as PostHog keeps events without their person
@@ -264,6 +273,18 @@ def _count_persons_by_key(tree: exp.Expression, ctes: set[str]) -> bool:
     return keyed
 
 
+def _column_names(tree: exp.Expression) -> set[str] | None:
+    """The names of the columns ``tree`` reads (any table's, a superset of the events source's), None where a star
+    may read every column."""
+    names: set[str] = set()
+    for node in tree.walk():
+        if isinstance(node, exp.Column):
+            names.add(node.name)
+        elif isinstance(node, exp.Star) and not isinstance(node.parent, exp.Count):
+            return None
+    return names
+
+
 def reads_identified(tree: exp.Query) -> bool:
     """Whether ``tree`` (stars written out) reads the persons' ``is_identified``."""
     return any(column.name == "is_identified" for column in tree.find_all(exp.Column))
@@ -286,11 +307,18 @@ def print_clickhouse(
     tree, grouped = group_persons_by_key(tree, ctes, PERSON_KEY)
     key = counted or grouped
     persons = reads_persons(tree)
+    read = _column_names(tree)  # before printing: a property read printed is a fragment of text
     printer = _Printer(dialect, tz, params, ctes, stored)
     printed = transform_up(tree, printer)
     sources = {
         "events": _events_source(
-            dialect, tz, persons=persons, key=key, merges=key and not persons and merges(), hot=printer.hot
+            dialect,
+            tz,
+            persons=persons,
+            key=key,
+            merges=key and not persons and merges(),
+            hot=printer.hot,
+            read=lambda name: read is None or name in read,
         ),
         "persons": _persons_source(dialect, tz, params),
         "groups": _groups_source(dialect, tz),
