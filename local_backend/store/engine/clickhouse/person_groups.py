@@ -49,8 +49,6 @@ def group_persons_by_key(tree: exp.Expression, ctes: set[str], key: str) -> tupl
         keyed = True
         if select is tree:
             tree = named
-        else:
-            select.replace(named)
     return tree, keyed
 
 
@@ -109,6 +107,9 @@ def _position(node: exp.Expression, count: int) -> int | None:
 
 
 def _named_after_grouping(select: exp.Select, ctes: set[str], key: str, *, root: bool) -> exp.Select | None:
+    """``select`` grouped by ``key`` in place, under a SELECT naming the groups' uuids that takes its place in
+    the tree where they may be read; that SELECT, ``select`` itself where they are not, None where it cannot be
+    (it is then left as it was)."""
     items = _person_items(select, ctes)
     if items is None:
         return None
@@ -116,14 +117,19 @@ def _named_after_grouping(select: exp.Select, ctes: set[str], key: str, *, root:
     unnamed = [index for index in plain if not select.expressions[index].alias and not _bare(select, index)]
     if unnamed and not root:
         return None  # a SELECT read from outside is read by its items' names, which ClickHouse makes up here
-    inner = select.copy()
+    read = _read_outside(select, items)
+    # rewritten in place (a copy costs more than the rest): its place in the tree held until the outer is made
+    hole = exp.Null()
+    if read and select.parent is not None:
+        select.replace(hole)
+    inner = select
     table = inner.args["from_"].this.alias_or_name
     person_key = exp.column(key, table=table)
     for node in list(inner.args["group"].expressions):
         alias = isinstance(node, exp.Column) and not node.table and node.name in _aliases(inner, items)
         if alias or _is_person(node, ctes):
             node.replace(person_key.copy())
-    if not _read_outside(select, items):  # the uuids are never read: the groups alone, under their names
+    if not read:  # the uuids are never read: the groups alone, under their names
         for index in items:
             item = inner.expressions[index]
             item.replace(exp.alias_(person_key.copy(), item.alias or "person_id"))
@@ -157,19 +163,24 @@ def _named_after_grouping(select: exp.Select, ctes: set[str], key: str, *, root:
             outer_order.append(moved)
         if inner.args.get("limit") is None and inner.args.get("offset") is None:
             inner.set("order", None)  # the rows are ordered once, after the join
-    grouped = exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(_GROUPED)))
-    outer = exp.select(*outputs).from_(grouped)
     condition = exp.EQ(
         this=exp.column("id", table=_NAMES), expression=exp.column(_PERSON.format(items[0]), table=_GROUPED)
     )
     names = exp.Table(this=exp.to_identifier(PERSON_NAMES), alias=exp.TableAlias(this=exp.to_identifier(_NAMES)))
-    outer = outer.join(names, on=condition, join_type="LEFT")
-    if outer_order:
-        outer.set("order", exp.Order(expressions=outer_order))
     with_ = inner.args.get("with_")
     if with_ is not None:  # the query's CTEs stand before the SELECT that now holds the grouping
         inner.set("with_", None)
+    # built as nodes: sqlglot's builders copy the tree they extend
+    outer = exp.Select(
+        expressions=outputs,
+        from_=exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(_GROUPED)))),
+        joins=[exp.Join(this=names, on=condition, side="LEFT")],
+        order=exp.Order(expressions=outer_order) if outer_order else None,
+    )
+    if with_ is not None:
         outer.set("with_", with_)
+    if hole.parent is not None:
+        hole.replace(outer)
     return outer
 
 
