@@ -298,6 +298,25 @@ def ask_grouped(request: pytest.FixtureRequest, grouped_world):
             "select person_id, count() as c from events group by person_id order by c desc limit 1",
             [["@ann", 3]],
         ),
+        (
+            "shop",
+            "select person_id, event, count() as c from events where event = 'pageview' group by person_id, event"
+            " order by c desc",
+            [["@ann", "pageview", 2], [None, "pageview", 1]],
+        ),
+        (
+            "shop",
+            "select count(), sum(c) from (select person_id, count() as c from events group by person_id union all"
+            " select person_id, count() as c from events where event = 'signup' group by person_id)",
+            [[4, 7]],
+        ),
+        # the person read otherwise (a condition, HAVING): grouped by the uuid read with each event, the same rows
+        (
+            "shop",
+            "select person_id, count() from events where person_id is not null group by person_id",
+            [["@ann", 3]],
+        ),
+        ("shop", "select person_id as p, count() as c from events group by p having p is null", [[None, 2]]),
         ("other", "select person_id, count() from events group by person_id", [["@zoe", 2]]),
         (
             "other",
