@@ -8,12 +8,13 @@ grouping, once per group rather than once per event::
 
     SELECT person_id AS p, count() AS c FROM events GROUP BY p ORDER BY c DESC LIMIT 10
     -> SELECT nullIf(names.uuid, '') AS p, grouped.c AS c
-       FROM (SELECT key AS __hogql_group_person, count() AS c FROM events GROUP BY key ORDER BY c DESC LIMIT 10)
-            AS grouped LEFT JOIN <this project's persons' uuids> AS names ON names.id = grouped.__hogql_group_person
+       FROM (SELECT key AS person_0, count() AS c FROM events GROUP BY key ORDER BY c DESC LIMIT 10) AS grouped
+       LEFT JOIN <this project's persons' uuids> AS names ON names.id = grouped.person_0
        ORDER BY grouped.c DESC
 
-The groups are the same: one key a person after merges as one uuid is, and one NULL group for every event
-whose person row is missing (its key NULL, its uuid NULL). A SELECT that reads ``person_id`` any other way (in
+The groups are the same: one key a person after merges as one uuid is, and one NULL group of all the events
+whose person row is missing (their key NULL, their uuid NULL). Where nothing reads the uuids (the SELECT is a
+subquery whose person column the query around it never names) they are not joined at all. A SELECT that reads ``person_id`` any other way (in
 ``WHERE``, ``HAVING``, ``ORDER BY``, inside an expression), reads ``person.properties``, joins another table,
 or is ``DISTINCT`` or ``LIMIT ... BY`` is left as it is.
 """
