@@ -14,9 +14,10 @@ grouping, once per group rather than once per event::
 
 The groups are the same: one key a person after merges as one uuid is, and one NULL group of all the events
 whose person row is missing (their key NULL, their uuid NULL). Where nothing reads the uuids (the SELECT is a
-subquery whose person column the query around it never names) they are not joined at all. A SELECT that reads ``person_id`` any other way (in
-``WHERE``, ``HAVING``, ``ORDER BY``, inside an expression), reads ``person.properties``, joins another table,
-or is ``DISTINCT`` or ``LIMIT ... BY`` is left as it is.
+subquery whose person column the query around it never names) they are not joined at all.
+
+A SELECT that reads ``person_id`` any other way (in ``WHERE``, ``HAVING``, ``ORDER BY``, inside an expression),
+reads ``person.properties``, joins another table, or is ``DISTINCT`` or ``LIMIT ... BY`` is left as it is.
 """
 
 from __future__ import annotations
