@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from local_backend.queries.sql import read_hogql_node
 from local_backend.queries.sql.allowlist import check_tree
-from local_backend.queries.sql.parse import parse_hogql
+from local_backend.queries.sql.parse import parse_hogql_fresh
 from local_backend.queries.sql.rewrite import (
     apply_limit,
     bind_values,
@@ -75,9 +75,10 @@ QUERIES: dict[str, tuple[str, str]] = {
 
 
 def translate(query: str) -> str:
-    """The query through every engine-free step and SQLite's printer, as a request runs it."""
+    """The query through every engine-free step and SQLite's printer, as a request runs it the first time (a
+    text sent again finds its parsed tree kept)."""
     node = read_hogql_node({"kind": "HogQLQuery", "query": query})
-    tree = parse_hogql(node.query)
+    tree = parse_hogql_fresh(node.query)
     check_tree(tree)
     run_tree, _ = apply_limit(tree, 101)
     run_tree = read_time_literals(expand_stars(rewrite_properties(run_tree)))

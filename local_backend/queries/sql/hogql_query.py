@@ -105,6 +105,15 @@ def _column_name(expression: exp.Expression) -> str:
     return expression.sql(dialect="clickhouse")
 
 
+def _has_stars(tree: exp.Query) -> bool:
+    """Whether a SELECT of ``tree`` names ``*`` or ``x.*`` among its columns (which naming them writes out)."""
+    return any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)
+        for select in tree.find_all(exp.Select)
+        for e in select.expressions
+    )
+
+
 def _offset_of(tree: exp.Query) -> int:
     offset = tree.args.get("offset")
     if isinstance(offset, exp.Offset) and isinstance(offset.expression, exp.Literal):
@@ -122,11 +131,15 @@ def run_hogql_query(
     check_tree(tree)
     cap = node.limit or DEFAULT_LIMIT
     shown, kept = apply_limit(tree, cap)
+    hogql = shown.sql(dialect="clickhouse")
     own = own_limit(tree)
     # the query's own LIMIT within the cap leaves nothing past it to tell of; else one row more tells hasMore
     own_limit_smaller = own is not None and own <= kept
-    run_tree = tree.limit(kept if own_limit_smaller else min(kept + 1, MAX_ROWS + 1), copy=True)
-    names = [_column_name(e) for e in expand_stars(run_tree.copy()).selects]
+    run_tree = shown  # printed already: its LIMIT is the one run (a copy of the tree is a third of a parse)
+    run_tree.args["limit"].set(
+        "expression", exp.Literal.number(kept if own_limit_smaller else min(kept + 1, MAX_ROWS + 1))
+    )
+    names = [_column_name(e) for e in (expand_stars(run_tree.copy()) if _has_stars(run_tree) else run_tree).selects]
     run_tree = read_time_literals(expand_stars(rewrite_properties(run_tree)))
     run_tree = rewrite_arrays(rewrite_zones(run_tree))
     params = bind_values(run_tree, node.values)
@@ -156,7 +169,7 @@ def run_hogql_query(
         results=results,
         columns=[name for name, _ in columns],
         types=[[name, _type_name(kind, timezone)] for name, kind in columns],
-        hogql=shown.sql(dialect="clickhouse"),
+        hogql=hogql,
         clickhouse=answer.sql if answer.engine_key == "clickhouse" else None,
         sqlite=answer.sql if answer.engine_key == "sqlite" else None,
         limit=kept,

@@ -80,7 +80,7 @@ def apply_limit(tree: exp.Query, cap: int) -> tuple[exp.Query, int]:
     the default of 100 rows stands only for a query without a LIMIT), and the limit kept."""
     own = own_limit(tree)
     kept = cap if own is None else min(own, MAX_LIMIT)
-    return tree.limit(kept, copy=True), kept
+    return tree.limit(exp.Literal.number(kept), copy=True), kept  # a literal: an int would be parsed
 
 
 def bind_values(tree: exp.Query, values: dict[str, Any]) -> dict[str, Any]:

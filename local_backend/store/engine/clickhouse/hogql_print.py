@@ -19,6 +19,7 @@ from ...hot_properties import hot_column
 from ..interface.sql_tree import NAMED, events_source_of, hogql_function_name, reads_persons, transform_up, trunc_unit
 from .dialect import ClickHouseDialect
 from .params import bind, clickhouse_type, string_literal
+from .person_groups import PERSON_NAMES, group_persons_by_key
 
 __all__ = ["IDENTIFIED", "print_clickhouse", "reads_identified"]
 
@@ -34,43 +35,73 @@ PERSON_KEY = "__hogql_person_key"
 missing: an event's ``person_id`` counted distinct is counted by it (:func:`_count_persons_by_key`)."""
 
 
-def _events_source(
-    dialect: ClickHouseDialect, tz: str, *, persons: bool, key: bool = False, hot: Iterable[str] = ()
-) -> str:
-    """This project's events; with ``persons``, beside each its person's uuid and properties after merges (NULL
-    for an event whose person row is missing) and its :data:`PERSON_KEY`; with ``key`` alone, the key without
-    the joins (only for a project without merges: the person written with the event is its person now); with
-    ``hot``, those stored hot columns."""
-    zone = string_literal(tz)
-    columns = (
-        f"SELECT ev.uuid AS uuid, ev.event AS event, fromUnixTimestamp64Micro(ev.timestamp, {zone}) AS timestamp,"
-        " ev.distinct_id AS distinct_id, ev.properties AS properties,"
-        " ev.elements_chain AS elements_chain, ev.session_id AS session_id,"
-        f" fromUnixTimestamp64Micro(ev.created_at, {zone}) AS created_at"
-        + "".join(f", ev.{column} AS {HOT_PREFIX}{column}" for column in sorted(hot))
+def _overrides(dialect: ClickHouseDialect) -> str:
+    return (
+        f"(SELECT old_person_id, argMax(person_id, version) AS person_id FROM {dialect.table('person_overrides')}"
+        " WHERE project_id = {hogql_project:Int64} GROUP BY old_person_id)"
     )
+
+
+def _person_uuids(dialect: ClickHouseDialect) -> str:
+    """This project's persons' uuids by id, the newest version of each."""
+    return (
+        f"SELECT id, argMax(uuid, version) AS uuid FROM {dialect.table('persons')}"
+        " WHERE project_id = {hogql_project:Int64} GROUP BY id"
+    )
+
+
+def _events_source(
+    dialect: ClickHouseDialect,
+    tz: str,
+    *,
+    persons: bool,
+    key: bool = False,
+    merges: bool = False,
+    hot: Iterable[str] = (),
+    read: Callable[[str], bool] = lambda name: True,
+) -> str:
+    """This project's events, each column the query may ``read`` (by name); with ``persons``, beside each its
+    person's uuid and properties after merges (NULL for an event whose person row is missing) and its
+    :data:`PERSON_KEY`; with ``key`` alone, the key without the persons join (through the overrides only with
+    ``merges``: without merges the person written with the event is its person now); with ``hot``, those stored
+    hot columns."""
+    zone = string_literal(tz)
+    plain = {
+        "uuid": "ev.uuid",
+        "event": "ev.event",
+        "timestamp": f"fromUnixTimestamp64Micro(ev.timestamp, {zone})",
+        "distinct_id": "ev.distinct_id",
+        "properties": "ev.properties",
+        "elements_chain": "ev.elements_chain",
+        "session_id": "ev.session_id",
+        "created_at": f"fromUnixTimestamp64Micro(ev.created_at, {zone})",
+    }
+    # ClickHouse analyses every column of a subquery, read or not: about 1 ms a statement for the unread ones
+    parts = [f"{value} AS {name}" for name, value in plain.items() if read(name)] or ["ev.event AS event"]
+    parts += [f"ev.{column} AS {HOT_PREFIX}{column}" for column in sorted(hot)]
+    columns = "SELECT " + ", ".join(parts)
     where = " WHERE ev.project_id = {hogql_project:Int64}"
+    # an event whose person row is missing is kept, its person NULL (a left join gives '' there), as on SQLite
+    # and as PostHog keeps events without their person
+    overrides = f" LEFT JOIN {_overrides(dialect)} AS ov ON ov.old_person_id = ev.person_id"
+    merged = "if(ov.old_person_id = ev.person_id, ov.person_id, ev.person_id)"
     if not persons:  # a query that reads no person pays for no join
         if key:  # a set of ids tested per event costs a fifth of a join at 1M events
             ids = f"SELECT id FROM {dialect.table('persons')} WHERE project_id = {{hogql_project:Int64}}"
-            columns += f", if(ev.person_id IN ({ids}), ev.person_id, NULL) AS {PERSON_KEY}"
+            person = merged if merges else "ev.person_id"
+            columns += f", if({person} IN ({ids}), {person}, NULL) AS {PERSON_KEY}"
+            if merges:
+                return f"{columns} FROM {dialect.table('events')} AS ev{overrides}{where}"
         return f"{columns} FROM {dialect.table('events')} AS ev{where}"
     persons_table = (
         f"(SELECT id, argMax(uuid, version) AS uuid, argMax(properties, version) AS properties"
         f" FROM {dialect.table('persons')} WHERE project_id = {{hogql_project:Int64}} GROUP BY id)"
     )
-    overrides = (
-        f"(SELECT old_person_id, argMax(person_id, version) AS person_id FROM {dialect.table('person_overrides')}"
-        " WHERE project_id = {hogql_project:Int64} GROUP BY old_person_id)"
-    )
     return (
         f"{columns}, nullIf(p.uuid, '') AS person_id, nullIf(p.properties, '') AS person_properties,"
         f" if(p.uuid = '', NULL, p.id) AS {PERSON_KEY}"
-        f" FROM {dialect.table('events')} AS ev LEFT JOIN {overrides} AS ov ON ov.old_person_id = ev.person_id"
-        # an event whose person row is missing is kept, its person NULL (the left join gives '' there), as on
-        # SQLite and as PostHog keeps events without their person
-        f" LEFT JOIN {persons_table} AS p ON p.id = if(ov.old_person_id = ev.person_id, ov.person_id, ev.person_id)"
-        f"{where}"
+        f" FROM {dialect.table('events')} AS ev{overrides}"
+        f" LEFT JOIN {persons_table} AS p ON p.id = {merged}{where}"
     )
 
 
@@ -242,6 +273,18 @@ def _count_persons_by_key(tree: exp.Expression, ctes: set[str]) -> bool:
     return keyed
 
 
+def _column_names(tree: exp.Expression) -> set[str] | None:
+    """The names of the columns ``tree`` reads (any table's, a superset of the events source's), None where a star
+    may read every column."""
+    names: set[str] = set()
+    for node in tree.walk():
+        if isinstance(node, exp.Column):
+            names.add(node.name)
+        elif isinstance(node, exp.Star) and not isinstance(node.parent, exp.Count):
+            return None
+    return names
+
+
 def reads_identified(tree: exp.Query) -> bool:
     """Whether ``tree`` (stars written out) reads the persons' ``is_identified``."""
     return any(column.name == "is_identified" for column in tree.find_all(exp.Column))
@@ -258,15 +301,28 @@ def print_clickhouse(
 ) -> str:
     """``tree`` as ClickHouse SQL; fills ``params`` with the keys it binds besides the node's values.
     ``stored``: the hot columns the events table stores (:func:`.stored_columns.stored_columns`); ``merges``:
-    whether the project has merged persons (asked only of a query that counts persons and reads no other)."""
-    key = _count_persons_by_key(tree, ctes)
-    persons = reads_persons(tree) or (key and merges())
+    whether the project has merged persons (asked only of a query that counts or groups persons by their key and
+    reads them no other way)."""
+    counted = _count_persons_by_key(tree, ctes)
+    tree, grouped = group_persons_by_key(tree, ctes, PERSON_KEY)
+    key = counted or grouped
+    persons = reads_persons(tree)
+    read = _column_names(tree)  # before printing: a property read printed is a fragment of text
     printer = _Printer(dialect, tz, params, ctes, stored)
     printed = transform_up(tree, printer)
     sources = {
-        "events": _events_source(dialect, tz, persons=persons, key=key, hot=printer.hot),
+        "events": _events_source(
+            dialect,
+            tz,
+            persons=persons,
+            key=key,
+            merges=key and not persons and merges(),
+            hot=printer.hot,
+            read=lambda name: read is None or name in read,
+        ),
         "persons": _persons_source(dialect, tz, params),
         "groups": _groups_source(dialect, tz),
+        PERSON_NAMES: _person_uuids(dialect),
     }
     for table in list(printed.find_all(exp.Table)):
         if table.name.lower() in ctes:

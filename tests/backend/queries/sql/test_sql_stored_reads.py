@@ -1,5 +1,5 @@
-"""HogQL reads that ClickHouse answers from what it stores beside the JSON: hot property columns, and the person
-joined only for a query that reads it (after merges).
+"""HogQL reads that ClickHouse answers from what it stores beside the JSON: hot property columns, the person
+joined only for a query that reads it (after merges), and persons grouped by their ids.
 
 Hot values (a UTC project, on both engines): ``$browser`` as the events hold it, read as HogQL reads a property
 (text as it is, ``true``/``false``, numbers as SQLite prints them, arrays as minified JSON, NULL for null or
@@ -28,6 +28,23 @@ to dave's):
  2   davy  2026-01-11 09:00    dave (d@x.com)
  3   erin  2026-01-11 10:00    erin (no email)
 ===  ====  ==================  ===================
+
+Grouped by person (both engines; ClickHouse groups by the person's id and names each group's uuid after the
+grouping): in the shop, ann sends three events, bob and cyd one each, and bob's and cyd's person rows are deleted
+afterwards (one NULL person of two events). The other project's zoe, made after, takes bob's freed person id:
+her two events are never the shop's, nor is the shop's NULL person her:
+
+=======  ===  ========  ==================
+project  who  event     person
+=======  ===  ========  ==================
+shop     ann  pageview  ann
+shop     ann  pageview  ann
+shop     ann  signup    ann
+shop     bob  pageview  NULL (row deleted)
+shop     cyd  signup    NULL (row deleted)
+other    zoe  pageview  zoe
+other    zoe  pageview  zoe
+=======  ===  ========  ==================
 """
 
 from __future__ import annotations
@@ -57,6 +74,14 @@ HOT_EVENTS = [
     ("pageview", "a", f"2026-01-10T{10 + i}:00:00Z", {} if value == "missing" else {"$browser": value})
     for i, value in enumerate(BROWSERS)
 ]
+GROUPED_EVENTS = [
+    ("pageview", "ann", "2026-01-10T09:00:00Z"),
+    ("pageview", "ann", "2026-01-10T10:00:00Z"),
+    ("signup", "ann", "2026-01-10T11:00:00Z"),
+    ("pageview", "bob", "2026-01-11T09:00:00Z"),
+    ("signup", "cyd", "2026-01-11T10:00:00Z"),
+]
+OTHER_EVENTS = [("pageview", "zoe", "2026-01-12T09:00:00Z"), ("pageview", "zoe", "2026-01-12T10:00:00Z")]
 MERGED_EVENTS = [
     ("pageview", "dave", "2026-01-10T09:00:00Z"),
     ("pageview", "davy", "2026-01-11T09:00:00Z"),
@@ -155,7 +180,7 @@ def merged_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any
         ("project_id", "old_person_id", "person_id", "version"),
         [(project["id"], people["davy"], people["dave"], 1)],
     )
-    yield conn, project
+    yield conn, project, {"dave": _uuid(conn, people["dave"]), "erin": _uuid(conn, people["erin"])}
     conn.close()
     release_database(client)
 
@@ -175,8 +200,150 @@ def merged_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any
         ),
         ("select count() from (select person_id, count() as c from events group by person_id) where c = 2", [[1]]),
         ("select count() from events e join persons p on e.person_id = p.id", [[3]]),
+        # grouped by the person's id: davy's event is dave's
+        ("select person_id, count() as c from events group by person_id order by c desc", [["@dave", 2], ["@erin", 1]]),
+        (
+            "select count(), sum(c), max(c) from (select person_id, count() as c from events group by person_id) as t",
+            [[2, 3, 2]],
+        ),
     ],
 )
 def test_a_merged_person_is_read_as_the_person_it_became(merged_world, query, expected):
-    conn, project = merged_world
-    assert _run(conn, project, query)["results"] == expected
+    conn, project, uuids = merged_world
+    assert _run(conn, project, query)["results"] == _named(expected, uuids)
+
+
+def _uuid(conn: Any, person_id: int) -> str:
+    return conn.execute("SELECT uuid FROM persons WHERE id = ?", (person_id,)).fetchone()[0]
+
+
+def _named(rows: list[list[Any]], uuids: dict[str, str]) -> list[list[Any]]:
+    """``rows`` with each ``"@who"`` replaced by the uuid of who's person."""
+    return [[uuids[v[1:]] if isinstance(v, str) and v.startswith("@") else v for v in row] for row in rows]
+
+
+@pytest.fixture(scope="module")
+def grouped_world(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Any, SwitchedEngine, dict[str, dict[str, Any]], dict[str, str]]]:
+    path: Path = tmp_path_factory.mktemp("sql") / "grouped.db"
+    migrate(path)
+    client = chdb_client()
+    engine = SwitchedEngine(MirroredEngine(client))
+    conn = open_database(path, engine)
+    shop = create_project(conn, name="Shop", timezone="UTC", now="2026-01-01T00:00:00Z")
+    ids = add_events(conn, shop["id"], GROUPED_EVENTS)
+    ann = _uuid(conn, ids["ann"])
+    gone = [ids["bob"], ids["cyd"]]
+    conn.executemany("DELETE FROM person_distinct_ids WHERE person_id = ?", [(i,) for i in gone])
+    conn.executemany("DELETE FROM persons WHERE id = ?", [(i,) for i in gone])
+    other = create_project(conn, name="Other", timezone="UTC", now="2026-01-01T00:00:00Z")
+    zoe = _uuid(conn, add_events(conn, other["id"], OTHER_EVENTS)["zoe"])
+    conn.commit()
+    yield conn, engine, {"shop": shop, "other": other}, {"ann": ann, "zoe": zoe}
+    conn.close()
+    release_database(client)
+
+
+@pytest.fixture(params=["sqlite", "chdb"])
+def ask_grouped(request: pytest.FixtureRequest, grouped_world):
+    conn, engine, projects, uuids = grouped_world
+    engine.on_clickhouse = request.param == "chdb"
+
+    def run(project: str, query: str) -> list[list[Any]]:
+        return _run(conn, projects[project], query)["results"]
+
+    yield run, uuids
+    engine.on_clickhouse = False
+
+
+@pytest.mark.parametrize(
+    ("project", "query", "expected"),
+    [
+        (
+            "shop",
+            "select person_id, count() as c from events group by person_id order by c desc",
+            [["@ann", 3], [None, 2]],
+        ),
+        ("shop", "select person_id as p, count() from events group by p order by 2", [[None, 2], ["@ann", 3]]),
+        (
+            "shop",
+            "select e.person_id, count() from events e group by 1 order by count() desc",
+            [["@ann", 3], [None, 2]],
+        ),
+        (
+            "shop",
+            "select person_id, countIf(event = 'signup') as s, count() as c from events where event != 'x'"
+            " group by person_id order by s, c desc",
+            [["@ann", 1, 3], [None, 1, 2]],
+        ),
+        (
+            "shop",
+            "select count(), sum(c), max(c) from (select person_id, count() as c from events group by person_id) as t",
+            [[2, 5, 3]],
+        ),
+        (
+            "shop",
+            "select t.person_id, t.c from (select person_id, count() as c from events group by person_id) as t"
+            " order by t.c",
+            [[None, 2], ["@ann", 3]],
+        ),
+        (
+            "shop",
+            "with g as (select person_id, count() as c from events group by person_id) select * from g order by c",
+            [[None, 2], ["@ann", 3]],
+        ),
+        (
+            "shop",
+            "select person_id, count() as c from events group by person_id order by c desc limit 1",
+            [["@ann", 3]],
+        ),
+        (
+            "shop",
+            "select person_id, event, count() as c from events where event = 'pageview' group by person_id, event"
+            " order by c desc",
+            [["@ann", "pageview", 2], [None, "pageview", 1]],
+        ),
+        (
+            "shop",
+            "select count(), sum(c) from (select person_id, count() as c from events group by person_id union all"
+            " select person_id, count() as c from events where event = 'signup' group by person_id)",
+            [[4, 7]],
+        ),
+        # the person read otherwise (a condition, HAVING): grouped by the uuid read with each event, the same rows
+        (
+            "shop",
+            "select person_id, count() from events where person_id is not null group by person_id",
+            [["@ann", 3]],
+        ),
+        ("shop", "select person_id as p, count() as c from events group by p having p is null", [[None, 2]]),
+        ("other", "select person_id, count() from events group by person_id", [["@zoe", 2]]),
+        (
+            "other",
+            "select count(), sum(c) from (select person_id, count() as c from events group by person_id) as t",
+            [[1, 2]],
+        ),
+    ],
+)
+def test_events_grouped_by_person_are_each_person_s_events_of_this_project(ask_grouped, project, query, expected):
+    run, uuids = ask_grouped
+    assert run(project, query) == _named(expected, uuids)
+
+
+def test_the_clickhouse_sql_groups_by_the_person_s_id_and_names_the_groups_after(grouped_world):
+    conn, engine, projects, uuids = grouped_world
+    engine.on_clickhouse = True
+    try:
+        top = _run(conn, projects["shop"], "select person_id, count() as c from events group by person_id")
+        average = _run(
+            conn, projects["shop"], "select avg(c) from (select person_id, count() as c from events group by person_id)"
+        )
+    finally:
+        engine.on_clickhouse = False
+    assert sorted(top["results"], key=lambda row: row[1]) == [[None, 2], [uuids["ann"], 3]]
+    sql = top["clickhouse"]
+    grouping = sql.index("GROUP BY events.__hogql_person_key")
+    # the events read no person row before the grouping; the uuids are joined to the groups after it
+    assert "argMax(properties, version)" not in sql and sql.index("argMax(uuid, version)") > grouping
+    # the persons' uuids never read where nothing reads them
+    assert average["results"] == [[2.5]] and "argMax(uuid, version)" not in average["clickhouse"]
