@@ -19,11 +19,11 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
-from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
 from ..labels import series_name
 from .layout import FixedLayout, measuring_canvas, quiet_corner
+from .ticks import RememberedDateFormatter, RememberedDateLocator, RememberedMaxNLocator
 
 __all__ = [
     "LEGEND_INSIDE_MAX",
@@ -223,7 +223,7 @@ def is_count(values: np.ndarray) -> bool:
 def integer_ticks(ax: Axes, *, axis: str = "y") -> None:
     """Ticks at whole numbers only: a count has no half persons."""
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_locator(MaxNLocator(integer=True))
+    target.set_major_locator(RememberedMaxNLocator(integer=True))
 
 
 def series_colors(count: int) -> list[str]:
@@ -269,7 +269,7 @@ DATE_TICK_ZERO_FORMATS = ["", "%b %Y", "%b %d", "%b %d", "%H:%M", "%H:%M"]
 def date_formatter(locator: mdates.DateLocator) -> mdates.ConciseDateFormatter:
     """Short date labels that each read alone, without the offset text ConciseDateFormatter puts under the
     axis (a stray ``2026-Jan`` below the dates)."""
-    return mdates.ConciseDateFormatter(
+    return RememberedDateFormatter(
         locator, formats=DATE_TICK_FORMATS, zero_formats=DATE_TICK_ZERO_FORMATS, show_offset=False
     )
 
@@ -277,7 +277,7 @@ def date_formatter(locator: mdates.DateLocator) -> mdates.ConciseDateFormatter:
 def readable_dates(ax: Axes) -> None:
     """Dates on the x axis that never run into each other: fewer ticks until the labels fit."""
     for most in (10, 7, 5, 3):
-        locator = mdates.AutoDateLocator(minticks=2, maxticks=most)
+        locator = RememberedDateLocator(minticks=2, maxticks=most)
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(date_formatter(locator))
         if not overlapping(visible_tick_boxes(ax)):
