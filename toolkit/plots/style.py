@@ -174,22 +174,21 @@ def place_legend(ax: Axes, count: int, *, beside: bool = False, below: bool = Fa
     if count < (1 if beside else 2):
         return None
     figure = ax.get_figure(root=True)
+    legend: Legend | None = None
     if beside:
         legend = ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize="small")
         if legend.get_window_extent().width <= LEGEND_BESIDE_WIDTH * figure.bbox.width:
             return legend
-    else:
+    elif count <= LEGEND_INSIDE_MAX and not below:  # a longer legend goes below without being tried inside
         legend = ax.legend(loc="upper right", frameon=False)
-        fits = count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width
-        if fits and not below:
+        if legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width:
             quiet_corner(ax, legend)  # not "best", which draws the figure to find its place
             return legend
-    legend.remove()
     # under the tick labels and the axis label, in points so it stays there when the layout shrinks the axes
     drop = ax.bbox.y0 - ax.xaxis.get_tightbbox().y0 + 4.0
     offset = ScaledTranslation(0.0, -drop / figure.dpi, figure.dpi_scale_trans)
     for columns in range(min(count, LEGEND_MAX_COLUMNS), 0, -1):
-        if columns < min(count, LEGEND_MAX_COLUMNS):
+        if legend is not None:  # the last one tried did not fit
             legend.remove()
         legend = ax.legend(
             loc="upper center",
