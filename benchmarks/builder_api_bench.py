@@ -12,6 +12,7 @@ the in-process transport adds about 8 ms of its own to each call):
   breakdown   TrendBuilder: $pageview, total, last 30 days, broken down by $browser
   test_accounts  the same, with the project's test-account filter (a person property: email not_icontains)
   compare     TrendBuilder: $pageview, total, last 30 days, compared to the previous period
+  compare_test_accounts  the same, with the test-account filter (as the builder sends it on the demo)
   funnel      FunnelBuilder: $pageview -> signed_up -> purchase, last 30 days, 14-day window
   default     TrendBuilder's start: $pageview, total, last 7 days
 
@@ -93,6 +94,17 @@ CALLS: dict[str, tuple[str, Any]] = {
         "trend",
         TrendRequest(
             events=[event("$pageview")], date_from="-30d", interval="day", display="ActionsLineGraph", compare=True
+        ),
+    ),
+    "compare_test_accounts": (
+        "trend",
+        TrendRequest(
+            events=[event("$pageview")],
+            date_from="-30d",
+            interval="day",
+            display="ActionsLineGraph",
+            compare=True,
+            filter_test_accounts=True,
         ),
     ),
     "funnel": (
@@ -307,7 +319,7 @@ def main() -> None:
     auth = {"Authorization": f"Bearer {key}"}
     transport = "HTTP to a server process" if args.live else "in-process TestClient"
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.runs} runs per call; {transport}")
-    header = f"{'call':<10} {'median ms':>9} {'p95 ms':>7} {'cpu ms':>6} {'target':>7} | {'filter':>6} {'query':>6}"
+    header = f"{'call':<21} {'median ms':>9} {'p95 ms':>7} {'cpu ms':>6} {'target':>7} | {'filter':>6} {'query':>6}"
     print(f"{header} {'format':>6} {'sql':>6} {'rest':>6}  (medians, ms)")
     numbers: dict[str, Any] = {}
     client_of = (lambda: live_client(args.db, key)) if args.live else (lambda: TestClient(app, headers=auth))
@@ -325,7 +337,7 @@ def main() -> None:
             timed = sum(phase.values())
             verdict = "ok" if median <= TARGET_SECONDS else "MISSED"
             print(
-                f"{name:<10} {median * 1e3:9.1f} {percentile(totals, 0.95) * 1e3:7.1f}"
+                f"{name:<21} {median * 1e3:9.1f} {percentile(totals, 0.95) * 1e3:7.1f}"
                 f" {statistics.median(cpus) * 1e3:6.1f} {verdict:>7} |"
                 f" {phase.get('filter', 0) * 1e3:6.1f} {phase.get('query', 0) * 1e3:6.1f}"
                 f" {phase.get('format', 0) * 1e3:6.1f} {sql * 1e3:6.1f} {(median - timed) * 1e3:6.1f}",

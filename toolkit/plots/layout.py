@@ -39,7 +39,9 @@ class FixedLayout(TightLayoutEngine):
     """Margins computed once, at the first draw, from the labels' sizes; later draws keep them."""
 
     def __init__(self, *, pad: float = LAYOUT_PAD) -> None:
-        super().__init__(pad=pad)
+        # no rect: with the default (0, 0, 1, 1) tight layout measures every label a second time, to fit the
+        # whole figure into a rect that is the figure itself, and gets the margins of the first pass again
+        super().__init__(pad=pad, rect=None)
         self.done = False
 
     def execute(self, fig: Figure) -> None:

@@ -19,11 +19,11 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
-from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
 from ..labels import series_name
 from .layout import FixedLayout, measuring_canvas, quiet_corner
+from .ticks import RememberedDateFormatter, RememberedDateLocator, RememberedMaxNLocator
 
 __all__ = [
     "LEGEND_INSIDE_MAX",
@@ -174,22 +174,21 @@ def place_legend(ax: Axes, count: int, *, beside: bool = False, below: bool = Fa
     if count < (1 if beside else 2):
         return None
     figure = ax.get_figure(root=True)
+    legend: Legend | None = None
     if beside:
         legend = ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize="small")
         if legend.get_window_extent().width <= LEGEND_BESIDE_WIDTH * figure.bbox.width:
             return legend
-    else:
+    elif count <= LEGEND_INSIDE_MAX and not below:  # a longer legend goes below without being tried inside
         legend = ax.legend(loc="upper right", frameon=False)
-        fits = count <= LEGEND_INSIDE_MAX and legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width
-        if fits and not below:
+        if legend.get_window_extent().width <= LEGEND_INSIDE_WIDTH * ax.bbox.width:
             quiet_corner(ax, legend)  # not "best", which draws the figure to find its place
             return legend
-    legend.remove()
     # under the tick labels and the axis label, in points so it stays there when the layout shrinks the axes
     drop = ax.bbox.y0 - ax.xaxis.get_tightbbox().y0 + 4.0
     offset = ScaledTranslation(0.0, -drop / figure.dpi, figure.dpi_scale_trans)
     for columns in range(min(count, LEGEND_MAX_COLUMNS), 0, -1):
-        if columns < min(count, LEGEND_MAX_COLUMNS):
+        if legend is not None:  # the last one tried did not fit
             legend.remove()
         legend = ax.legend(
             loc="upper center",
@@ -223,7 +222,7 @@ def is_count(values: np.ndarray) -> bool:
 def integer_ticks(ax: Axes, *, axis: str = "y") -> None:
     """Ticks at whole numbers only: a count has no half persons."""
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_locator(MaxNLocator(integer=True))
+    target.set_major_locator(RememberedMaxNLocator(integer=True))
 
 
 def series_colors(count: int) -> list[str]:
@@ -269,7 +268,7 @@ DATE_TICK_ZERO_FORMATS = ["", "%b %Y", "%b %d", "%b %d", "%H:%M", "%H:%M"]
 def date_formatter(locator: mdates.DateLocator) -> mdates.ConciseDateFormatter:
     """Short date labels that each read alone, without the offset text ConciseDateFormatter puts under the
     axis (a stray ``2026-Jan`` below the dates)."""
-    return mdates.ConciseDateFormatter(
+    return RememberedDateFormatter(
         locator, formats=DATE_TICK_FORMATS, zero_formats=DATE_TICK_ZERO_FORMATS, show_offset=False
     )
 
@@ -277,7 +276,7 @@ def date_formatter(locator: mdates.DateLocator) -> mdates.ConciseDateFormatter:
 def readable_dates(ax: Axes) -> None:
     """Dates on the x axis that never run into each other: fewer ticks until the labels fit."""
     for most in (10, 7, 5, 3):
-        locator = mdates.AutoDateLocator(minticks=2, maxticks=most)
+        locator = RememberedDateLocator(minticks=2, maxticks=most)
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(date_formatter(locator))
         if not overlapping(visible_tick_boxes(ax)):

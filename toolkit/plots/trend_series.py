@@ -86,9 +86,13 @@ def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
         groups.setdefault((str(name), _optional(breakdown), _optional(compare)), []).append(position)
     interval = _interval(attrs, tidy["date"].dropna()) if len(tidy) else "day"
     names = attrs.get("breakdown_labels")
+    # the columns taken apart once, each series' rows taken from them (taking rows of the frame would copy
+    # its attrs for every series and every column read)
+    dates = tidy["date"].reset_index(drop=True)
+    shown = local_dates(dates)
+    values = tidy["value"].to_numpy(dtype="float64")
     found: list[PlottedSeries] = []
     for (name, breakdown, compare), positions in groups.items():
-        rows = tidy.iloc[positions]
         label = name + (f" - {breakdown_label(breakdown, names)}" if breakdown is not None else "")
         label += f" ({compare})" if compare is not None else ""
         found.append(
@@ -96,9 +100,9 @@ def trend_series(tidy: pd.DataFrame, attrs: dict) -> list[PlottedSeries]:
                 label=label,
                 base=(name, breakdown),
                 previous=compare == "previous",
-                dates=local_dates(rows["date"]).reset_index(drop=True),
-                values=rows["value"].to_numpy(dtype="float64"),
-                incomplete=open_periods(attrs, rows["date"].reset_index(drop=True), interval),
+                dates=shown.iloc[positions].reset_index(drop=True),
+                values=values[positions],
+                incomplete=open_periods(attrs, dates.iloc[positions].reset_index(drop=True), interval),
             )
         )
     # each series' breakdown values in the API's order (by count), then its None and Other buckets

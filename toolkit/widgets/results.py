@@ -33,6 +33,7 @@ from ..labels import NO_MATHJAX_CLASSES
 from .big_tables import interactive_table
 
 __all__ = [
+    "PNG_COMPRESS_LEVEL",
     "SCREEN_DPI",
     "STALE_CLASS",
     "STALE_NOTE",
@@ -48,6 +49,9 @@ __all__ = [
 ]
 
 SCREEN_DPI = 100
+PNG_COMPRESS_LEVEL = 1
+"""zlib's fastest level: a chart's flat colours compress about as well as at the default 6 (71 kB against
+70 kB for a trend with five lines) in half the time."""
 TABLE_HEIGHT = "420px"
 """A table taller than this scrolls inside its box (the plot above stays in view)."""
 TABLE_ROWS = 5000
@@ -123,7 +127,7 @@ def scrolling_table(markup: str) -> str:
 def figure_png(figure: Figure) -> bytes:
     """The figure as PNG bytes at screen resolution."""
     picture = io.BytesIO()
-    figure.savefig(picture, format="png", dpi=SCREEN_DPI)
+    figure.savefig(picture, format="png", dpi=SCREEN_DPI, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     return picture.getvalue()
 
 

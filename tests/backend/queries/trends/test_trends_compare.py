@@ -132,3 +132,45 @@ def test_hourly_compare_keeps_the_clock_hours_across_a_dst_change(client, world,
     assert len(previous["days"]) == 12 and len(current["days"]) == 13
     assert previous["data"][previous["days"].index("2026-03-29 09:00:00")] == 1
     assert sum(previous["data"]) == 1
+
+
+def test_test_accounts_are_left_out_of_both_periods_of_each_series(client, world, conn):
+    # -2d at 12:00 is the 3 days Jan 13 .. Jan 15; the previous period is Jan 10 .. Jan 12
+    add_events(
+        conn,
+        world.project_id,
+        [
+            ("e", "staff", "2026-01-15T10:00:00Z"),  # a test account: left out
+            ("e", "user", "2026-01-15T10:00:00Z"),  # current day 2
+            ("e", "user", "2026-01-13T10:00:00Z"),  # current day 0
+            ("e", "staff", "2026-01-11T10:00:00Z"),  # left out
+            ("e", "user", "2026-01-10T09:00:00Z"),  # previous day 0
+            ("f", "user", "2026-01-12T09:00:00Z"),  # the second series' previous day 2
+            ("f", "staff", "2026-01-14T09:00:00Z"),  # left out
+            ("e", "user", "2026-01-09T23:00:00Z"),  # before the previous period
+        ],
+        persons={"staff": {"email": "me@insightlab.dev"}, "user": {"email": "u@example.com"}},
+    )
+    response = client.patch(
+        f"/api/projects/{world.project_id}/",
+        json={
+            "test_account_filters": [
+                {"key": "email", "value": "insightlab.dev", "operator": "not_icontains", "type": "person"}
+            ]
+        },
+        headers=world.headers(),
+    )
+    assert response.status_code == 200
+    response = client.post(
+        f"/api/projects/{world.project_id}/insights/trend/",
+        json={"events": [{"id": "e"}, {"id": "f"}], "compare": True, "date_from": "-2d", "filter_test_accounts": True},
+        headers=world.headers(),
+    )
+    assert response.status_code == 200, response.text
+    found = {(item["action"]["id"], item["compare_label"]): item["data"] for item in response.json()["result"]}
+    assert found == {
+        ("e", "current"): [1, 0, 1],
+        ("f", "current"): [0, 0, 0],
+        ("e", "previous"): [1, 0, 0],
+        ("f", "previous"): [0, 0, 1],
+    }
