@@ -9,8 +9,9 @@ so every cell lists each person once, sorted.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,37 @@ class RetentionPairs:
     cohort_periods: np.ndarray
     back_persons: np.ndarray
     back_periods: np.ndarray
-    cohort_values: list[str] | None = None
+    cohort_codes: np.ndarray | None = None
+    """Broken down: each cohort pair's value as its index in :attr:`value_names`."""
+    value_names: tuple[str, ...] = ()
+
+    @property
+    def cohort_values(self) -> list[str] | None:
+        """Each cohort pair's breakdown value (None when not broken down)."""
+        if self.cohort_codes is None:
+            return None
+        return [self.value_names[code] for code in self.cohort_codes.tolist()]
+
+
+def _value_codes(found: list[Any], chosen: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The values ``found[chosen]`` as codes into distinct names, a missing or empty value the null bucket and
+    any other value its text (each distinct raw value is named once, not once per row)."""
+    if chosen.size == 0:
+        return np.zeros(0, dtype=np.int64), ()
+    picked = [found[i] for i in chosen.tolist()] if chosen.size == 1 else list(itemgetter(*chosen.tolist())(found))
+    distinct = list(dict.fromkeys(picked))
+    if not all(value is None or type(value) is str for value in distinct):
+        # 1, 1.0 and True are equal keys but read "1", "1.0" and "True": key numbers with their type
+        picked = [(type(value), value) for value in picked]
+        distinct = list(dict.fromkeys(picked))
+        shown = [value for _, value in distinct]
+    else:
+        shown = distinct
+    lookup = {value: index for index, value in enumerate(distinct)}
+    codes = np.fromiter(map(lookup.__getitem__, picked), dtype=np.int64, count=len(picked))
+    names: dict[str, int] = {}
+    remap = [names.setdefault(NULL if value is None or value == "" else str(value), len(names)) for value in shown]
+    return np.array(remap, dtype=np.int64)[codes], tuple(names)
 
 
 def _first_of_each(persons: np.ndarray, periods: np.ndarray) -> np.ndarray:
@@ -54,17 +85,14 @@ def retention_pairs(
     target = np.flatnonzero((rows.flags & 1) == 1)
     starts = target[_first_of_each(rows.actors[target], periods[target])]
     persons, cohorts = rows.actors[starts], periods[starts]
-    values = None
-    if rows.values is not None:
-        found = rows.values
-        values = [NULL if found[i] is None or found[i] == "" else str(found[i]) for i in starts.tolist()]
+    codes, names = (None, ()) if rows.values is None else _value_codes(rows.values, starts)
     if retention_type == FIRST_TIME:
         firsts = first or {}
         pairs = zip(persons.tolist(), cohorts.tolist(), strict=True)
         keep = np.fromiter((firsts.get(person) == cohort for person, cohort in pairs), dtype=bool, count=persons.size)
         persons, cohorts = persons[keep], cohorts[keep]
-        if values is not None:
-            values = [value for value, kept in zip(values, keep.tolist(), strict=True) if kept]
+        if codes is not None:
+            codes = codes[keep]
     back = np.flatnonzero((rows.flags & 2) == 2)
     back = back[_first_of_each(rows.actors[back], periods[back])]
     return RetentionPairs(
@@ -72,7 +100,8 @@ def retention_pairs(
         cohort_periods=cohorts.astype(np.int64),
         back_persons=rows.actors[back].astype(np.int64),
         back_periods=periods[back].astype(np.int64),
-        cohort_values=values,
+        cohort_codes=codes,
+        value_names=names,
     )
 
 
@@ -111,13 +140,17 @@ def pairs_triangle(pairs: RetentionPairs, chosen: np.ndarray | None, *, periods:
 def split_pairs_by_value(pairs: RetentionPairs, *, periods: int, limit: int) -> list[RetentionBucket]:
     """The triangles of the ``limit`` largest breakdown values, then Other when more exist (:mod:`.breakdown`:
     values ranked by the cohort pairs filed under them, largest first, ties by value)."""
-    values = pairs.cohort_values or []
-    inside = ((pairs.cohort_periods >= 0) & (pairs.cohort_periods < periods)).tolist()
-    sizes = Counter(value for value, counted in zip(values, inside, strict=True) if counted)
-    ranked = [value for value, _ in sorted(sizes.items(), key=lambda item: (-item[1], item[0]))]
-    shown, rest = ranked[:limit], set(ranked[limit:])
-    codes = {value: index for index, value in enumerate(ranked)}
-    value_codes = np.array([codes.get(value, -1) for value in values], dtype=np.int64)
+    names = pairs.value_names
+    codes = pairs.cohort_codes if pairs.cohort_codes is not None else np.zeros(0, dtype=np.int64)
+    inside = (pairs.cohort_periods >= 0) & (pairs.cohort_periods < periods)
+    sizes = np.bincount(codes[inside], minlength=len(names)).tolist()
+    counted = [(size, name, code) for code, (name, size) in enumerate(zip(names, sizes, strict=True)) if size]
+    ranked = sorted(counted, key=lambda item: (-item[0], item[1]))
+    shown, rest = [name for _, name, _ in ranked[:limit]], ranked[limit:]
+    rank = np.full(len(names), -1, dtype=np.int64)
+    for index, (_, _, code) in enumerate(ranked):
+        rank[code] = index
+    value_codes = rank[codes]
     buckets: list[RetentionBucket] = []
     for index, value in enumerate(shown):
         buckets.append(RetentionBucket(value, *pairs_triangle(pairs, value_codes == index, periods=periods)))
