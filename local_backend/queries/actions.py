@@ -8,6 +8,7 @@ A step (``actions.steps``) may name an ``event``, a ``url`` with ``url_matching`
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ValidationError
@@ -17,7 +18,7 @@ from ..store.actions import action_id_of, live_actions
 from .elements import element_condition
 from .properties import PropertyCompiler, Sql
 
-__all__ = ["action_condition", "load_action", "UnknownAction"]
+__all__ = ["action_condition", "event_names", "load_action", "UnknownAction"]
 
 
 class UnknownAction(ValidationError):
@@ -28,6 +29,26 @@ def load_action(conn: sqlite3.Connection, project_id: int, action_id: Any) -> di
     """The project's live action ``action_id`` (its ``id``, ``name`` and ``steps``), or None."""
     number = action_id_of(action_id)
     return live_actions(conn, project_id, [number]).get(number) if number is not None else None
+
+
+def event_names(conn: sqlite3.Connection, project_id: int, series: Iterable[tuple[str, Any]]) -> list[str] | None:
+    """The event names that can match any of ``series`` (each ``(type, id)``: ``"events"`` and a name, None for
+    every event, or ``"actions"`` and an action id), sorted; None when one of them matches any event."""
+    series = list(series)
+    names: list[str] = []
+    actions = live_actions(conn, project_id, [id for kind, id in series if kind != "events"])
+    for kind, id in series:
+        if kind == "events":
+            if id is None:
+                return None
+            names.append(str(id))
+            continue
+        action = actions.get(action_id_of(id) or 0)
+        for step in action["steps"] if action is not None else []:
+            if not step.get("event"):
+                return None
+            names.append(str(step["event"]))
+    return sorted(set(names))
 
 
 def _step(step: dict[str, Any], compiler: PropertyCompiler, attr: str) -> Sql:

@@ -21,9 +21,9 @@ import numpy as np
 
 from ...errors import ValidationError
 from ...guard import check_deadline
-from ...store.actions import action_id_of, live_actions
 from ...store.engine.choice import event_store
 from ...store.engine.interface import FlaggedScan
+from ..actions import event_names
 from ..base_filter import Entity
 from .breakdown import Labelled, attribute, bucket_values, by_membership, unlabelled
 from .engine import STRICT, UNORDERED, Attempts, ExclusionSpan, FunnelRows, FunnelSpec, compute_attempts, tie_keys
@@ -148,24 +148,6 @@ def _bare_names(entities: list[Entity]) -> list[str] | None:
     return [str(entity.id) for entity in entities]
 
 
-def _event_names(conn: sqlite3.Connection, project: dict[str, Any], entities: list[Entity]) -> list[str] | None:
-    """The event names that can match any of ``entities``, or None when one of them matches any event."""
-    names: list[str] = []
-    actions = live_actions(conn, project["id"], [entity.id for entity in entities if entity.type != "events"])
-    for entity in entities:
-        if entity.type == "events":
-            if entity.id is None:
-                return None
-            names.append(str(entity.id))
-            continue
-        action = actions.get(action_id_of(entity.id) or 0)
-        for step in action["steps"] if action is not None else []:
-            if not step.get("event"):
-                return None
-            names.append(str(step["event"]))
-    return sorted(set(names))
-
-
 def _scan(
     conn: sqlite3.Connection,
     project: dict[str, Any],
@@ -193,7 +175,7 @@ def _scan(
         flags=parts,
         only_flagged=not strict,
         flag_events=_bare_names(entities),
-        events=None if strict else _event_names(conn, project, entities),
+        events=None if strict else event_names(conn, project["id"], [(e.type, e.id) for e in entities]),
         group_type_index=filter.aggregation_group_type_index,
         value=breakdown_expression(filter, compiler) if with_values else None,
     )

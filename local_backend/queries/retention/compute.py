@@ -32,6 +32,7 @@ import numpy as np
 from ...errors import ValidationError
 from ...store.engine.choice import event_store
 from ...store.engine.interface import FirstSeen, FlaggedRows, FlaggedScan
+from ..actions import event_names
 from ..analysis_inputs import (
     event_condition,
     format_local,
@@ -132,7 +133,7 @@ def _scan(conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFi
         entity_properties=filter.target_entity.properties,
         attr="target_entity",
     )
-    back = filter.returning
+    target, back = filter.target_entity, filter.returning
     returning_sql, returning_params = event_condition(
         conn, project, entity_type=back.type, entity_id=back.id, entity_properties=back.properties,
         attr="returning_entity",
@@ -161,6 +162,7 @@ def _scan(conn: sqlite3.Connection, project: dict[str, Any], filter: RetentionFi
         upper=bounds[-1] - 1,
         where=where,
         flags=[(target_sql, target_params), (returning_sql, returning_params)],
+        events=event_names(conn, project_id, [(target.type, target.id), (back.type, back.id)]),
         value=value,
     )
     rows = store.flagged_rows(scan)
