@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ...store.event_rows import to_micros
+from ..actions import event_names
 from ..base_filter import (
     Entity,
     compiler_for,
@@ -229,6 +230,7 @@ def _breakdown_in_one_pass(
         plan=plan,
         group=(f"coalesce({value_sql}, ?)", [*value_params, NULL]),
         max_rows=MAX_RANKED_GROUPS,
+        events=event_names(ctx.conn, ctx.project_id, [(entity.type, entity.id)]),
     )
     if found is None:
         return None

@@ -59,11 +59,16 @@ def aggregate_counted(
     plan: MathPlan,
     group: Where,
     max_rows: int,
+    events: Sequence[str] | None = None,
 ) -> dict[tuple[int, Any], tuple[float, int]] | None:
     """``{(span, group value): (aggregate, events)}``, or None past ``max_rows`` groups (too many values to
-    rank in Python). Only for plans without a per-actor or per-session step."""
+    rank in Python). Only for plans without a per-actor or per-session step. ``events``: when known, every event
+    name ``where`` can match."""
     assert plan.per is None
-    request = SpanAggregate(project_id=project_id, spans=spans, where=where, measure=measure_of(plan), group=group)
+    measure = measure_of(plan)
+    request = SpanAggregate(
+        project_id=project_id, spans=spans, where=where, measure=measure, group=group, events=events
+    )
     return event_store(conn).aggregate_counted(request, max_groups=max_rows)
 
 

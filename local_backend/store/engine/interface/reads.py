@@ -95,13 +95,16 @@ COUNT = Measure(aggregate="count(*)")
 
 @dataclass(frozen=True)
 class SpanAggregate:
-    """An aggregate of the events matching ``where`` in each span, per value of ``group`` (when given)."""
+    """An aggregate of the events matching ``where`` in each span, per value of ``group`` (when given).
+
+    ``events``: when known, every event name that can match ``where`` (an engine may skip other events)."""
 
     project_id: int
     spans: Sequence[Span]
     where: Fragment
     measure: Measure
     group: Fragment | None = None
+    events: Sequence[str] | None = None
 
     def counted_group(self) -> Fragment:
         """The group of an ``aggregate_counted`` request, which needs one and a measure without ``per``."""

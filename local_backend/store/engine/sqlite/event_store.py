@@ -47,7 +47,8 @@ from ..interface import (
     StoredEvent,
     TopValues,
 )
-from .covering import BROWSER_INDEX, covered_by_browser_index, span_index
+from .browser_ranges import counted_per_browser
+from .covering import BROWSER_INDEX, columns_named, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, has_index, sqlite_flagged_rows
 from .hogql_print import print_sqlite
@@ -156,6 +157,9 @@ class SQLiteEventStore:
         group_sql, group_params = request.counted_group()
         where_sql, where_params = request.where
         value_sql, value_params = request.measure.value
+        if request.events is not None and columns_named(group_sql) == {"v_browser"}:
+            aggregate = _apply(request.measure, value_sql)
+            return counted_per_browser(self._cursor(), request, index, aggregate, max_groups)
         sql = (
             f"SELECT {index}, CAST({group_sql} AS TEXT), {_apply(request.measure, value_sql)}, count(*)"
             f" FROM events e INDEXED BY {BROWSER_INDEX} WHERE e.project_id = ? AND e.timestamp >= ?"

@@ -26,6 +26,7 @@ import numpy as np
 
 from ...integer_text import integers
 from ..interface import FlaggedRows, FlaggedScan
+from .browser_ranges import browsers_of
 from .covering import BROWSER_INDEX, columns_named, covered_by_browser_index
 
 __all__ = ["browser_flagged_rows"]
@@ -74,18 +75,6 @@ def browser_flagged_rows(
     return _in_person_order(_cursor(conn).execute(sql, [*column_params, *params]).fetchall(), bits)
 
 
-def _browsers(cursor: sqlite3.Cursor, project_id: int, event: str) -> list[Any]:
-    """The distinct ``v_browser`` values of an event in the browser index, NULL last: one seek per value (the
-    index's next value after the last one found), however many events each value has."""
-    found: list[Any] = []
-    head = f"SELECT min(v_browser) FROM events INDEXED BY {BROWSER_INDEX} WHERE project_id = ? AND event = ?"
-    value = cursor.execute(head, (project_id, event)).fetchone()[0]
-    while value is not None:
-        found.append(value)
-        value = cursor.execute(f"{head} AND v_browser > ?", (project_id, event, value)).fetchone()[0]
-    return [*found, None]
-
-
 def _seeks(
     conn: sqlite3.Connection,
     request: FlaggedScan,
@@ -104,7 +93,7 @@ def _seeks(
     )
     groups: list[tuple[Any, ...]] = []
     for event in sorted(set(request.events or ())):
-        for browser in _browsers(cursor, request.project_id, event):
+        for browser in browsers_of(cursor, request.project_id, event):
             value, *texts = cursor.execute(sql, [*column_params, *params, event, browser]).fetchone()
             if texts[0] is not None:
                 groups.append((event, value, *texts))
