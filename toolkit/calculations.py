@@ -27,6 +27,7 @@ from .frames import (
     time_to_convert_frame,
     trend_frame,
 )
+from .frames._columns import shared
 from .frames.results import response_results
 from .insight_requests import FunnelRequest, PathsRequest, RetentionRequest, TrendRequest
 from .transport import Transport
@@ -214,7 +215,7 @@ class CalculationsMixin(Transport):
             request.viz_type, funnel_frame
         )
         frame = parse(response)
-        frame.attrs["request"] = request.to_dict()
+        frame.attrs["request"] = shared(request.to_dict())
         return frame
 
     def retention(self, request: RetentionRequest | None = None, /, **fields: Any) -> pd.DataFrame:
@@ -234,7 +235,7 @@ class CalculationsMixin(Transport):
         request = request if request is not None else RetentionRequest(**fields)
         frame = retention_frame(self.calculate("retention", request))
         self._warn_unseen(request)
-        frame.attrs["request"] = request.to_dict()
+        frame.attrs["request"] = shared(request.to_dict())
         return frame
 
     def paths(self, request: PathsRequest | None = None, /, **fields: Any) -> pd.DataFrame:
@@ -253,7 +254,7 @@ class CalculationsMixin(Transport):
         request = request if request is not None else PathsRequest(**fields)
         frame = paths_frame(self.calculate("path", request))
         self._warn_unseen(request)
-        frame.attrs["request"] = request.to_dict()
+        frame.attrs["request"] = shared(request.to_dict())
         return frame
 
     def funnel_people(
@@ -313,7 +314,7 @@ class CalculationsMixin(Transport):
 def keep_request(frame: pd.DataFrame, request: Any, response: dict[str, Any]) -> None:
     """Record the request body in ``frame.attrs["request"]`` and, where the query API answered, the node it was
     sent in ``attrs["query"]`` (`toolkit.Client.people` asks for a point's people over it)."""
-    frame.attrs["request"] = request.to_dict()
+    frame.attrs["request"] = shared(request.to_dict())
     if response.get("_source") == "query":
         frame.attrs["query"] = request.to_query()
 

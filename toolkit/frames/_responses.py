@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._columns import localize
+from ._columns import localize, shared
 
 __all__ = ["bucket_dates", "drop_empty_columns", "response_metadata", "response_results"]
 
@@ -28,8 +28,9 @@ def response_results(response: Mapping[str, Any]) -> Any:
 
 
 def response_metadata(response: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything in ``response`` except its results (timezone, last_refresh, the request, ...)."""
-    return {key: value for key, value in response.items() if key not in ("result", "results")}
+    """Everything in ``response`` except its results (timezone, last_refresh, the request, ...), its dicts and
+    lists shared by the frames pandas makes from one (:func:`._columns.shared`)."""
+    return {key: shared(value) for key, value in response.items() if key not in ("result", "results")}
 
 
 def bucket_dates(values: Sequence[Any], timezone: str) -> pd.arrays.DatetimeArray:
