@@ -62,18 +62,22 @@ def _trend_table(frame: pd.DataFrame) -> pd.DataFrame:
         )
         table.index = pd.Index(order)
         return _labelled(table, "series")
-    interval = _interval(frame.attrs)
-    current = frame.loc[~previous, "date"] if (~previous).any() else frame["date"]
-    rows = list(dict.fromkeys(date_texts(current, interval)))
+    dates = date_texts(frame["date"], _interval(frame.attrs))
+    earlier = previous.tolist()
+    rows = list(dict.fromkeys(day for day, old in zip(dates, earlier, strict=True) if not old or all(earlier)))
+    values = frame["value"].tolist()
+    positions: dict[str, list[int]] = {}
+    for position, label in enumerate(labels.tolist()):
+        positions.setdefault(str(label), []).append(position)
     columns: dict[str, list[str]] = {}
-    for label, group in frame.groupby(labels.to_numpy(), sort=False):
-        texts = _numbers(group["value"])
-        if group["compare_label"].astype(object).eq("previous").all():
+    for label, chosen in positions.items():
+        texts = _numbers([values[i] for i in chosen])
+        if all(earlier[i] for i in chosen):
             # a previous period has its own dates: put day n of it beside day n of the current period
-            columns[str(label)] = (texts + [""] * len(rows))[: len(rows)]
+            columns[label] = (texts + [""] * len(rows))[: len(rows)]
         else:
-            by_date = dict(zip(date_texts(group["date"], interval), texts, strict=True))
-            columns[str(label)] = [by_date.get(day, "") for day in rows]
+            by_date = dict(zip([dates[i] for i in chosen], texts, strict=True))
+            columns[label] = [by_date.get(day, "") for day in rows]
     return _labelled(pd.DataFrame({label: columns[label] for label in order}, index=pd.Index(rows)), "date")
 
 

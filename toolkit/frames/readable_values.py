@@ -78,11 +78,21 @@ def is_whole(values: Sequence[Any] | pd.Series) -> bool:
 
     Examples
     --------
-    >>> is_whole([3.0, None, 12.0]), is_whole([2.5, 1.0])
-    (True, False)
+    >>> is_whole([3.0, None, 12.0]), is_whole([2.5, 1.0]), is_whole([3, "n/a", float("nan")]), is_whole([float("inf")])
+    (True, False, True, False)
     """
-    present = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").dropna()
-    return bool(((present - present.round()).abs() < 1e-9).all())
+    for value in values:
+        if value is None or value is pd.NA:
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):  # not a number: not counted, as a missing value
+            continue
+        if math.isnan(number):
+            continue
+        if math.isinf(number) or abs(number - round(number)) >= 1e-9:
+            return False
+    return True
 
 
 def date_texts(values: pd.Series, interval: str | None = None) -> list[str]:
@@ -101,4 +111,4 @@ def date_texts(values: pd.Series, interval: str | None = None) -> list[str]:
         present = stamps.dropna()
         has_time = bool((present != present.dt.normalize()).any()) if len(present) else False
         pattern = DATE_FORMATS["hour"] if has_time else DATE_FORMATS["day"]
-    return ["" if pd.isna(stamp) else stamp.strftime(pattern) for stamp in stamps]
+    return pd.Series(stamps).dt.strftime(pattern).fillna("").tolist()
