@@ -86,3 +86,12 @@ def test_counts_and_distinct_persons_by_browser(conn, store, events):
 @pytest.mark.parametrize("events", [None, ["$pageview"]], ids=["one pass", "a range per browser"])
 def test_too_many_groups_answer_none(conn, store, events):
     assert counted(conn, store, COUNT, events, max_groups=3)[0] is None
+
+
+def test_past_the_most_ranges_one_statement_reads_them_all(conn, store, monkeypatch):
+    from local_backend.store.engine.sqlite import browser_ranges
+
+    monkeypatch.setattr(browser_ranges, "MAX_RANGES", 2)  # three browsers and NULL: four ranges
+    found, statements = counted(conn, store, PERSONS, ["$pageview"])
+    assert not any("CROSS JOIN" in sql for sql in statements)
+    assert found == {(0, "Chrome"): (1, 2), (0, "none"): (2, 3), (1, "Firefox"): (1, 1), (1, "none"): (1, 1)}

@@ -16,6 +16,7 @@ import pytest
 
 from local_backend.store.engine.choice import event_store
 from local_backend.store.engine.interface import FlaggedRows, FlaggedScan
+from local_backend.store.engine.sqlite import browser_ranges
 from local_backend.store.engine.sqlite.covering import BROWSER_INDEX
 from local_backend.store.engine.sqlite.dialect import DIALECT
 from local_backend.store.event_rows import to_micros
@@ -61,12 +62,17 @@ def scan(conn: sqlite3.Connection, project_id: int, events: list[str] | None) ->
         conn.set_trace_callback(None)
 
 
-@pytest.mark.parametrize("events", [None, ["$pageview", "signup"]], ids=["one statement", "a range per browser"])
-def test_the_browser_index_gives_the_person_index_rows_ties_and_all(conn, project_id, events):
+@pytest.mark.parametrize(
+    ("events", "most"),
+    [(None, 500), (["$pageview", "signup"], 500), (["$pageview", "signup"], 3)],
+    ids=["one statement", "a range per browser", "past the most ranges"],
+)
+def test_the_browser_index_gives_the_person_index_rows_ties_and_all(conn, project_id, events, most, monkeypatch):
+    monkeypatch.setattr(browser_ranges, "MAX_RANGES", most)
     from_browser, statements = scan(conn, project_id, events)
     assert any(f"INDEXED BY {BROWSER_INDEX}" in sql for sql in statements)
     one_statement = any("GROUP BY e.event, e.v_browser" in sql for sql in statements)
-    assert one_statement == (events is None)
+    assert one_statement == (events is None or most == 3)
     conn.execute(f"DROP INDEX {BROWSER_INDEX}")
     from_person, statements = scan(conn, project_id, events)
     assert not any(f"INDEXED BY {BROWSER_INDEX}" in sql for sql in statements)

@@ -47,7 +47,7 @@ from ..interface import (
     StoredEvent,
     TopValues,
 )
-from .browser_ranges import counted_per_browser
+from .browser_ranges import browser_ranges, counted_per_browser
 from .covering import BROWSER_INDEX, columns_named, covered_by_browser_index, span_index
 from .dialect import DIALECT, SQLiteDialect, register_functions
 from .flagged_scan import events_in_person_order, has_index, sqlite_flagged_rows
@@ -158,8 +158,11 @@ class SQLiteEventStore:
         where_sql, where_params = request.where
         value_sql, value_params = request.measure.value
         if request.events is not None and columns_named(group_sql) == {"v_browser"}:
-            aggregate = _apply(request.measure, value_sql)
-            return counted_per_browser(self._cursor(), request, index, aggregate, max_groups)
+            cursor = self._cursor()
+            ranges = browser_ranges(cursor, request.project_id, request.events)
+            if ranges is not None:
+                aggregate = _apply(request.measure, value_sql)
+                return counted_per_browser(cursor, request, ranges, index, aggregate, max_groups)
         sql = (
             f"SELECT {index}, CAST({group_sql} AS TEXT), {_apply(request.measure, value_sql)}, count(*)"
             f" FROM events e INDEXED BY {BROWSER_INDEX} WHERE e.project_id = ? AND e.timestamp >= ?"

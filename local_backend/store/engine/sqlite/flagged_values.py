@@ -26,7 +26,7 @@ import numpy as np
 
 from ...integer_text import integers
 from ..interface import FlaggedRows, FlaggedScan
-from .browser_ranges import browsers_of
+from .browser_ranges import browser_ranges
 from .covering import BROWSER_INDEX, columns_named, covered_by_browser_index
 
 __all__ = ["browser_flagged_rows"]
@@ -66,8 +66,12 @@ def browser_flagged_rows(
     if request.only_flagged:
         conditions.append("(" + " OR ".join(f"({sql})" for sql in flag_sqls) + ")")
         params += [param for _, part_params in request.flags for param in part_params]
+        ranges = None if request.events is None else browser_ranges(_cursor(conn), request.project_id, request.events)
+        if ranges is not None:
+            return _in_person_order(_seeks(conn, ranges, columns, column_params, conditions, params), bits)
         if request.events is not None:
-            return _in_person_order(_seeks(conn, request, columns, column_params, conditions, params), bits)
+            conditions.append(f"e.event IN ({','.join('?' for _ in request.events) or 'NULL'})")
+            params += list(request.events)
     sql = (
         f"SELECT e.event, {columns} FROM events e INDEXED BY {BROWSER_INDEX} WHERE {' AND '.join(conditions)}"
         " GROUP BY e.event, e.v_browser"
@@ -77,26 +81,23 @@ def browser_flagged_rows(
 
 def _seeks(
     conn: sqlite3.Connection,
-    request: FlaggedScan,
+    ranges: list[tuple[str, Any]],
     columns: str,
     column_params: list[Any],
     conditions: list[str],
     params: list[Any],
 ) -> list[tuple[Any, ...]]:
-    """The groups of :func:`browser_flagged_rows` read one (event, browser) at a time, each a range of the index
-    from the first to the last time: with the browser before the time in the index, one statement over every
-    browser would read each event's entries of all time."""
+    """The groups of :func:`browser_flagged_rows` read one (event, browser) range at a time (:mod:`.browser_ranges`)."""
     cursor = _cursor(conn)
     sql = (
         f"SELECT {columns} FROM events e INDEXED BY {BROWSER_INDEX}"
         f" WHERE {' AND '.join(conditions)} AND e.event = ? AND e.v_browser IS ?"
     )
     groups: list[tuple[Any, ...]] = []
-    for event in sorted(set(request.events or ())):
-        for browser in browsers_of(cursor, request.project_id, event):
-            value, *texts = cursor.execute(sql, [*column_params, *params, event, browser]).fetchone()
-            if texts[0] is not None:
-                groups.append((event, value, *texts))
+    for event, browser in ranges:
+        value, *texts = cursor.execute(sql, [*column_params, *params, event, browser]).fetchone()
+        if texts[0] is not None:
+            groups.append((event, value, *texts))
     return groups
 
 
