@@ -1,6 +1,6 @@
 """The API side of the builders' calls, timed through the app on the demo database.
 
-    python benchmarks/builder_api_bench.py [--db /tmp/builder_api_bench/demo.db] [--runs 30] [--profile] [--live]
+    python benchmarks/builder_api_bench.py [--db /tmp/builder_api_bench/demo.db] [--runs 30] [--profile [--sort tottime]] [--live]
 
 Builds (once; reused when the file exists) the database ``make run`` seeds, ``python -m local_backend demo``
 (100,000 events, seed 0), as if the clock read ``2026-01-15T12:00:00Z``, and serves it with ``create_app`` on
@@ -26,7 +26,8 @@ and where the time of a call goes:
   rest                    everything else: middleware, auth, the connection, the fields check, response model
                           validation, JSON encoding, the transport (HTTP, or the in-process client's threads)
 
-``--profile`` adds the functions where a call spends its time (cProfile in every thread, merged).
+``--profile`` adds the functions where a call spends its time (cProfile in every thread, merged), ordered
+by ``--sort`` (``cumulative``; ``tottime`` for each function's own time).
 The machine is shared: the load average is printed with the numbers.
 """
 
@@ -308,6 +309,7 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=Path("/tmp/builder_api_bench/demo.db"))
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--sort", default="cumulative", help="the profile's order: cumulative, tottime, ...")
     parser.add_argument("--live", action="store_true", help="call a server process over HTTP")
     parser.add_argument("--only", default=",".join(CALLS), help="comma-separated call names")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
@@ -354,7 +356,7 @@ def main() -> None:
             if args.profile:
                 for seconds, text in each:
                     print(f"    sql {seconds * 1e3:6.1f} ms  {' '.join(text.split())[:160]}")
-                print(profiled(app, key, url, body, max(5, args.runs // 3), sort="cumulative", lines=45))
+                print(profiled(app, key, url, body, max(5, args.runs // 3), sort=args.sort, lines=45))
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=1))
 
