@@ -127,8 +127,10 @@ class SQLiteEventStore:
         value_sql, value_params = measure.value
         aggregate = _apply(measure, value_sql)
         index = span_index(request.spans)
+        # a bulk load drops the browser index while it runs (:mod:`local_backend.loading.deferred`)
         if index is not None and covered_by_browser_index(group_sql, where_sql, aggregate):
-            return self._counted_in_one_pass(request, index, max_groups)
+            if has_index(self.conn, BROWSER_INDEX):
+                return self._counted_in_one_pass(request, index, max_groups)
         # per span, the values and their aggregates as one JSON object: each span's rows are grouped on their
         # own (small sorts) instead of one sort of every matching row
         sql = (
