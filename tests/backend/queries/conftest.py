@@ -62,7 +62,7 @@ def event_engine(request: pytest.FixtureRequest) -> Iterator[Any]:
 
     if name == "chdb":
         client = chdb_client()
-        yield MirroredEngine(client)
+        yield MirroredEngine(client, fresh=True)
         release_database(client)
         return
     yield MirroredEngine(request.getfixturevalue("shim_server"), name="clickhouse-http")
