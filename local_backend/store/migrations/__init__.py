@@ -8,51 +8,48 @@ not seen, each in its own transaction. A new migration is a new module plus one 
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from ..db import connect, transaction
-from . import (
-    m0001_foundation,
-    m0002_events,
-    m0003_actions_cohorts,
-    m0004_plugin_metrics,
-    m0010_query_results,
-    m0011_analysis,
-    m0012_session_index,
-    m0013_hot_properties,
-    m0014_materialized_properties,
-    m0020_catalog,
-    m0021_cohort_members_follow_merges,
-    m0030_demo_keys,
-    m0031_event_engine,
-    m0032_browser_index_persons,
-    m0033_personless_index,
-)
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 __all__ = ["MIGRATIONS", "migrate", "applied_migrations"]
 
-Migration = Callable[[sqlite_utils.Database], None]
+Migration = Callable[["sqlite_utils.Database"], None]
+
+
+def _module(name: str) -> Migration:
+    """Migration module ``name``'s ``apply``, imported when it runs: a database already up to date opens without
+    importing sqlite_utils, which imports pandas (about half a second at every start of the server and the CLI)."""
+
+    def apply(db: sqlite_utils.Database) -> None:
+        importlib.import_module(f"{__name__}.{name}").apply(db)
+
+    return apply
+
 
 MIGRATIONS: list[tuple[str, Migration]] = [
-    ("0001_foundation", m0001_foundation.apply),
-    ("0002_events", m0002_events.apply),
-    ("0003_actions_cohorts", m0003_actions_cohorts.apply),
-    ("0004_plugin_metrics", m0004_plugin_metrics.apply),
-    ("0010_query_results", m0010_query_results.apply),
-    ("0011_analysis", m0011_analysis.apply),
-    ("0012_session_index", m0012_session_index.apply),
-    ("0013_hot_properties", m0013_hot_properties.apply),
-    ("0014_materialized_properties", m0014_materialized_properties.apply),
-    ("0020_catalog", m0020_catalog.apply),
-    ("0021_cohort_members_follow_merges", m0021_cohort_members_follow_merges.apply),
-    ("0030_demo_keys", m0030_demo_keys.apply),
-    ("0031_event_engine", m0031_event_engine.apply),
-    ("0032_browser_index_persons", m0032_browser_index_persons.apply),
-    ("0033_personless_index", m0033_personless_index.apply),
+    ("0001_foundation", _module("m0001_foundation")),
+    ("0002_events", _module("m0002_events")),
+    ("0003_actions_cohorts", _module("m0003_actions_cohorts")),
+    ("0004_plugin_metrics", _module("m0004_plugin_metrics")),
+    ("0010_query_results", _module("m0010_query_results")),
+    ("0011_analysis", _module("m0011_analysis")),
+    ("0012_session_index", _module("m0012_session_index")),
+    ("0013_hot_properties", _module("m0013_hot_properties")),
+    ("0014_materialized_properties", _module("m0014_materialized_properties")),
+    ("0020_catalog", _module("m0020_catalog")),
+    ("0021_cohort_members_follow_merges", _module("m0021_cohort_members_follow_merges")),
+    ("0030_demo_keys", _module("m0030_demo_keys")),
+    ("0031_event_engine", _module("m0031_event_engine")),
+    ("0032_browser_index_persons", _module("m0032_browser_index_persons")),
+    ("0033_personless_index", _module("m0033_personless_index")),
 ]
 
 
@@ -70,6 +67,8 @@ def migrate(path: Path | str) -> list[str]:
         for name, migration in MIGRATIONS:
             if name in done:
                 continue
+            import sqlite_utils  # only when a migration runs (see _module)
+
             with transaction(conn):
                 migration(sqlite_utils.Database(conn))
                 conn.execute(
