@@ -1,7 +1,7 @@
 """Fragments with ``?`` placeholders turned into ClickHouse statements with server-side parameters.
 
 Calculations hand the store SQL with ``?`` marks and their values in order (:data:`~..interface.Fragment`).
-ClickHouse binds ``{name:Type}`` placeholders instead: :func:`bind` walks the text once, skipping quoted
+ClickHouse binds ``{name:Type}`` placeholders instead: :func:`bind` reads the text once, skipping quoted
 literals and identifiers (a ``?`` inside ``'...'`` is text, not a mark), and replaces each mark with
 ``{pN:Type}``, the type read from the Python value. A value is never pasted into the text; only NULL, which
 has no value to bind, is written as the keyword ``NULL``.
@@ -12,6 +12,7 @@ cohort's id, and the parameter becomes that cohort's member ids (``Array(Int64)`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,22 +48,12 @@ def clickhouse_type(value: Any) -> str:
     raise TypeError(f"cannot bind a {type(value).__name__} as a ClickHouse parameter")
 
 
-def _literal_end(sql: str, start: int) -> int:
-    """The index just past the quoted literal or identifier opening at ``start``."""
-    quote = sql[start]
-    index = start + 1
-    while index < len(sql):
-        char = sql[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == quote:
-            if index + 1 < len(sql) and sql[index + 1] == quote:  # a doubled quote is one quote character
-                index += 2
-                continue
-            return index + 1
-        index += 1
-    raise ValueError("unterminated quoted literal in SQL")
+# A quoted literal or identifier (a backslash escapes the next character, a doubled quote is one quote
+# character), a ? mark, or a quote that opens no complete literal. The regex engine skips everything else.
+_MARKS = re.compile(
+    r"""'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"|`(?:[^`\\]|\\.|``)*`|(?P<mark>\?)|(?P<open>['"`])""",
+    re.DOTALL,
+)
 
 
 def bind(
@@ -76,15 +67,13 @@ def bind(
     bound: dict[str, Any] = {}
     values = iter(params)
     used = 0
-    start = index = 0
-    while index < len(sql):
-        char = sql[index]
-        if char in _QUOTES:
-            index = _literal_end(sql, index)
+    start = 0
+    for found in _MARKS.finditer(sql):
+        if found["open"] is not None:
+            raise ValueError("unterminated quoted literal in SQL")
+        if found["mark"] is None:  # a literal: its ? marks are text
             continue
-        if char != "?":
-            index += 1
-            continue
+        index = found.start()
         try:
             value = next(values)
         except StopIteration:
@@ -107,8 +96,7 @@ def bind(
             bound[name] = list(value) if isinstance(value, tuple) else value
             pieces.append(f"{{{name}:{kind}}}")
             used += 1
-        index += 2 if cohort else 1
-        start = index
+        start = index + (2 if cohort else 1)
     if next(values, _END) is not _END:
         raise ValueError("fewer ? marks than parameters")
     pieces.append(sql[start:])
