@@ -21,7 +21,6 @@ __all__ = ["COHORT_MEMBERS", "bind", "clickhouse_type", "string_literal"]
 COHORT_MEMBERS = "il_cohort_members(?)"
 """Stands for a static cohort's member ids (the bound parameter is the cohort id); the store replaces it."""
 
-_QUOTES = ("'", '"', "`")
 _COHORT_PREFIX = COHORT_MEMBERS.removesuffix("?)")
 
 

@@ -188,8 +188,9 @@ class MirroredEngine:
     def store(self, conn: sqlite3.Connection) -> ClickHouseEventStore:
         signature = _signature(conn)
         if signature != self._copied:  # the test wrote since the last copy: copy everything again
-            for table in ("events", "persons", "groups", "person_overrides") if self._copied or not self._fresh else ():
-                self.client.command(f"TRUNCATE TABLE `{self.client.database}`.{table}")
+            if self._copied is not None or not self._fresh:
+                for table in ("events", "persons", "groups", "person_overrides"):
+                    self.client.command(f"TRUNCATE TABLE `{self.client.database}`.{table}")
             mirror(conn, self.client)
             self._copied = signature
         return ClickHouseEventStore(conn, self.client)
