@@ -33,7 +33,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import uuid
 import zlib
@@ -263,9 +262,16 @@ def handler_for(session: Any, scratch: str, log: list[dict[str, Any]] | None) ->
     return Handler
 
 
-def serve(session: Any, *, host: str = "127.0.0.1", port: int = 0, log: list[dict[str, Any]] | None = None) -> Any:
-    """An HTTP server answering from ``session`` (call ``serve_forever`` on it); ``log`` collects requests."""
-    scratch = tempfile.mkdtemp(prefix="clickhouse-shim-")
+def serve(
+    session: Any,
+    scratch: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    log: list[dict[str, Any]] | None = None,
+) -> Any:
+    """An HTTP server answering from ``session`` (call ``serve_forever`` on it), staging inserted data in the folder
+    ``scratch``; ``log`` collects requests."""
     server = ThreadingHTTPServer((host, port), handler_for(session, scratch, log))
     server.daemon_threads = True
     return server
@@ -320,7 +326,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--cluster", help="name of a one-shard cluster of this engine, for Distributed tables")
     args = parser.parse_args(argv)
-    server = serve(open_session(args.path, args.cluster), port=args.port)
+    # beside the data folder, so that whoever removes the one (a test's temporary folder) removes the other
+    scratch = f"{args.path.rstrip(os.sep)}.scratch"
+    os.makedirs(scratch, exist_ok=True)
+    server = serve(open_session(args.path, args.cluster), scratch, port=args.port)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 
