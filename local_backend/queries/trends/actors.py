@@ -298,6 +298,12 @@ def point_links(
     display, over the range)."""
     base = filter_params(filter, leave_out=("compare", "compare_to"))
     buckets = make_buckets(date_range)
+    if filter.is_aggregate:
+        bounds = [(date_range.lower, date_range.date_to)]
+    else:
+        bounds = [_point_bounds(filter, date_range, buckets, index) for index in range(len(buckets))]
+    # the points' dates are the same in every series of the period: pinned once, not once per series
+    points = [pinned_dates(start, end) for start, end in bounds]
 
     def series_links(series: RawSeries) -> list[dict[str, Any]]:
         entity = series.entity
@@ -315,15 +321,9 @@ def point_links(
                 named["series_date_to"] = local_text(date_range.date_to)
                 if offset:
                     named["breakdown_offset"] = offset
-        if filter.is_aggregate:
-            bounds = [(date_range.lower, date_range.date_to)]
-        else:
-            bounds = [_point_bounds(filter, date_range, buckets, index) for index in range(len(buckets))]
-        links = []
-        for start, end in bounds:
-            shown = {**named, **pinned_dates(start, end)}
-            links.append({"filter": shown, "url": link(present({**base, **shown}))})
-        return links
+        # the link's parameters are the filter's, then the series' (which may override one), then the point's dates
+        fixed = present({**base, **named})
+        return [{"filter": {**named, **dates}, "url": link({**fixed, **dates})} for dates in points]
 
     return series_links
 
