@@ -37,3 +37,23 @@ def test_a_range_holding_none_of_them_or_one_answers_exactly_those(stores, proje
     assert sorted(clickhouse_store.actors_created_at(project_id, asked)) == sorted(
         sqlite_store.actors_created_at(project_id, asked)
     )
+
+
+def test_a_person_stored_twice_before_a_merge_answers_its_earliest_creation(stores, project_id, monkeypatch):  # noqa: F811
+    # ReplacingMergeTree keeps a person's rows apart until a merge: here 2 has a newer row created an hour earlier
+    # (a merge of an older person into it) and 3 a newer row created later; each answers its earliest creation
+    _, clickhouse_store = stores
+    monkeypatch.setattr(clickhouse_event_store, "_FEW_ACTORS", 0)
+    before = dict(clickhouse_store.actors_created_at(project_id, ASKED))
+    persons = clickhouse_store.dialect.table("persons")
+    hour = 3_600_000_000
+    clickhouse_store.client.command(
+        f"INSERT INTO {persons} (project_id, id, uuid, properties, created_at, version) VALUES"
+        f" ({project_id}, 2, 'u2', '{{}}', {before[2] - hour}, 99),"
+        f" ({project_id}, 3, 'u3', '{{}}', {before[3] + hour}, 99)"
+    )
+    assert dict(clickhouse_store.actors_created_at(project_id, ASKED)) == {
+        1: before[1],
+        2: before[2] - hour,
+        3: before[3],
+    }
