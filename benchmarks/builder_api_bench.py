@@ -1,6 +1,7 @@
 """The API side of the builders' calls, timed through the app on the demo database.
 
-    python benchmarks/builder_api_bench.py [--db /tmp/builder_api_bench/demo.db] [--runs 30] [--profile [--sort tottime]] [--live]
+    python benchmarks/builder_api_bench.py [--db /tmp/builder_api_bench/demo.db] [--runs 30] [--live]
+                                           [--only CALL,...] [--profile [--sort tottime]] [--json FILE]
 
 Builds (once; reused when the file exists) the database ``make run`` seeds, ``python -m local_backend demo``
 (100,000 events, seed 0), as if the clock read ``2026-01-15T12:00:00Z``, and serves it with ``create_app`` on
@@ -155,23 +156,23 @@ def demo_access(path: Path) -> tuple[int, str]:
 
 
 @contextmanager
-def traced_statements() -> Iterator[list[str]]:
-    """Every SQL statement the app's connections run while inside (their text, parameters inlined by SQLite)."""
-    import local_backend.web.deps as deps
-
+def traced_statements(app: Any) -> Iterator[list[str]]:
+    """Every SQL statement the connections ``app`` lends to requests run while inside (their text, parameters
+    inlined by SQLite)."""
+    pool = app.state.connections
     statements: list[str] = []
-    original = deps.open_database
+    original = pool.take
 
-    def tracing(*args: Any, **kwargs: Any) -> Any:
-        conn = original(*args, **kwargs)
-        conn.set_trace_callback(statements.append)
+    def tracing() -> Any:
+        conn = original()
+        conn.set_trace_callback(statements.append)  # removed when the pool takes the connection back
         return conn
 
-    deps.open_database = tracing  # type: ignore[assignment]
+    pool.take = tracing
     try:
         yield statements
     finally:
-        deps.open_database = original  # type: ignore[assignment]
+        del pool.take  # the class's own again
 
 
 def sql_seconds(path: Path, statements: list[str], runs: int = 5) -> tuple[float, list[tuple[float, str]]]:
@@ -330,7 +331,7 @@ def main() -> None:
             endpoint, request = CALLS[name]
             url = f"/api/projects/{project_id}/insights/{endpoint}/"
             body = request.to_json()
-            with traced_statements() as statements, TestClient(app, headers=auth) as traced:
+            with traced_statements(app) as statements, TestClient(app, headers=auth) as traced:
                 traced.post(url, content=body, headers={"Content-Type": "application/json"}).raise_for_status()
             sql, each = sql_seconds(args.db, statements)
             totals, cpus, phases, _ = time_call(client, url, body, args.runs)

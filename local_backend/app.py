@@ -22,6 +22,7 @@ from .routes import ROUTERS
 from .store.db import connect
 from .store.engine.choice import open_database, open_engine
 from .store.engine.interface import EventEngine
+from .store.engine.pool import ConnectionPool
 from .store.materialize_schedule import AutoMaterializeSchedule
 from .store.migrations import migrate
 from .web.middleware import BodySizeLimitMiddleware, TrailingSlashMiddleware, UnexpectedErrorMiddleware
@@ -55,6 +56,7 @@ def create_app(settings: Settings, engine: EventEngine | None = None) -> FastAPI
     runner = QueryRunner(
         db_path=settings.db_path, engine=engine, clock=settings.clock, timeout_seconds=settings.query_timeout_seconds
     )
+    connections = ConnectionPool(settings.db_path, engine)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -76,6 +78,7 @@ def create_app(settings: Settings, engine: EventEngine | None = None) -> FastAPI
         if schedule is not None:
             schedule.stop()
         runner.shutdown()
+        connections.close_idle()
         keeper.close()
 
     app = FastAPI(
@@ -92,6 +95,7 @@ def create_app(settings: Settings, engine: EventEngine | None = None) -> FastAPI
     app.state.settings = settings
     app.state.engine = engine
     app.state.query_runner = runner
+    app.state.connections = connections
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)

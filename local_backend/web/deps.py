@@ -1,4 +1,5 @@
-"""The per-request database connection (a FastAPI dependency), carrying the app's open event engine."""
+"""The per-request database connection (a FastAPI dependency), lent by the app's pool and carrying its open event
+engine."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from fastapi import Request
 
 from ..clock import format_instant
 from ..config import Settings
-from ..store.engine.choice import open_database
 from ..store.engine.interface import EventEngine
+from ..store.engine.pool import ConnectionPool
 
 __all__ = ["get_conn", "get_engine", "get_settings", "now_iso"]
 
@@ -27,11 +28,12 @@ def get_engine(request: Request) -> EventEngine:
 
 
 def get_conn(request: Request) -> Iterator[sqlite3.Connection]:
-    conn = open_database(get_settings(request).db_path, get_engine(request))
+    pool: ConnectionPool = request.app.state.connections
+    conn = pool.take()
     try:
         yield conn
     finally:
-        conn.close()
+        pool.give_back(conn)
 
 
 def now_iso(request: Request) -> str:
